@@ -1,0 +1,265 @@
+// Env: the engine's one seam to the outside world.
+//
+// The engine touches files, time, threads, locks and waiting ONLY through an
+// Env passed in Options. Two implementations exist: the real backend
+// (engine/port/posix_env.cc: POSIX files, std::thread) and the simulator's
+// (sim/), which runs every engine thread as a cooperatively scheduled task
+// under one seeded scheduler. A CI check (ci/check_seam.sh) rejects any
+// direct use of threads, locks, clocks, randomness, getenv or syscalls in
+// engine/ outside engine/port/.
+//
+// An Env is three parts:
+//   FileSystem  - files and directories, with an exact durability contract.
+//   Clock       - monotonic time in nanoseconds.
+//   Runtime     - threads, mutexes, condition variables, sleep, and named
+//                 yield/fault points where the simulator may interleave.
+//
+// Ownership: the Env outlives every DB opened with it. Env::Default() is a
+// process-wide singleton that is never destroyed.
+// Thread safety: every method of FileSystem, Clock and Runtime is safe to call
+// concurrently. A single file object is used by one thread at a time unless
+// its class says otherwise.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "shale/slice.h"
+#include "shale/status.h"
+
+namespace shale {
+
+// ---------------------------------------------------------------------------
+// FileSystem and its durability contract.
+//
+// The contract is Linux's (ext4/xfs with default mount options):
+//  * Data written by Append/PositionedAppend is readable at once by any
+//    handle, but is VOLATILE: a power loss may drop it, until Sync()/Fsync()
+//    of that file returns OK. A process crash loses nothing that a call has
+//    returned from (the page cache survives).
+//  * Creating, renaming and deleting a name is VOLATILE until SyncDir() of the
+//    parent directory returns OK. Rename is atomic: after any crash the target
+//    name refers to the old file or the new one, never a mix or nothing
+//    (unless the target did not exist durably before).
+//  * A Sync() that fails may have dropped the file's dirty pages: retrying it
+//    does not bring them back. Callers must treat the unsynced tail as lost.
+//  * A deleted file stays readable through handles that were open before the
+//    deletion.
+//  * Direct I/O (FileOptions::use_direct_io): offsets, lengths and buffer
+//    addresses must be multiples of the file's GetRequiredBufferAlignment().
+// ---------------------------------------------------------------------------
+
+struct FileOptions {
+  // Bypass the page cache (O_DIRECT). Callers must then align as the file's
+  // GetRequiredBufferAlignment() says.
+  bool use_direct_io = false;
+};
+
+// A file read from start to end. Used for WAL and MANIFEST recovery.
+class SequentialFile {
+ public:
+  virtual ~SequentialFile() = default;
+  // Reads up to n bytes. *result points into scratch (or into the file's own
+  // buffer) and is shorter than n only at end of file.
+  // REQUIRES: scratch has room for n bytes.
+  [[nodiscard]] virtual Status Read(size_t n, Slice* result, char* scratch) = 0;
+  // Skips n bytes; skipping past end of file stops at end of file.
+  [[nodiscard]] virtual Status Skip(uint64_t n) = 0;
+};
+
+// A file read at arbitrary offsets. Used for SST files.
+// Thread safety: Read() may be called concurrently from several threads.
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+  // Reads up to n bytes at offset. *result is shorter than n only at end of
+  // file. REQUIRES: scratch has room for n bytes.
+  [[nodiscard]] virtual Status Read(uint64_t offset, size_t n, Slice* result,
+                                    char* scratch) const = 0;
+  virtual size_t GetRequiredBufferAlignment() const { return 1; }
+  virtual bool use_direct_io() const { return false; }
+};
+
+// A file written by appending. Used for WAL, MANIFEST, SST, CURRENT.
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+  // Appends data at end of file. Volatile until Sync().
+  [[nodiscard]] virtual Status Append(const Slice& data) = 0;
+  // Writes data at offset (direct-I/O writers re-write their aligned tail).
+  // Volatile until Sync().
+  [[nodiscard]] virtual Status PositionedAppend(const Slice& data, uint64_t offset) = 0;
+  // Cuts the file to size bytes. Volatile until Sync().
+  [[nodiscard]] virtual Status Truncate(uint64_t size) = 0;
+  // Pushes user-space buffers (if any) to the file system. Makes nothing durable.
+  [[nodiscard]] virtual Status Flush() = 0;
+  // fdatasync: makes the file's data and size durable. Does NOT make its name
+  // durable (see FileSystem::SyncDir).
+  [[nodiscard]] virtual Status Sync() = 0;
+  // fsync: as Sync(), plus all metadata.
+  [[nodiscard]] virtual Status Fsync() = 0;
+  // Reserves space for [offset, offset+len) without changing the file size.
+  [[nodiscard]] virtual Status Allocate(uint64_t offset, uint64_t len) = 0;
+  // Flushes and closes. Makes nothing durable. Further calls are errors.
+  [[nodiscard]] virtual Status Close() = 0;
+  virtual uint64_t GetFileSize() const = 0;
+  virtual size_t GetRequiredBufferAlignment() const { return 1; }
+  virtual bool use_direct_io() const { return false; }
+};
+
+// A held lock on a file (the DB's LOCK file).
+class FileLock {
+ public:
+  virtual ~FileLock() = default;
+};
+
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+
+  // Opens an existing file. NotFound-like IOError (PathNotFound) if absent.
+  [[nodiscard]] virtual Status NewSequentialFile(const std::string& path, const FileOptions& opts,
+                                                 std::unique_ptr<SequentialFile>* result) = 0;
+  [[nodiscard]] virtual Status NewRandomAccessFile(
+      const std::string& path, const FileOptions& opts,
+      std::unique_ptr<RandomAccessFile>* result) = 0;
+  // Creates the file, or truncates it if it exists. The new name is volatile
+  // until SyncDir(parent).
+  [[nodiscard]] virtual Status NewWritableFile(const std::string& path, const FileOptions& opts,
+                                               std::unique_ptr<WritableFile>* result) = 0;
+  // Opens for appending at the current end; creates the file if absent.
+  [[nodiscard]] virtual Status ReopenWritableFile(const std::string& path,
+                                                  const FileOptions& opts,
+                                                  std::unique_ptr<WritableFile>* result) = 0;
+
+  // OK if it exists, NotFound if not, IOError otherwise.
+  [[nodiscard]] virtual Status FileExists(const std::string& path) = 0;
+  // Names (not paths) of the entries in dir, excluding "." and "..", in
+  // lexicographic order (so callers never depend on directory order).
+  [[nodiscard]] virtual Status GetChildren(const std::string& dir,
+                                           std::vector<std::string>* names) = 0;
+  [[nodiscard]] virtual Status GetFileSize(const std::string& path, uint64_t* size) = 0;
+
+  // Removes the name. Volatile until SyncDir(parent). Open handles keep the
+  // data readable.
+  [[nodiscard]] virtual Status DeleteFile(const std::string& path) = 0;
+  // Atomically replaces dst (if it exists) with src. Volatile until
+  // SyncDir(parent).
+  [[nodiscard]] virtual Status RenameFile(const std::string& src, const std::string& dst) = 0;
+  // Creates dir if missing; OK if it already exists. Volatile until SyncDir
+  // of its parent.
+  [[nodiscard]] virtual Status CreateDirIfMissing(const std::string& dir) = 0;
+  [[nodiscard]] virtual Status DeleteDir(const std::string& dir) = 0;
+  // fsync of the directory: makes every create/rename/delete of a name in dir
+  // that returned before this call durable.
+  [[nodiscard]] virtual Status SyncDir(const std::string& dir) = 0;
+
+  // Takes an exclusive advisory lock (creating the file if needed). Busy-like
+  // IOError if another holder has it.
+  [[nodiscard]] virtual Status LockFile(const std::string& path,
+                                        std::unique_ptr<FileLock>* lock) = 0;
+  // Releases the lock. REQUIRES: lock came from this FileSystem.
+  [[nodiscard]] virtual Status UnlockFile(std::unique_ptr<FileLock> lock) = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Clock
+// ---------------------------------------------------------------------------
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  // Monotonic nanoseconds since an arbitrary origin.
+  virtual uint64_t NowNanos() = 0;
+  uint64_t NowMicros() { return NowNanos() / 1000; }
+};
+
+// ---------------------------------------------------------------------------
+// Runtime: threads, locks and waits. Every blocking wait in the engine is a
+// Mutex::Lock or a CondVar::Wait from here, so the simulator sees all of them.
+// ---------------------------------------------------------------------------
+
+// A non-recursive mutex. REQUIRES: Unlock() by the thread that locked it.
+class Mutex {
+ public:
+  virtual ~Mutex() = default;
+  virtual void Lock() = 0;
+  virtual void Unlock() = 0;
+  // Debug aid: may abort if the calling thread does not hold it; may be a no-op.
+  virtual void AssertHeld() {}
+};
+
+// A condition variable bound to one Mutex at creation.
+// REQUIRES: the bound mutex is held for Wait/TimedWait; Signal/SignalAll may
+// be called with or without it.
+class CondVar {
+ public:
+  virtual ~CondVar() = default;
+  // Atomically releases the mutex and waits; re-acquires before returning.
+  // May wake spuriously.
+  virtual void Wait() = 0;
+  // As Wait, but returns true if it timed out (deadline on the Env's Clock).
+  virtual bool TimedWait(uint64_t deadline_nanos) = 0;
+  virtual void Signal() = 0;
+  virtual void SignalAll() = 0;
+};
+
+// A started thread. Destroying it without Join() is a bug (asserted).
+class Thread {
+ public:
+  virtual ~Thread() = default;
+  virtual void Join() = 0;
+};
+
+class Runtime {
+ public:
+  virtual ~Runtime() = default;
+  virtual std::unique_ptr<Mutex> NewMutex() = 0;
+  // REQUIRES: mu outlives the CondVar.
+  virtual std::unique_ptr<CondVar> NewCondVar(Mutex* mu) = 0;
+  // Starts fn on a new thread named name (names show in simulator traces).
+  virtual std::unique_ptr<Thread> StartThread(const std::string& name,
+                                              std::function<void()> fn) = 0;
+  virtual void SleepForMicroseconds(uint64_t micros) = 0;
+  // A point where another thread may be scheduled. Free in the real runtime.
+  // `name` is a static string such as "write.after_wal_append".
+  virtual void YieldPoint(const char* name) { (void)name; }
+  // A named fault point (the BUGGIFY idea): returns true when the simulator
+  // wants the fault at `name` to fire. Always false in the real runtime.
+  virtual bool FaultPoint(const char* name) {
+    (void)name;
+    return false;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Env bundles the three. Subclass it (or use Env::Default()).
+// ---------------------------------------------------------------------------
+class Env {
+ public:
+  Env(FileSystem* fs, Clock* clock, Runtime* runtime) : fs_(fs), clock_(clock), runtime_(runtime) {}
+  virtual ~Env() = default;
+
+  FileSystem* fs() const { return fs_; }
+  Clock* clock() const { return clock_; }
+  Runtime* runtime() const { return runtime_; }
+
+  // The real backend: POSIX files and std::thread. Never destroyed.
+  static Env* Default();
+
+ private:
+  FileSystem* fs_;
+  Clock* clock_;
+  Runtime* runtime_;
+};
+
+// Reads the whole file at path into *data.
+[[nodiscard]] Status ReadFileToString(FileSystem* fs, const std::string& path, std::string* data);
+// Writes data to path; if sync, fdatasyncs it (the name is NOT made durable).
+[[nodiscard]] Status WriteStringToFile(FileSystem* fs, const Slice& data, const std::string& path,
+                                       bool sync);
+
+}  // namespace shale

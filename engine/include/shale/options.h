@@ -1,0 +1,116 @@
+// Options for opening a DB, reading and writing. Defaults follow RocksDB's
+// where RocksDB has the option.
+//
+// Thread safety: plain values; copy them freely.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace shale {
+
+class Cache;
+class Comparator;
+class Env;
+class Snapshot;
+
+// How recovery treats damaged WAL records (RocksDB's WALRecoveryMode).
+enum class WALRecoveryMode : uint8_t {
+  // Tolerate an incomplete or corrupt record at the very end of the last WAL
+  // (a torn write); any other corruption fails Open.
+  kTolerateCorruptedTailRecords = 0,
+  // Any corruption or incomplete record fails Open.
+  kAbsoluteConsistency = 1,
+  // Stop replay at the first damaged record; recover everything before it
+  // and nothing after (the DB is a consistent point in time).
+  kPointInTimeRecovery = 2,
+  // Skip damaged records and keep replaying (for salvage; may break prefix
+  // order).
+  kSkipAnyCorruptedRecords = 3,
+};
+
+struct Options {
+  // ---- Environment
+  // The seam. nullptr means Env::Default() (POSIX files, std::thread).
+  Env* env = nullptr;
+  // Key order. nullptr means BytewiseComparator().
+  const Comparator* comparator = nullptr;
+  bool create_if_missing = false;
+  bool error_if_exists = false;
+  // Verify checksums of every block read during recovery and compaction.
+  bool paranoid_checks = true;
+  // Use O_DIRECT for SST reads and for flush/compaction writes.
+  bool use_direct_reads = false;
+  bool use_direct_io_for_flush_and_compaction = false;
+
+  // ---- Write buffers
+  size_t write_buffer_size = 64 << 20;
+  // Memtables (active + immutable) in memory before writes stop.
+  int max_write_buffer_number = 2;
+
+  // ---- WAL
+  WALRecoveryMode wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
+
+  // ---- L0 triggers
+  int level0_file_num_compaction_trigger = 4;
+  int level0_slowdown_writes_trigger = 20;
+  int level0_stop_writes_trigger = 36;
+  // Delay per write while slowed down, in microseconds.
+  uint64_t slowdown_delay_micros = 1000;
+
+  // ---- Leveled compaction
+  int num_levels = 7;
+  uint64_t max_bytes_for_level_base = 256ull << 20;
+  double max_bytes_for_level_multiplier = 10.0;
+  uint64_t target_file_size_base = 64ull << 20;
+  // Files are cut when they would overlap more than this many grandparent
+  // bytes (as a multiple of target_file_size_base), to bound later compactions.
+  int max_grandparent_overlap_factor = 10;
+
+  // ---- Tables
+  size_t block_size = 4096;
+  int block_restart_interval = 16;
+  // Full-key bloom filter bits per key; 0 disables filters.
+  int bloom_bits_per_key = 10;
+
+  // ---- Caches
+  // Table readers kept open; -1 keeps all open (RocksDB's meaning).
+  int max_open_files = -1;
+  // Block cache; nullptr means an internal 8 MiB LRU cache.
+  std::shared_ptr<Cache> block_cache;
+
+  // ---- Background work
+  // Background threads: one for flushes, one for compactions (RocksDB's
+  // max_background_jobs=2 split).
+  bool disable_auto_compactions = false;
+};
+
+struct ReadOptions {
+  // Read as of this snapshot; nullptr means the latest state.
+  const Snapshot* snapshot = nullptr;
+  // Verify block checksums on every read (they are always verified when a
+  // block enters the cache).
+  bool verify_checksums = true;
+  // Put blocks read into the block cache.
+  bool fill_cache = true;
+};
+
+struct WriteOptions {
+  // fdatasync the WAL before acknowledging the write.
+  bool sync = false;
+  // Do not write the WAL: the write is lost on any crash before a flush.
+  bool disable_wal = false;
+};
+
+struct FlushOptions {
+  // Wait until the flush is installed in the MANIFEST.
+  bool wait = true;
+};
+
+struct CompactRangeOptions {
+  // Always compact the bottommost level too (drops tombstones there).
+  bool bottommost_level_compaction = true;
+};
+
+}  // namespace shale

@@ -1,0 +1,52 @@
+// WriteBatch: a group of updates applied atomically by DB::Write.
+//
+// Representation (also the WAL record payload; see engine/db/write_batch.cc):
+//   fixed64 sequence | fixed32 count | records...
+//   record := kTypeValue varstring(key) varstring(value)
+//           | kTypeDeletion varstring(key)
+//
+// Thread safety: one thread at a time; const methods may be shared.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "shale/slice.h"
+#include "shale/status.h"
+
+namespace shale {
+
+class WriteBatch {
+ public:
+  // Called for each record by Iterate, in insertion order.
+  class Handler {
+   public:
+    virtual ~Handler() = default;
+    virtual void Put(const Slice& key, const Slice& value) = 0;
+    virtual void Delete(const Slice& key) = 0;
+  };
+
+  WriteBatch();
+  ~WriteBatch() = default;
+  WriteBatch(const WriteBatch&) = default;
+  WriteBatch& operator=(const WriteBatch&) = default;
+
+  void Put(const Slice& key, const Slice& value);
+  void Delete(const Slice& key);
+  void Clear();
+  // Appends every record of source to this batch.
+  void Append(const WriteBatch& source);
+
+  uint32_t Count() const;
+  // Bytes of the serialized batch (its WAL payload size).
+  size_t ApproximateSize() const { return rep_.size(); }
+  // Calls handler for each record; Corruption if the representation is bad.
+  [[nodiscard]] Status Iterate(Handler* handler) const;
+
+ private:
+  friend class WriteBatchInternal;
+  std::string rep_;
+};
+
+}  // namespace shale

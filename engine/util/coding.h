@@ -1,0 +1,65 @@
+// Byte coding: little-endian fixed-width integers and LEB128 varints, the
+// building blocks of every on-disk format in Shale.
+//
+// Decoders never read past the limit they are given; a truncated or
+// over-long varint returns nullptr / false.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "shale/slice.h"
+
+namespace shale {
+
+void PutFixed32(std::string* dst, uint32_t value);
+void PutFixed64(std::string* dst, uint64_t value);
+void PutVarint32(std::string* dst, uint32_t value);
+void PutVarint64(std::string* dst, uint64_t value);
+// varint32 length followed by the bytes.
+void PutLengthPrefixedSlice(std::string* dst, const Slice& value);
+
+// Each consumes what it parsed from *input; false if input is malformed.
+bool GetFixed32(Slice* input, uint32_t* value);
+bool GetFixed64(Slice* input, uint64_t* value);
+bool GetVarint32(Slice* input, uint32_t* value);
+bool GetVarint64(Slice* input, uint64_t* value);
+bool GetLengthPrefixedSlice(Slice* input, Slice* result);
+
+// Pointer forms: parse from [p, limit); return the byte after the value, or
+// nullptr if malformed.
+const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* v);
+const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* v);
+
+// Bytes a varint of v takes.
+int VarintLength(uint64_t v);
+
+// Writes the varint at dst; returns the byte after it. REQUIRES: 5 (10) bytes.
+char* EncodeVarint32(char* dst, uint32_t value);
+char* EncodeVarint64(char* dst, uint64_t value);
+
+// REQUIRES: dst has 4 (8) bytes.
+inline void EncodeFixed32(char* dst, uint32_t value) {
+  uint8_t* const b = reinterpret_cast<uint8_t*>(dst);
+  b[0] = static_cast<uint8_t>(value);
+  b[1] = static_cast<uint8_t>(value >> 8);
+  b[2] = static_cast<uint8_t>(value >> 16);
+  b[3] = static_cast<uint8_t>(value >> 24);
+}
+inline void EncodeFixed64(char* dst, uint64_t value) {
+  EncodeFixed32(dst, static_cast<uint32_t>(value));
+  EncodeFixed32(dst + 4, static_cast<uint32_t>(value >> 32));
+}
+// REQUIRES: ptr has 4 (8) readable bytes.
+inline uint32_t DecodeFixed32(const char* ptr) {
+  const uint8_t* const b = reinterpret_cast<const uint8_t*>(ptr);
+  return static_cast<uint32_t>(b[0]) | (static_cast<uint32_t>(b[1]) << 8) |
+         (static_cast<uint32_t>(b[2]) << 16) | (static_cast<uint32_t>(b[3]) << 24);
+}
+inline uint64_t DecodeFixed64(const char* ptr) {
+  return static_cast<uint64_t>(DecodeFixed32(ptr)) |
+         (static_cast<uint64_t>(DecodeFixed32(ptr + 4)) << 32);
+}
+
+}  // namespace shale
