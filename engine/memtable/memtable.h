@@ -1,0 +1,70 @@
+// MemTable: the in-memory sorted buffer of recent writes, an arena-backed
+// skiplist keyed by internal key (user key asc, sequence desc).
+//
+// Entry format in the arena:
+//   varint32(internal_key_size) | internal_key | varint32(value_size) | value
+//
+// Ownership: reference counted; Ref()/Unref(), deleted when the count drops
+// to zero. Thread safety: one writer at a time (the DB serializes writers);
+// any number of concurrent readers without locks.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "db/dbformat.h"
+#include "shale/iterator.h"
+#include "shale/status.h"
+
+namespace shale {
+
+class MemTable {
+ public:
+  explicit MemTable(const InternalKeyComparator& comparator);
+  MemTable(const MemTable&) = delete;
+  MemTable& operator=(const MemTable&) = delete;
+
+  void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  // Deletes this when the last reference goes.
+  void Unref();
+
+  // Bytes of memory in use (arena blocks), for the flush trigger.
+  size_t ApproximateMemoryUsage() const;
+
+  // An iterator over internal keys (both directions). key() is the internal
+  // key. The caller owns it; the memtable must stay referenced meanwhile.
+  Iterator* NewIterator();
+
+  // Adds an entry. REQUIRES: external synchronization among writers; the
+  // (key, seq) pair is new.
+  void Add(SequenceNumber seq, ValueType type, const Slice& key, const Slice& value);
+
+  // If the newest entry for key.user_key() with sequence <= key's sequence
+  // is a value, sets *value and returns true with *s OK; if it is a deletion,
+  // returns true with *s NotFound. Returns false if there is no such entry.
+  bool Get(const LookupKey& key, std::string* value, Status* s);
+
+  uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
+  uint64_t num_deletes() const { return num_deletes_.load(std::memory_order_relaxed); }
+  // Smallest sequence ever added (kMaxSequenceNumber if empty).
+  SequenceNumber first_sequence() const { return first_seq_.load(std::memory_order_relaxed); }
+
+  // The WAL that holds this memtable's data (set by the DB).
+  uint64_t log_number() const { return log_number_; }
+  void set_log_number(uint64_t n) { log_number_ = n; }
+
+ private:
+  struct Rep;
+  ~MemTable();
+
+  std::atomic<int> refs_{0};
+  std::unique_ptr<Rep> rep_;
+  std::atomic<uint64_t> num_entries_{0};
+  std::atomic<uint64_t> num_deletes_{0};
+  std::atomic<SequenceNumber> first_seq_{kMaxSequenceNumber};
+  uint64_t log_number_ = 0;
+};
+
+}  // namespace shale

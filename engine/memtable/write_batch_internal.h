@@ -1,0 +1,39 @@
+// WriteBatchInternal: the engine's access to a WriteBatch's representation
+// (see shale/write_batch.h for the format).
+#pragma once
+
+#include <cstdint>
+
+#include "db/dbformat.h"
+#include "shale/write_batch.h"
+
+namespace shale {
+
+class MemTable;
+
+class WriteBatchInternal {
+ public:
+  static constexpr size_t kHeaderBytes = 12;  // fixed64 sequence + fixed32 count
+
+  static uint32_t Count(const WriteBatch* batch);
+  static void SetCount(WriteBatch* batch, uint32_t n);
+  // The sequence number of the first record.
+  static SequenceNumber Sequence(const WriteBatch* batch);
+  static void SetSequence(WriteBatch* batch, SequenceNumber seq);
+
+  static Slice Contents(const WriteBatch* batch) { return Slice(batch->rep_); }
+  static size_t ByteSize(const WriteBatch* batch) { return batch->rep_.size(); }
+  // Replaces batch with contents (e.g. a WAL record). Corruption if contents
+  // is shorter than a header; the records are checked by Iterate.
+  [[nodiscard]] static Status SetContents(WriteBatch* batch, const Slice& contents);
+
+  // Inserts every record into memtable, numbering them Sequence(batch),
+  // Sequence(batch)+1, ... Corruption if the batch is malformed (nothing is
+  // inserted then: the batch is validated first).
+  [[nodiscard]] static Status InsertInto(const WriteBatch* batch, MemTable* memtable);
+
+  // Appends src's records to dst (dst's sequence is kept).
+  static void Append(WriteBatch* dst, const WriteBatch* src);
+};
+
+}  // namespace shale

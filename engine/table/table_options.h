@@ -1,0 +1,28 @@
+// Options the table layer needs, derived from shale::Options by the DB.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "db/dbformat.h"
+#include "shale/cache.h"
+#include "util/stats_counters.h"
+
+namespace shale {
+
+struct TableOptions {
+  // REQUIRES: non-null; outlives every builder and reader.
+  const InternalKeyComparator* comparator = nullptr;
+  size_t block_size = 4096;
+  int block_restart_interval = 16;
+  // Whole-user-key bloom filter; 0 writes no filter.
+  int bloom_bits_per_key = 10;
+  // Block cache for data blocks; nullptr disables caching.
+  Cache* block_cache = nullptr;
+  // Verify block checksums when opening a table (index, filter, properties)
+  // and when reading data blocks into the cache.
+  bool paranoid_checks = true;
+  StatsCounters* stats = nullptr;  // may be nullptr
+};
+
+}  // namespace shale

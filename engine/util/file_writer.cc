@@ -1,0 +1,94 @@
+#include "util/file_writer.h"
+
+#include <cassert>
+
+namespace shale {
+
+WritableFileWriter::WritableFileWriter(std::unique_ptr<WritableFile> file, std::string path,
+                                       StatsCounters* stats, size_t buffer_bytes)
+    : file_(std::move(file)), path_(std::move(path)), stats_(stats) {
+  const size_t alignment = file_->use_direct_io() ? file_->GetRequiredBufferAlignment() : 1;
+  buffer_.Allocate(alignment, buffer_bytes < alignment ? alignment : buffer_bytes);
+}
+
+WritableFileWriter::~WritableFileWriter() {
+  if (!closed_) {
+    // Destruction without Close is an abandoned file (e.g. a failed
+    // compaction output); its contents do not matter.
+    Close().PermitUncheckedError();
+  }
+}
+
+Status WritableFileWriter::Append(const Slice& data) {
+  assert(!closed_);
+  const char* src = data.data();
+  size_t left = data.size();
+  file_size_bytes_ += left;
+  if (!file_->use_direct_io() && buffer_.size() == 0 && left >= buffer_.capacity()) {
+    return WriteBuffered(src, left);  // large write: skip the copy
+  }
+  while (left > 0) {
+    const size_t taken = buffer_.Append(src, left);
+    src += taken;
+    left -= taken;
+    if (buffer_.available() == 0) {
+      Status s = Flush();
+      if (!s.ok()) return s;
+    }
+  }
+  return Status::OK();
+}
+
+Status WritableFileWriter::WriteBuffered(const char* data, size_t size) {
+  Status s = file_->Append(Slice(data, size));
+  if (s.ok()) SHALE_COUNT(stats_, bytes_written, size);
+  return s;
+}
+
+Status WritableFileWriter::WriteDirect() {
+  const size_t alignment = buffer_.alignment();
+  const size_t logical = buffer_.size();
+  const size_t padded = RoundUp(logical, alignment);
+  buffer_.Zero(logical, padded);
+  Status s = file_->PositionedAppend(Slice(buffer_.data(), padded), next_write_offset_);
+  if (!s.ok()) return s;
+  SHALE_COUNT(stats_, bytes_written, padded);
+  // Keep the partial last block in the buffer: it is re-written, with more
+  // data, at the same aligned offset by the next flush.
+  const size_t whole = RoundDown(logical, alignment);
+  next_write_offset_ += whole;
+  buffer_.DropPrefix(whole);
+  return Status::OK();
+}
+
+Status WritableFileWriter::Flush() {
+  if (buffer_.size() == 0) return file_->Flush();
+  Status s;
+  if (file_->use_direct_io()) {
+    s = WriteDirect();
+  } else {
+    s = WriteBuffered(buffer_.data(), buffer_.size());
+    if (s.ok()) buffer_.set_size(0);
+  }
+  if (!s.ok()) return s;
+  return file_->Flush();
+}
+
+Status WritableFileWriter::Sync() {
+  Status s = Flush();
+  if (!s.ok()) return s;
+  s = file_->Sync();
+  if (s.ok()) SHALE_COUNT(stats_, file_syncs, 1);
+  return s;
+}
+
+Status WritableFileWriter::Close() {
+  if (closed_) return Status::OK();
+  closed_ = true;
+  Status s = Flush();
+  if (s.ok() && file_->use_direct_io()) s = file_->Truncate(file_size_bytes_);
+  Status close = file_->Close();
+  return FirstError(s, close);
+}
+
+}  // namespace shale

@@ -1,0 +1,58 @@
+// WritableFileWriter: the engine's buffered writer over a WritableFile.
+//
+// Every WAL, MANIFEST and SST is written through one. It buffers appends,
+// counts bytes and syncs, and, when the file uses direct I/O, only ever
+// issues writes whose offset and length are multiples of the file's
+// alignment from an aligned buffer (the tail is re-written in place with
+// PositionedAppend and the file is truncated to its logical size on Close).
+//
+// Ownership: owns the WritableFile. Thread safety: one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "shale/env.h"
+#include "util/aligned_buffer.h"
+#include "util/stats_counters.h"
+
+namespace shale {
+
+class WritableFileWriter {
+ public:
+  // stats may be nullptr. buffer_bytes is rounded up to the alignment.
+  WritableFileWriter(std::unique_ptr<WritableFile> file, std::string path,
+                     StatsCounters* stats = nullptr, size_t buffer_bytes = 64 * 1024);
+  ~WritableFileWriter();
+  WritableFileWriter(const WritableFileWriter&) = delete;
+  WritableFileWriter& operator=(const WritableFileWriter&) = delete;
+
+  [[nodiscard]] Status Append(const Slice& data);
+  // Hands buffered bytes to the file system (not durable).
+  [[nodiscard]] Status Flush();
+  // Flush + fdatasync. After OK, everything appended so far is durable
+  // (the file's name is not: sync its directory).
+  [[nodiscard]] Status Sync();
+  // Flush + truncate to the logical size (direct I/O) + close.
+  [[nodiscard]] Status Close();
+
+  // Bytes appended so far (the logical file size).
+  uint64_t GetFileSize() const { return file_size_bytes_; }
+  const std::string& path() const { return path_; }
+  WritableFile* file() const { return file_.get(); }
+
+ private:
+  [[nodiscard]] Status WriteBuffered(const char* data, size_t size);
+  [[nodiscard]] Status WriteDirect();
+
+  std::unique_ptr<WritableFile> file_;
+  std::string path_;
+  StatsCounters* stats_;
+  AlignedBuffer buffer_;
+  uint64_t file_size_bytes_ = 0;
+  uint64_t next_write_offset_ = 0;  // direct I/O: aligned offset of buffer_ start
+  bool closed_ = false;
+};
+
+}  // namespace shale

@@ -1,0 +1,87 @@
+// log::Reader reads records back from a log file, and ReplayLog applies a
+// WALRecoveryMode's policy to the damage it meets.
+//
+// The reader never returns a record whose bytes fail their checksum. It
+// classifies damage as:
+//   * kTruncatedTail: the file ends inside a header or inside a record (a
+//     torn or unfinished write at the end);
+//   * kCorruptRecord: a checksum mismatch, an impossible length or type, or
+//     fragments out of order.
+//
+// Ownership: the reader owns the SequentialFile. Thread safety: none.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "shale/env.h"
+#include "shale/options.h"
+#include "shale/slice.h"
+#include "shale/status.h"
+#include "wal/log_format.h"
+
+namespace shale::log {
+
+enum class ReadResult : uint8_t {
+  kRecord,         // *record holds one whole, checksummed record
+  kEof,            // clean end of file
+  kTruncatedTail,  // end of file inside a header or a record
+  kCorruptRecord,  // damaged bytes (*dropped_bytes of them were skipped)
+  kIOError,        // the file read failed (see status())
+};
+
+class Reader {
+ public:
+  Reader(std::unique_ptr<SequentialFile> file, uint64_t log_number);
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
+
+  // Reads the next record into *record (which may point into *scratch).
+  // After kCorruptRecord, the next call resumes after the damaged bytes.
+  ReadResult ReadRecord(Slice* record, std::string* scratch);
+
+  // Bytes skipped by the last kCorruptRecord / kTruncatedTail result.
+  uint64_t dropped_bytes() const { return dropped_bytes_; }
+  // File offset of the start of the last record returned.
+  uint64_t last_record_offset() const { return last_record_offset_; }
+  Status status() const { return status_; }
+  uint64_t log_number() const { return log_number_; }
+
+ private:
+  class Impl;
+  std::unique_ptr<SequentialFile> file_;
+  uint64_t log_number_;
+  std::unique_ptr<char[]> backing_store_;
+  Slice buffer_;
+  bool eof_ = false;
+  uint64_t end_of_buffer_offset_ = 0;
+  uint64_t last_record_offset_ = 0;
+  uint64_t dropped_bytes_ = 0;
+  Status status_;
+};
+
+struct ReplayResult {
+  uint64_t records = 0;
+  // Point-in-time recovery stopped at damage: later records (and later logs)
+  // must not be applied.
+  bool stopped_at_damage = false;
+  // Records or bytes skipped (kSkipAnyCorruptedRecords, or a tolerated tail).
+  uint64_t skipped_bytes = 0;
+};
+
+// Reads every record of one log and calls apply on it, following mode:
+//   kTolerateCorruptedTailRecords: a truncated tail is ignored; a corrupt
+//       record is Corruption.
+//   kAbsoluteConsistency: any truncated tail or corrupt record is Corruption.
+//   kPointInTimeRecovery: stops at the first truncated tail or corrupt record
+//       and sets stopped_at_damage (OK status).
+//   kSkipAnyCorruptedRecords: skips damage and goes on.
+// An I/O error, or an error from apply, is returned as is. The message of a
+// Corruption names the log number and offset.
+[[nodiscard]] Status ReplayLog(Reader* reader, WALRecoveryMode mode,
+                               const std::function<Status(const Slice& record)>& apply,
+                               ReplayResult* result);
+
+}  // namespace shale::log

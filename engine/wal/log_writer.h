@@ -1,0 +1,42 @@
+// log::Writer appends records to a log file (WAL or MANIFEST).
+//
+// Ownership: owns the WritableFileWriter. Thread safety: one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "shale/slice.h"
+#include "shale/status.h"
+#include "util/file_writer.h"
+#include "wal/log_format.h"
+
+namespace shale::log {
+
+class Writer {
+ public:
+  // Starts writing at the start of dest (an empty file).
+  Writer(std::unique_ptr<WritableFileWriter> dest, uint64_t log_number);
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  // Appends one record and hands it to the file system (Flush), so a process
+  // crash after OK does not lose it. Not durable until Sync().
+  [[nodiscard]] Status AddRecord(const Slice& record);
+  // Makes every record added so far durable.
+  [[nodiscard]] Status Sync();
+  [[nodiscard]] Status Close();
+
+  uint64_t log_number() const { return log_number_; }
+  WritableFileWriter* file() { return dest_.get(); }
+  uint64_t size_bytes() const { return dest_->GetFileSize(); }
+
+ private:
+  [[nodiscard]] Status EmitPhysicalRecord(RecordType type, const char* ptr, size_t length);
+
+  std::unique_ptr<WritableFileWriter> dest_;
+  uint64_t log_number_;
+  uint32_t block_offset_ = 0;  // bytes used in the current block
+};
+
+}  // namespace shale::log
