@@ -1,0 +1,168 @@
+// Leveled compaction picking: VersionSet::NeedsCompaction, PickCompaction,
+// CompactRange (contracts in version_set.h).
+//
+// Concurrency: a flush, the compaction thread and a manual CompactRange may
+// each hold a Compaction. Every picked input (both levels) is marked
+// being_compacted, and a pick that needs a marked file is abandoned, so two
+// compactions never share a file. Because GetOverlappingInputs widens to a
+// fixpoint, two compactions with disjoint inputs also write disjoint key
+// ranges into each level.
+#include <algorithm>
+#include <utility>
+
+#include "version/version_set.h"
+
+namespace shale {
+
+namespace {
+
+// The smallest and largest internal keys of files (non-empty).
+void GetRange(const InternalKeyComparator& icmp, const std::vector<FileMetaData*>& files,
+              InternalKey* smallest, InternalKey* largest) {
+  assert(!files.empty());
+  *smallest = files[0]->smallest;
+  *largest = files[0]->largest;
+  for (const FileMetaData* f : files) {
+    if (icmp.Compare(f->smallest.Encode(), smallest->Encode()) < 0) *smallest = f->smallest;
+    if (icmp.Compare(f->largest.Encode(), largest->Encode()) > 0) *largest = f->largest;
+  }
+}
+
+}  // namespace
+
+bool VersionSet::AnyBeingCompacted(const std::vector<FileMetaData*>& files) const {
+  return std::any_of(files.begin(), files.end(),
+                     [](const FileMetaData* f) { return f->being_compacted; });
+}
+
+double VersionSet::LevelScore(int level) const {
+  if (level >= num_levels_ - 1) return 0;  // the last level compacts only manually
+  uint64_t free_files = 0;
+  uint64_t free_bytes = 0;
+  for (const FileMetaData* f : current_->files(level)) {
+    if (f->being_compacted) continue;
+    free_files++;
+    free_bytes += f->file_size;
+  }
+  if (level == 0) {
+    const int trigger = std::max(1, options_->level0_file_num_compaction_trigger);
+    return static_cast<double>(free_files) / trigger;
+  }
+  return static_cast<double>(free_bytes) / static_cast<double>(MaxBytesForLevel(level));
+}
+
+bool VersionSet::NeedsCompaction() const {
+  for (int level = 0; level < num_levels_ - 1; level++) {
+    if (LevelScore(level) >= 1) return true;
+  }
+  return false;
+}
+
+bool VersionSet::SetupOtherInputs(Compaction* c) {
+  InternalKey smallest, largest;
+  GetRange(*icmp_, c->inputs_[0], &smallest, &largest);
+  c->inputs_[1].clear();
+  if (c->output_level_ != c->level_) {
+    current_->GetOverlappingInputs(c->output_level_, &smallest, &largest, &c->inputs_[1]);
+    if (AnyBeingCompacted(c->inputs_[1])) return false;
+  }
+  std::vector<FileMetaData*> all = c->inputs_[0];
+  all.insert(all.end(), c->inputs_[1].begin(), c->inputs_[1].end());
+  InternalKey all_start, all_limit;
+  GetRange(*icmp_, all, &all_start, &all_limit);
+  c->grandparents_.clear();
+  if (c->output_level_ + 1 < num_levels_) {
+    current_->GetOverlappingInputs(c->output_level_ + 1, &all_start, &all_limit,
+                                   &c->grandparents_);
+  }
+  // The next compaction of this level starts after this one (round robin).
+  InternalKey level_largest;
+  GetRange(*icmp_, c->inputs_[0], &smallest, &level_largest);
+  compact_pointer_[c->level_] = level_largest.Encode().ToString();
+  c->edit_.SetCompactPointer(c->level_, level_largest);
+  return true;
+}
+
+bool VersionSet::PickLevelInputs(int level, Compaction* c) {
+  const std::vector<FileMetaData*>& files = current_->files(level);
+  if (files.empty()) return false;
+  if (level == 0) {
+    // Newest first: the oldest is last. A running L0 compaction blocks
+    // another one (their L1 inputs would overlap).
+    if (AnyBeingCompacted(files)) return false;
+    const FileMetaData* oldest = files.back();
+    current_->GetOverlappingInputs(0, &oldest->smallest, &oldest->largest, &c->inputs_[0]);
+    return SetupOtherInputs(c);
+  }
+  size_t start = 0;
+  if (!compact_pointer_[level].empty()) {
+    start = FindFile(*icmp_, files, compact_pointer_[level]);
+    // FindFile finds the first file whose largest is >= the pointer; the
+    // pointer is a previous input's largest key, so skip past that file.
+    if (start < files.size() &&
+        icmp_->Compare(files[start]->largest.Encode(), compact_pointer_[level]) == 0) {
+      start++;
+    }
+  }
+  for (size_t k = 0; k < files.size(); k++) {
+    const FileMetaData* f = files[(start + k) % files.size()];
+    if (f->being_compacted) continue;
+    current_->GetOverlappingInputs(level, &f->smallest, &f->largest, &c->inputs_[0]);
+    if (AnyBeingCompacted(c->inputs_[0])) continue;
+    if (SetupOtherInputs(c)) return true;
+  }
+  c->inputs_[0].clear();
+  return false;
+}
+
+// Marks both input lists of a compaction being_compacted.
+static void MarkInputs(std::vector<FileMetaData*>* inputs, bool* released) {
+  for (int which = 0; which < 2; which++) {
+    for (FileMetaData* f : inputs[which]) {
+      assert(!f->being_compacted);
+      f->being_compacted = true;
+    }
+  }
+  *released = false;
+}
+
+Compaction* VersionSet::PickCompaction() {
+  std::vector<std::pair<double, int>> scored;  // (score, level)
+  for (int level = 0; level < num_levels_ - 1; level++) {
+    const double score = LevelScore(level);
+    if (score >= 1) scored.emplace_back(score, level);
+  }
+  // Highest score first; ties go to the lower level.
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [score, level] : scored) {
+    auto* c = new Compaction(this, current_, level, level + 1, /*is_manual=*/false);
+    if (PickLevelInputs(level, c)) {
+      MarkInputs(c->inputs_, &c->released_);
+      return c;
+    }
+    delete c;
+  }
+  return nullptr;
+}
+
+Compaction* VersionSet::CompactRange(int level, const InternalKey* begin, const InternalKey* end,
+                                     bool* busy) {
+  assert(level >= 0 && level < num_levels_);
+  *busy = false;
+  std::vector<FileMetaData*> inputs;
+  current_->GetOverlappingInputs(level, begin, end, &inputs);
+  if (inputs.empty()) return nullptr;
+  const int output_level = level + 1 < num_levels_ ? level + 1 : level;
+  auto* c = new Compaction(this, current_, level, output_level, /*is_manual=*/true);
+  c->inputs_[0] = std::move(inputs);
+  if (AnyBeingCompacted(c->inputs_[0]) || !SetupOtherInputs(c)) {
+    *busy = true;
+    delete c;
+    return nullptr;
+  }
+  MarkInputs(c->inputs_, &c->released_);
+  return c;
+}
+
+}  // namespace shale

@@ -1,0 +1,115 @@
+// File names in a DB directory, and the CURRENT switch (see filename.h).
+#include "version/filename.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <memory>
+
+#include "util/file_writer.h"
+
+namespace shale {
+
+namespace {
+
+std::string NumberedName(const std::string& dbname, uint64_t number, const char* suffix) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "/%06" PRIu64 ".%s", number, suffix);
+  return dbname + buf;
+}
+
+// Parses a decimal uint64 at the front of *in (at least one digit); consumes it.
+bool ConsumeDecimal(std::string_view* in, uint64_t* value) {
+  constexpr uint64_t kMax = ~uint64_t{0};
+  uint64_t v = 0;
+  size_t digits = 0;
+  while (digits < in->size() && (*in)[digits] >= '0' && (*in)[digits] <= '9') {
+    const uint64_t d = static_cast<uint64_t>((*in)[digits] - '0');
+    if (v > (kMax - d) / 10) return false;  // overflow
+    v = v * 10 + d;
+    digits++;
+  }
+  if (digits == 0) return false;
+  in->remove_prefix(digits);
+  *value = v;
+  return true;
+}
+
+}  // namespace
+
+std::string LogFileName(const std::string& dbname, uint64_t number) {
+  return NumberedName(dbname, number, "log");
+}
+std::string TableFileName(const std::string& dbname, uint64_t number) {
+  return NumberedName(dbname, number, "sst");
+}
+std::string TempFileName(const std::string& dbname, uint64_t number) {
+  return NumberedName(dbname, number, "dbtmp");
+}
+std::string DescriptorFileName(const std::string& dbname, uint64_t number) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "/MANIFEST-%06" PRIu64, number);
+  return dbname + buf;
+}
+std::string CurrentFileName(const std::string& dbname) { return dbname + "/CURRENT"; }
+std::string LockFileName(const std::string& dbname) { return dbname + "/LOCK"; }
+std::string InfoLogFileName(const std::string& dbname) { return dbname + "/LOG"; }
+
+bool ParseFileName(const std::string& filename, uint64_t* number, FileType* type) {
+  std::string_view rest(filename);
+  if (rest == "CURRENT" || rest == "LOCK" || rest == "LOG") {
+    *number = 0;
+    *type = rest == "CURRENT" ? FileType::kCurrentFile
+            : rest == "LOCK"  ? FileType::kDBLockFile
+                              : FileType::kInfoLogFile;
+    return true;
+  }
+  constexpr std::string_view kManifestPrefix = "MANIFEST-";
+  if (rest.starts_with(kManifestPrefix)) {
+    rest.remove_prefix(kManifestPrefix.size());
+    uint64_t num = 0;
+    if (!ConsumeDecimal(&rest, &num) || !rest.empty()) return false;
+    *number = num;
+    *type = FileType::kDescriptorFile;
+    return true;
+  }
+  uint64_t num = 0;
+  if (!ConsumeDecimal(&rest, &num)) return false;
+  if (rest == ".log") {
+    *type = FileType::kLogFile;
+  } else if (rest == ".sst") {
+    *type = FileType::kTableFile;
+  } else if (rest == ".dbtmp") {
+    *type = FileType::kTempFile;
+  } else {
+    return false;
+  }
+  *number = num;
+  return true;
+}
+
+Status SetCurrentFile(FileSystem* fs, const std::string& dbname, uint64_t descriptor_number,
+                      StatsCounters* stats) {
+  std::string manifest = DescriptorFileName(dbname, descriptor_number);
+  std::string contents = manifest.substr(dbname.size() + 1) + "\n";
+  const std::string tmp = TempFileName(dbname, descriptor_number);
+
+  std::unique_ptr<WritableFile> file;
+  Status s = fs->NewWritableFile(tmp, FileOptions(), &file);
+  if (s.ok()) {
+    WritableFileWriter writer(std::move(file), tmp, stats);
+    s = writer.Append(contents);
+    if (s.ok()) s = writer.Sync();
+    s = FirstError(s, writer.Close());
+  }
+  if (s.ok()) s = fs->RenameFile(tmp, CurrentFileName(dbname));
+  if (!s.ok()) {
+    // The temp file is garbage; the caller reports s, not this cleanup.
+    fs->DeleteFile(tmp).PermitUncheckedError();
+    return s;
+  }
+  s = fs->SyncDir(dbname);
+  if (s.ok()) SHALE_COUNT(stats, dir_syncs, 1);
+  return s;
+}
+
+}  // namespace shale

@@ -1,0 +1,204 @@
+// Leveled compaction picking with synthetic files (never opened).
+#include <catch2/catch.hpp>
+#include <memory>
+#include <set>
+
+#include "version/version_test_util.h"
+
+namespace shale {
+namespace {
+
+using shale_test::IKey;
+using shale_test::Numbers;
+using shale_test::VersionSetFixture;
+using Set = std::set<uint64_t>;
+
+// Picks under the DB mutex; the result is owned by the caller.
+std::unique_ptr<Compaction> Pick(VersionSetFixture& t) {
+  MutexLock lock(t.mu_.get());
+  return std::unique_ptr<Compaction>(t.vset_->PickCompaction());
+}
+
+void Release(VersionSetFixture& t, std::unique_ptr<Compaction>* c) {
+  MutexLock lock(t.mu_.get());
+  c->reset();  // the destructor releases the inputs
+}
+
+TEST_CASE("L0 compacts at the file-count trigger, with its L1 overlap", "[picker]") {
+  VersionSetFixture t;
+  const uint64_t l1_overlap = t.AddFile(1, IKey("c"), IKey("d"));
+  t.AddFile(1, IKey("x"), IKey("y"));
+  Set l0;
+  for (int i = 0; i < 3; i++) l0.insert(t.AddFile(0, IKey("a"), IKey("m")));
+  CHECK_FALSE(t.vset_->NeedsCompaction());
+  CHECK(Pick(t) == nullptr);
+  l0.insert(t.AddFile(0, IKey("b"), IKey("e")));
+  REQUIRE(t.vset_->NeedsCompaction());
+  auto c = Pick(t);
+  REQUIRE(c != nullptr);
+  CHECK(c->level() == 0);
+  CHECK(c->output_level() == 1);
+  CHECK(Numbers(c->inputs(0)) == l0);
+  CHECK(Numbers(c->inputs(1)) == Set{l1_overlap});
+  CHECK_FALSE(c->IsTrivialMove());
+  for (const FileMetaData* f : c->inputs(0)) CHECK(f->being_compacted);
+  // A running L0 compaction blocks another one.
+  t.AddFile(0, IKey("a"), IKey("b"));
+  CHECK(Pick(t) == nullptr);
+  Release(t, &c);
+  for (const FileMetaData* f : t.vset_->current()->files(0)) CHECK_FALSE(f->being_compacted);
+}
+
+TEST_CASE("L0 takes every file overlapping the oldest, transitively", "[picker]") {
+  VersionSetFixture t;
+  t.options_.level0_file_num_compaction_trigger = 1;
+  const uint64_t a = t.AddFile(0, IKey("a"), IKey("b"));  // oldest
+  const uint64_t b = t.AddFile(0, IKey("c"), IKey("d"));
+  const uint64_t c_ab = t.AddFile(0, IKey("b"), IKey("c"));
+  t.AddFile(0, IKey("x"), IKey("y"));
+  auto c = Pick(t);
+  REQUIRE(c != nullptr);
+  CHECK(Numbers(c->inputs(0)) == Set{a, b, c_ab});
+  // Kept newest first.
+  CHECK(c->input(0, 0)->number == c_ab);
+  Release(t, &c);
+}
+
+TEST_CASE("level scores follow MaxBytesForLevel, round robin by compact pointer", "[picker]") {
+  VersionSetFixture t;
+  CHECK(t.vset_->MaxBytesForLevel(1) == 10000);
+  CHECK(t.vset_->MaxBytesForLevel(2) == 100000);
+  const uint64_t f1 = t.AddFile(1, IKey("a"), IKey("b"), 4000);
+  const uint64_t f2 = t.AddFile(1, IKey("c"), IKey("d"), 4000);
+  CHECK_FALSE(t.vset_->NeedsCompaction());
+  const uint64_t f3 = t.AddFile(1, IKey("e"), IKey("f"), 4000);
+  const uint64_t f4 = t.AddFile(1, IKey("g"), IKey("h"), 4000);
+  const uint64_t g = t.AddFile(2, IKey("c1"), IKey("c2"), 500);
+  REQUIRE(t.vset_->NeedsCompaction());
+
+  auto c = Pick(t);
+  REQUIRE(c != nullptr);
+  CHECK(c->level() == 1);
+  CHECK(Numbers(c->inputs(0)) == Set{f1});
+  CHECK(c->IsTrivialMove());
+  Release(t, &c);
+  c = Pick(t);
+  REQUIRE(c != nullptr);
+  CHECK(Numbers(c->inputs(0)) == Set{f2});
+  CHECK(Numbers(c->inputs(1)) == Set{g});
+  CHECK_FALSE(c->IsTrivialMove());
+  // While f2 is being compacted (12000 free bytes) another pick takes f3.
+  auto c2 = Pick(t);
+  REQUIRE(c2 != nullptr);
+  CHECK(Numbers(c2->inputs(0)) == Set{f3});
+  Release(t, &c);
+  Release(t, &c2);
+  c = Pick(t);
+  REQUIRE(c != nullptr);
+  CHECK(Numbers(c->inputs(0)) == Set{f4});
+  Release(t, &c);
+  c = Pick(t);  // wraps around
+  REQUIRE(c != nullptr);
+  CHECK(Numbers(c->inputs(0)) == Set{f1});
+  Release(t, &c);
+}
+
+TEST_CASE("the last level never scores; CompactRange rewrites it in place", "[picker]") {
+  VersionSetFixture t;
+  const uint64_t f = t.AddFile(3, IKey("a"), IKey("b"), 1u << 30);
+  CHECK_FALSE(t.vset_->NeedsCompaction());
+  MutexLock lock(t.mu_.get());
+  bool busy = true;
+  std::unique_ptr<Compaction> c(t.vset_->CompactRange(3, nullptr, nullptr, &busy));
+  REQUIRE(c != nullptr);
+  CHECK_FALSE(busy);
+  CHECK(c->output_level() == 3);
+  CHECK(Numbers(c->inputs(0)) == Set{f});
+  CHECK(c->num_input_files(1) == 0);
+  CHECK_FALSE(c->IsTrivialMove());
+  CHECK(c->IsBaseLevelForKey("a"));
+}
+
+TEST_CASE("CompactRange takes whole user keys across file boundaries", "[picker]") {
+  VersionSetFixture t;
+  const uint64_t f1 = t.AddFile(1, IKey("a", 9), IKey("c", 5));
+  const uint64_t f2 = t.AddFile(1, IKey("c", 4), IKey("e", 1));
+  t.AddFile(1, IKey("g"), IKey("h"));
+  const uint64_t l2 = t.AddFile(2, IKey("e"), IKey("f"));
+  MutexLock lock(t.mu_.get());
+  bool busy = true;
+  const InternalKey a = IKey("a");
+  std::unique_ptr<Compaction> c(t.vset_->CompactRange(1, &a, &a, &busy));
+  REQUIRE(c != nullptr);
+  CHECK(Numbers(c->inputs(0)) == Set{f1, f2});
+  CHECK(Numbers(c->inputs(1)) == Set{l2});
+  // Overlapping a running compaction: busy.
+  std::unique_ptr<Compaction> again(t.vset_->CompactRange(1, &a, &a, &busy));
+  CHECK(again == nullptr);
+  CHECK(busy);
+  const InternalKey z = IKey("z");
+  std::unique_ptr<Compaction> none(t.vset_->CompactRange(1, &z, &z, &busy));
+  CHECK(none == nullptr);
+  CHECK_FALSE(busy);
+}
+
+TEST_CASE("IsBaseLevelForKey looks below the output level", "[picker]") {
+  VersionSetFixture t;
+  t.AddFile(1, IKey("a"), IKey("z"));
+  t.AddFile(2, IKey("b"), IKey("c"));  // output level: not consulted
+  t.AddFile(3, IKey("m"), IKey("p"));
+  MutexLock lock(t.mu_.get());
+  bool busy = false;
+  std::unique_ptr<Compaction> c(t.vset_->CompactRange(1, nullptr, nullptr, &busy));
+  REQUIRE(c != nullptr);
+  CHECK(c->IsBaseLevelForKey("a"));
+  CHECK(c->IsBaseLevelForKey("b"));
+  CHECK_FALSE(c->IsBaseLevelForKey("m"));
+  CHECK_FALSE(c->IsBaseLevelForKey("n"));
+  CHECK(c->IsBaseLevelForKey("q"));
+}
+
+TEST_CASE("big grandparent overlap: no trivial move, outputs cut", "[picker]") {
+  VersionSetFixture t;
+  const uint64_t f = t.AddFile(1, IKey("a"), IKey("z"));
+  // Grandparents (level 3) of 6000 bytes each; the limit is 10 * 1000.
+  t.AddFile(3, IKey("b"), IKey("b"), 6000);
+  t.AddFile(3, IKey("c", 100), IKey("c", 8), 6000);
+  t.AddFile(3, IKey("x"), IKey("x"), 6000);
+  MutexLock lock(t.mu_.get());
+  bool busy = false;
+  std::unique_ptr<Compaction> c(t.vset_->CompactRange(1, nullptr, nullptr, &busy));
+  REQUIRE(c != nullptr);
+  CHECK(Numbers(c->inputs(0)) == Set{f});
+  CHECK_FALSE(c->IsTrivialMove());
+  CHECK_FALSE(c->ShouldStopBefore(IKey("a").Encode()));
+  CHECK_FALSE(c->ShouldStopBefore(IKey("c", 9).Encode()));  // passed "b": 6000
+  // Passing the second grandparent exceeds the limit, but inside user key "c".
+  CHECK_FALSE(c->ShouldStopBefore(IKey("c", 7).Encode()));
+  CHECK(c->ShouldStopBefore(IKey("d").Encode()));
+  CHECK_FALSE(c->ShouldStopBefore(IKey("e").Encode()));
+}
+
+TEST_CASE("compaction edits apply: trivial move between levels", "[picker]") {
+  VersionSetFixture t;
+  const uint64_t f = t.AddFile(1, IKey("a"), IKey("b"), 20000);
+  auto c = Pick(t);
+  REQUIRE(c != nullptr);
+  REQUIRE(c->IsTrivialMove());
+  VersionEdit* edit = c->edit();
+  c->AddInputDeletions(edit);
+  const FileMetaData* in = c->input(0, 0);
+  edit->AddFile(c->output_level(), *in);
+  {
+    MutexLock lock(t.mu_.get());
+    REQUIRE(t.vset_->LogAndApply(edit, t.mu_.get()).ok());
+    c.reset();
+  }
+  CHECK(t.LevelNumbers(1).empty());
+  CHECK(t.LevelNumbers(2) == Set{f});
+  REQUIRE(t.Reopen().ok());
+  CHECK(t.LevelNumbers(2) == Set{f});
+}
+
+}  // namespace
+}  // namespace shale
