@@ -1,0 +1,81 @@
+// The POSIX file objects behind PosixFileSystem (see posix_env.h), and the
+// errno -> Status mapping the whole backend shares.
+//
+// Each object owns one file descriptor (O_CLOEXEC) and closes it in its
+// destructor. PosixRandomAccessFile::Read is pread-based and safe to call
+// concurrently; the other objects are used by one thread at a time.
+// PosixWritableFile tracks its own logical size and writes with pwrite, so
+// Append and PositionedAppend never depend on the kernel's file offset.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "shale/env.h"
+
+namespace shale {
+
+// ENOENT -> PathNotFound, ENOSPC -> NoSpace, else IOError; message
+// "context: strerror(err)".
+Status PosixError(const std::string& context, int err);
+
+// The alignment direct I/O on fd needs: st_blksize clamped to [512, 4096].
+size_t DirectIoAlignment(int fd);
+
+class PosixSequentialFile final : public SequentialFile {
+ public:
+  PosixSequentialFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~PosixSequentialFile() override;
+  Status Read(size_t n, Slice* result, char* scratch) override;
+  Status Skip(uint64_t n) override;
+
+ private:
+  const std::string path_;
+  const int fd_;
+};
+
+class PosixRandomAccessFile final : public RandomAccessFile {
+ public:
+  PosixRandomAccessFile(std::string path, int fd, bool direct);
+  ~PosixRandomAccessFile() override;
+  Status Read(uint64_t offset, size_t n, Slice* result, char* scratch) const override;
+  size_t GetRequiredBufferAlignment() const override { return alignment_; }
+  bool use_direct_io() const override { return direct_; }
+
+ private:
+  const std::string path_;
+  const int fd_;
+  const bool direct_;
+  const size_t alignment_;
+};
+
+class PosixWritableFile final : public WritableFile {
+ public:
+  // size_bytes: the file's current size (0 for a new file).
+  PosixWritableFile(std::string path, int fd, bool direct, uint64_t size_bytes);
+  ~PosixWritableFile() override;
+  Status Append(const Slice& data) override;
+  Status PositionedAppend(const Slice& data, uint64_t offset) override;
+  Status Truncate(uint64_t size) override;
+  Status Flush() override;
+  Status Sync() override;
+  Status Fsync() override;
+  Status Allocate(uint64_t offset, uint64_t len) override;
+  Status Close() override;
+  uint64_t GetFileSize() const override { return size_bytes_; }
+  size_t GetRequiredBufferAlignment() const override { return alignment_; }
+  bool use_direct_io() const override { return direct_; }
+
+ private:
+  Status WriteAt(const Slice& data, uint64_t offset);
+  Status ClosedError() const;
+
+  const std::string path_;
+  int fd_;  // -1 once closed
+  const bool direct_;
+  const size_t alignment_;
+  uint64_t size_bytes_;
+};
+
+}  // namespace shale
