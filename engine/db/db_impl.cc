@@ -1,0 +1,274 @@
+// DBImpl: construction, Open/Close, reads, snapshots and properties.
+#include "db/db_impl.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "db/db_iter.h"
+#include "memtable/memtable.h"
+#include "memtable/merging_iterator.h"
+#include "shale/cache.h"
+#include "util/mutexlock.h"
+#include "version/filename.h"
+#include "wal/log_writer.h"
+
+namespace shale {
+
+namespace {
+template <class T>
+void ClipToRange(T* value, T min, T max) {
+  if (*value < min) *value = min;
+  if (*value > max) *value = max;
+}
+}  // namespace
+
+Options SanitizeOptions(const Options& src) {
+  Options o = src;
+  if (o.env == nullptr) o.env = Env::Default();
+  if (o.comparator == nullptr) o.comparator = BytewiseComparator();
+  if (o.block_cache == nullptr) o.block_cache = NewLRUCache(8 << 20, 4, o.env->runtime());
+  ClipToRange<size_t>(&o.write_buffer_size, 1024, size_t{1} << 30);
+  ClipToRange(&o.max_write_buffer_number, 2, 64);
+  ClipToRange(&o.num_levels, 2, kMaxNumLevels);
+  ClipToRange(&o.level0_file_num_compaction_trigger, 1, 1 << 20);
+  if (o.level0_slowdown_writes_trigger < o.level0_file_num_compaction_trigger)
+    o.level0_slowdown_writes_trigger = o.level0_file_num_compaction_trigger;
+  if (o.level0_stop_writes_trigger < o.level0_slowdown_writes_trigger)
+    o.level0_stop_writes_trigger = o.level0_slowdown_writes_trigger;
+  ClipToRange<uint64_t>(&o.max_bytes_for_level_base, 1024, uint64_t{1} << 40);
+  ClipToRange(&o.max_bytes_for_level_multiplier, 1.5, 1000.0);
+  ClipToRange<uint64_t>(&o.target_file_size_base, 1024, uint64_t{1} << 32);
+  ClipToRange<size_t>(&o.block_size, 64, 4 << 20);
+  ClipToRange(&o.block_restart_interval, 1, 1024);
+  ClipToRange(&o.bloom_bits_per_key, 0, 64);
+  if (o.max_open_files != -1) ClipToRange(&o.max_open_files, 20, 1 << 22);
+  return o;
+}
+
+DBImpl::DBImpl(const Options& sanitized, const std::string& dbname)
+    : env_(sanitized.env),
+      fs_(env_->fs()),
+      runtime_(env_->runtime()),
+      dbname_(dbname),
+      internal_comparator_(sanitized.comparator),
+      options_(sanitized),
+      block_cache_(options_.block_cache),
+      mutex_(runtime_->NewMutex()),
+      bg_cv_(runtime_->NewCondVar(mutex_.get())),
+      tmp_batch_(new WriteBatch) {
+  table_options_.comparator = &internal_comparator_;
+  table_options_.block_size = options_.block_size;
+  table_options_.block_restart_interval = options_.block_restart_interval;
+  table_options_.bloom_bits_per_key = options_.bloom_bits_per_key;
+  table_options_.block_cache = block_cache_.get();
+  table_options_.paranoid_checks = options_.paranoid_checks;
+  table_options_.stats = &stats_;
+  table_cache_ = std::make_unique<TableCache>(dbname_, table_options_, options_.max_open_files,
+                                              env_, &stats_, options_.use_direct_reads);
+  versions_ = std::make_unique<VersionSet>(dbname_, &options_, table_cache_.get(),
+                                           &internal_comparator_, env_, &stats_);
+}
+
+DBImpl::~DBImpl() {
+  // Errors at close cannot be reported from a destructor; Close() returns them.
+  Close().PermitUncheckedError();
+  if (mem_ != nullptr) mem_->Unref();
+  for (MemTable* m : imm_) m->Unref();
+  imm_.clear();
+  log_.reset();
+  versions_.reset();
+  table_cache_.reset();
+  if (db_lock_ != nullptr) fs_->UnlockFile(std::move(db_lock_)).PermitUncheckedError();
+}
+
+Status DB::Open(const Options& options, const std::string& dbname, std::unique_ptr<DB>* dbptr) {
+  dbptr->reset();
+  auto impl = std::make_unique<DBImpl>(SanitizeOptions(options), dbname);
+  Status s = impl->OpenImpl();
+  if (s.ok()) *dbptr = std::move(impl);
+  return s;
+}
+
+Status DBImpl::Close() {
+  {
+    MutexLock l(mutex_.get());
+    if (closed_) return Status::OK();
+    closed_ = true;
+  }
+  Status result;
+  {
+    MutexLock l(mutex_.get());
+    // Writes made without the WAL live only in memory: flush them, as
+    // RocksDB does on close (avoid_flush_during_shutdown=false).
+    if (has_unpersisted_data_ && bg_error_.ok() && flush_thread_ != nullptr) {
+      Status s = SwitchMemTable();
+      if (s.ok()) s = WaitForFlushOf(imm_ids_.empty() ? 0 : imm_ids_.back());
+      result = s;
+    }
+    shutting_down_.store(true, std::memory_order_release);
+    bg_cv_->SignalAll();
+  }
+  if (flush_thread_ != nullptr) flush_thread_->Join();
+  if (compaction_thread_ != nullptr) compaction_thread_->Join();
+  flush_thread_.reset();
+  compaction_thread_.reset();
+  MutexLock l(mutex_.get());
+  snapshots_.Clear();
+  if (log_ != nullptr) result = FirstError(result, log_->Close());
+  return result;
+}
+
+SequenceNumber DBImpl::SmallestSnapshotOrLast() const {
+  return snapshots_.empty() ? versions_->LastSequence() : snapshots_.oldest_sequence();
+}
+
+Status DBImpl::Get(const ReadOptions& options, const Slice& key, std::string* value) {
+  SHALE_COUNT(&stats_, gets, 1);
+  MemTable* mem;
+  std::vector<MemTable*> imms;
+  Version* current;
+  SequenceNumber seq;
+  {
+    MutexLock l(mutex_.get());
+    seq = options.snapshot != nullptr ? options.snapshot->GetSequenceNumber()
+                                      : versions_->LastSequence();
+    mem = mem_;
+    mem->Ref();
+    imms.assign(imm_.rbegin(), imm_.rend());  // newest first
+    for (MemTable* m : imms) m->Ref();
+    current = versions_->current();
+    current->Ref();
+  }
+  runtime_->YieldPoint("get.after_pin");
+  LookupKey lkey(key, seq);
+  Status s;
+  bool done = mem->Get(lkey, value, &s);
+  for (size_t i = 0; !done && i < imms.size(); i++) done = imms[i]->Get(lkey, value, &s);
+  if (!done && !current->Get(options, lkey, value, &s)) s = Status::NotFound();
+  MutexLock l(mutex_.get());
+  mem->Unref();
+  for (MemTable* m : imms) m->Unref();
+  current->Unref();
+  return s;
+}
+
+Iterator* DBImpl::NewInternalIterator(const ReadOptions& options, SequenceNumber* latest) {
+  MutexLock l(mutex_.get());
+  *latest = versions_->LastSequence();
+  std::vector<Iterator*> children;
+  std::vector<MemTable*> pinned;
+  children.push_back(mem_->NewIterator());
+  pinned.push_back(mem_);
+  for (auto it = imm_.rbegin(); it != imm_.rend(); ++it) {
+    children.push_back((*it)->NewIterator());
+    pinned.push_back(*it);
+  }
+  Version* current = versions_->current();
+  current->AddIterators(options, &children);
+  Iterator* merged = NewMergingIterator(&internal_comparator_, children.data(),
+                                        static_cast<int>(children.size()));
+  for (MemTable* m : pinned) m->Ref();
+  current->Ref();
+  Mutex* mu = mutex_.get();
+  merged->RegisterCleanup([mu, pinned, current]() {
+    MutexLock lock(mu);
+    for (MemTable* m : pinned) m->Unref();
+    current->Unref();
+  });
+  return merged;
+}
+
+Iterator* DBImpl::NewIterator(const ReadOptions& options) {
+  SequenceNumber latest;
+  Iterator* internal = NewInternalIterator(options, &latest);
+  const SequenceNumber seq =
+      options.snapshot != nullptr ? options.snapshot->GetSequenceNumber() : latest;
+  return NewDBIterator(internal_comparator_.user_comparator(), internal, seq);
+}
+
+const Snapshot* DBImpl::GetSnapshot() {
+  MutexLock l(mutex_.get());
+  return snapshots_.New(versions_->LastSequence());
+}
+
+void DBImpl::ReleaseSnapshot(const Snapshot* snapshot) {
+  MutexLock l(mutex_.get());
+  snapshots_.Delete(static_cast<const SnapshotImpl*>(snapshot));
+}
+
+bool DBImpl::GetProperty(const Slice& property, std::string* value) {
+  value->clear();
+  MutexLock l(mutex_.get());
+  Slice in = property;
+  const Slice prefix("shale.");
+  if (!in.starts_with(prefix)) return false;
+  in.remove_prefix(prefix.size());
+  Version* current = versions_->current();
+  const Slice level_prefix("num-files-at-level");
+  if (in.starts_with(level_prefix)) {
+    in.remove_prefix(level_prefix.size());
+    uint64_t level = 0;
+    for (char c : in.view()) {
+      if (c < '0' || c > '9' || level > 1000) return false;
+      level = level * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (in.empty() || level >= static_cast<uint64_t>(current->NumLevels())) return false;
+    *value = std::to_string(current->NumFiles(static_cast<int>(level)));
+    return true;
+  }
+  if (in == Slice("levelstats") || in == Slice("stats")) {
+    char line[160];
+    *value += "Level  Files  Size(bytes)\n------------------------\n";
+    for (int level = 0; level < current->NumLevels(); level++) {
+      snprintf(line, sizeof(line), "%5d %6d %12llu\n", level, current->NumFiles(level),
+               static_cast<unsigned long long>(current->NumLevelBytes(level)));
+      *value += line;
+    }
+    if (in == Slice("stats")) {
+      snprintf(line, sizeof(line), "immutable memtables: %zu\nsequence: %llu\n", imm_.size(),
+               static_cast<unsigned long long>(versions_->LastSequence()));
+      *value += line;
+      *value += stats_.Snapshot().ToString();
+    }
+    return true;
+  }
+  if (in == Slice("sstables")) {
+    *value = current->DebugString();
+    return true;
+  }
+  if (in == Slice("num-immutable-mem-table")) {
+    *value = std::to_string(imm_.size());
+    return true;
+  }
+  if (in == Slice("cur-size-active-mem-table")) {
+    *value = std::to_string(mem_->ApproximateMemoryUsage());
+    return true;
+  }
+  return false;
+}
+
+Status DestroyDB(const std::string& dbname, const Options& raw_options) {
+  const Options options = SanitizeOptions(raw_options);
+  FileSystem* fs = options.env->fs();
+  std::vector<std::string> names;
+  Status s = fs->GetChildren(dbname, &names);
+  if (!s.ok()) return s.IsPathNotFound() ? Status::OK() : s;
+  std::unique_ptr<FileLock> lock;
+  const std::string lockname = LockFileName(dbname);
+  s = fs->LockFile(lockname, &lock);
+  if (!s.ok()) return s;
+  for (const std::string& name : names) {
+    uint64_t number;
+    FileType type;
+    if (ParseFileName(name, &number, &type) && type != FileType::kDBLockFile) {
+      s = FirstError(s, fs->DeleteFile(dbname + "/" + name));
+    }
+  }
+  s = FirstError(s, fs->UnlockFile(std::move(lock)));
+  // The lock file and directory go last; failures here leave only an empty dir.
+  fs->DeleteFile(lockname).PermitUncheckedError();
+  fs->DeleteDir(dbname).PermitUncheckedError();
+  return s;
+}
+
+}  // namespace shale

@@ -1,0 +1,156 @@
+// DBImpl: the LSM engine behind shale::DB.
+//
+// Structure (RocksDB's, reduced):
+//   * Writers queue up; the front writer leads a write group: it appends one
+//     WAL record for the whole group (and syncs at most once), inserts into
+//     the active memtable, then publishes the group's last sequence.
+//   * A full memtable becomes immutable (imm_, oldest first) with a fresh
+//     WAL; the flush thread writes the oldest immutable memtable to an L0
+//     SST and records it in the MANIFEST (which also retires its WAL).
+//   * The compaction thread runs leveled compactions picked by the
+//     VersionSet, and manual CompactRange requests.
+//   * Obsolete files are deleted only when no live Version (held by gets,
+//     iterators and compactions) and no running job needs them, and never
+//     after a background error (the state on disk is then indeterminate).
+//
+// Locking: one DB mutex (mutex_) from the Env runtime guards every member
+// marked GUARDED. Waits use bg_cv_ (background progress) or a writer's own
+// condvar, so the simulator sees every wait.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "db/snapshot_impl.h"
+#include "shale/db.h"
+#include "shale/env.h"
+#include "table/table_options.h"
+#include "util/stats_counters.h"
+#include "version/version_set.h"
+
+namespace shale {
+
+class MemTable;
+namespace log {
+class Writer;
+}
+
+class DBImpl final : public DB {
+ public:
+  // REQUIRES: options came from SanitizeOptions.
+  DBImpl(const Options& options, const std::string& dbname);
+  ~DBImpl() override;
+
+  Status Close() override;
+  Status Put(const WriteOptions& options, const Slice& key, const Slice& value) override;
+  Status Delete(const WriteOptions& options, const Slice& key) override;
+  Status Write(const WriteOptions& options, WriteBatch* batch) override;
+  Status Get(const ReadOptions& options, const Slice& key, std::string* value) override;
+  Iterator* NewIterator(const ReadOptions& options) override;
+  const Snapshot* GetSnapshot() override;
+  void ReleaseSnapshot(const Snapshot* snapshot) override;
+  Status Flush(const FlushOptions& options) override;
+  Status CompactRange(const CompactRangeOptions& options, const Slice* begin,
+                      const Slice* end) override;
+  Status SyncWAL() override;
+  bool GetProperty(const Slice& property, std::string* value) override;
+  DBStats GetStats() override { return stats_.Snapshot(); }
+  uint64_t GetLatestSequenceNumber() const override { return versions_->LastSequence(); }
+
+  // Open's work: recover, start a WAL, start background threads.
+  [[nodiscard]] Status OpenImpl();
+
+ private:
+  struct Writer;
+  struct CompactionState;
+  friend class DB;
+
+  // ---- open / recovery (db_impl_open.cc)
+  [[nodiscard]] Status Recover(VersionEdit* edit, bool* save_manifest);
+  [[nodiscard]] Status RecoverLogFiles(const std::vector<uint64_t>& logs, VersionEdit* edit);
+  [[nodiscard]] Status ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* edit,
+                                     SequenceNumber* max_sequence, bool* stop);
+  [[nodiscard]] Status NewWAL();  // REQUIRES: mutex_ held
+
+  // ---- writes (db_impl_write.cc)
+  [[nodiscard]] Status WriteImpl(Writer* w);
+  [[nodiscard]] Status MakeRoomForWrite(bool force);  // REQUIRES: mutex_ held, front writer
+  WriteBatch* BuildBatchGroup(Writer** last_writer);  // REQUIRES: mutex_ held
+  [[nodiscard]] Status WriteGroupToWAL(WriteBatch* group, bool sync);
+  [[nodiscard]] Status SwitchMemTable();  // REQUIRES: mutex_ held
+
+  // ---- background work (db_impl_flush.cc, db_impl_compaction.cc)
+  void FlushThreadMain();
+  void CompactionThreadMain();
+  [[nodiscard]] Status FlushOldestImmutable();  // REQUIRES: mutex_ held
+  // Writes mem to a new L0 table and adds it to edit. REQUIRES: mutex_ held
+  // (released while building).
+  [[nodiscard]] Status WriteLevel0Table(MemTable* mem, VersionEdit* edit);
+  [[nodiscard]] Status RunCompaction(Compaction* c);  // REQUIRES: mutex_ held
+  [[nodiscard]] Status DoCompactionWork(CompactionState* state);  // mutex_ released inside
+  [[nodiscard]] Status FinishCompactionOutput(CompactionState* state, Iterator* input);
+  [[nodiscard]] Status OpenCompactionOutput(CompactionState* state);
+  [[nodiscard]] Status InstallCompactionResults(CompactionState* state);
+  // Serializes LogAndApply between the flush and compaction threads.
+  [[nodiscard]] Status LogAndApply(VersionEdit* edit);  // REQUIRES: mutex_ held
+  void RecordBackgroundError(const Status& s);  // REQUIRES: mutex_ held
+  void DeleteObsoleteFiles();  // REQUIRES: mutex_ held
+  bool CompactionWanted() const;  // REQUIRES: mutex_ held
+  [[nodiscard]] Status WaitForFlushOf(uint64_t memtable_id);  // REQUIRES: mutex_ held
+  [[nodiscard]] Status CompactLevelRange(int level, const Slice* begin, const Slice* end);
+
+  // ---- reads (db_impl.cc)
+  Iterator* NewInternalIterator(const ReadOptions& options, SequenceNumber* latest);
+  SequenceNumber SmallestSnapshotOrLast() const;  // REQUIRES: mutex_ held
+
+  // ---- constant after construction
+  Env* const env_;
+  FileSystem* const fs_;
+  Runtime* const runtime_;
+  const std::string dbname_;
+  const InternalKeyComparator internal_comparator_;
+  const Options options_;  // sanitized
+  std::shared_ptr<Cache> block_cache_;
+  TableOptions table_options_;
+  StatsCounters stats_;
+  std::unique_ptr<TableCache> table_cache_;
+  std::unique_ptr<FileLock> db_lock_;
+
+  // ---- the DB mutex and what it guards
+  std::unique_ptr<Mutex> mutex_;
+  std::unique_ptr<CondVar> bg_cv_;  // background work finished / requested
+  std::unique_ptr<VersionSet> versions_;
+  MemTable* mem_ = nullptr;                 // GUARDED
+  std::deque<MemTable*> imm_;               // GUARDED, oldest first
+  uint64_t next_memtable_id_ = 1;           // GUARDED
+  uint64_t mem_id_ = 0;                     // GUARDED, id of mem_
+  std::deque<uint64_t> imm_ids_;            // GUARDED, parallel to imm_
+  std::unique_ptr<log::Writer> log_;        // GUARDED (used by the write leader unlocked)
+  uint64_t logfile_number_ = 0;             // GUARDED
+  std::deque<Writer*> writers_;             // GUARDED
+  std::unique_ptr<WriteBatch> tmp_batch_;   // GUARDED, group scratch
+  SnapshotList snapshots_;                  // GUARDED
+  std::set<uint64_t> pending_outputs_;      // GUARDED, files being written
+  Status bg_error_;                         // GUARDED
+  bool manifest_busy_ = false;              // GUARDED, a LogAndApply is running
+  bool flush_running_ = false;              // GUARDED
+  int compactions_running_ = 0;             // GUARDED
+  int manual_compactions_waiting_ = 0;      // GUARDED
+  bool has_unpersisted_data_ = false;       // GUARDED, disable_wal writes since flush
+  bool closed_ = false;                     // GUARDED
+  std::atomic<bool> shutting_down_{false};
+  std::unique_ptr<Thread> flush_thread_;
+  std::unique_ptr<Thread> compaction_thread_;
+};
+
+// Sanitizes user options: fills env/comparator/cache defaults and clamps
+// sizes into workable ranges.
+Options SanitizeOptions(const Options& src);
+
+}  // namespace shale

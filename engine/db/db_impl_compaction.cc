@@ -1,0 +1,235 @@
+// DBImpl's compaction thread, the compaction merge loop and CompactRange.
+//
+// Which entries a compaction drops. Live snapshots s1 < s2 < ... < sn split
+// sequence numbers into stripes: stripe(seq) = the first snapshot >= seq
+// (or "latest" past sn). A reader at any snapshot sees, per user key, the
+// newest entry of the stripes at or below it, so within one stripe only the
+// newest entry of a key can ever be read. The merge therefore keeps, per
+// user key, the newest entry of each stripe and drops the rest. A deletion
+// in the oldest stripe is dropped too when no deeper level can hold the key
+// (nothing remains for it to hide); older entries of that key in the same
+// stripe are dropped with it.
+#include <algorithm>
+
+#include "db/db_impl.h"
+#include "db/table_file_builder.h"
+#include "util/mutexlock.h"
+#include "version/filename.h"
+
+namespace shale {
+
+namespace {
+constexpr int kYieldEveryEntries = 256;
+}  // namespace
+
+struct DBImpl::CompactionState {
+  explicit CompactionState(Compaction* c) : compaction(c) {}
+  Compaction* const compaction;
+  std::vector<SequenceNumber> snapshots;  // ascending
+  std::unique_ptr<TableFileBuilder> builder;
+  std::vector<FileMetaData> outputs;
+  uint64_t bytes_written = 0;
+};
+
+bool DBImpl::CompactionWanted() const {
+  return bg_error_.ok() && !options_.disable_auto_compactions && versions_->NeedsCompaction();
+}
+
+void DBImpl::CompactionThreadMain() {
+  MutexLock l(mutex_.get());
+  while (true) {
+    while (!shutting_down_.load(std::memory_order_acquire) && !CompactionWanted()) {
+      bg_cv_->Wait();
+    }
+    if (shutting_down_.load(std::memory_order_acquire)) break;
+    Compaction* c = versions_->PickCompaction();
+    if (c == nullptr) {
+      bg_cv_->Wait();  // candidates are busy: wait for a job to finish
+      continue;
+    }
+    Status s = RunCompaction(c);
+    if (!s.ok()) RecordBackgroundError(s);
+  }
+}
+
+Status DBImpl::RunCompaction(Compaction* c) {
+  mutex_->AssertHeld();
+  compactions_running_++;
+  Status s;
+  if (!c->is_manual() && c->IsTrivialMove()) {
+    const FileMetaData* f = c->input(0, 0);
+    c->edit()->RemoveFile(c->level(), f->number);
+    c->edit()->AddFile(c->output_level(), *f);
+    runtime_->YieldPoint("compaction.before_install");
+    s = LogAndApply(c->edit());
+  } else {
+    CompactionState state(c);
+    state.snapshots = snapshots_.Sequences();
+    s = DoCompactionWork(&state);
+    if (s.ok()) s = InstallCompactionResults(&state);
+    for (const FileMetaData& out : state.outputs) pending_outputs_.erase(out.number);
+    if (state.builder != nullptr) pending_outputs_.erase(state.builder->meta().number);
+    if (s.ok()) {
+      SHALE_COUNT(&stats_, compaction_bytes_read, c->TotalInputBytes());
+      SHALE_COUNT(&stats_, compaction_bytes_written, state.bytes_written);
+    }
+  }
+  c->ReleaseInputs();
+  delete c;
+  compactions_running_--;
+  if (s.ok()) {
+    SHALE_COUNT(&stats_, compactions, 1);
+    DeleteObsoleteFiles();
+  }
+  bg_cv_->SignalAll();
+  return s;
+}
+
+Status DBImpl::OpenCompactionOutput(CompactionState* state) {
+  uint64_t number;
+  {
+    MutexLock l(mutex_.get());
+    number = versions_->NewFileNumber();
+    pending_outputs_.insert(number);
+  }
+  state->builder = std::make_unique<TableFileBuilder>(
+      table_options_, fs_, options_.use_direct_io_for_flush_and_compaction, &stats_);
+  return state->builder->Open(TableFileName(dbname_, number), number);
+}
+
+Status DBImpl::FinishCompactionOutput(CompactionState* state, Iterator* input) {
+  Status s = input->status();
+  if (s.ok()) s = state->builder->Finish();
+  if (s.ok()) {
+    state->outputs.push_back(state->builder->meta());
+    state->bytes_written += state->builder->meta().file_size;
+  }
+  state->builder->Abandon();
+  if (s.ok()) {
+    state->builder.reset();
+  }
+  runtime_->YieldPoint("compaction.after_output");
+  return s;
+}
+
+Status DBImpl::DoCompactionWork(CompactionState* state) {
+  mutex_->AssertHeld();
+  Compaction* const c = state->compaction;
+  const Comparator* ucmp = internal_comparator_.user_comparator();
+  const std::vector<SequenceNumber>& snaps = state->snapshots;
+  MutexUnlock unlock(mutex_.get());
+  std::unique_ptr<Iterator> input(versions_->MakeInputIterator(c));
+  input->SeekToFirst();
+  Status s;
+  std::string current_user_key;
+  bool has_current = false;
+  bool cut_at_next_key = false;
+  size_t last_stripe = SIZE_MAX;
+  int since_yield = 0;
+  for (; s.ok() && input->Valid(); input->Next()) {
+    if (shutting_down_.load(std::memory_order_acquire)) {
+      s = Status::ShutdownInProgress("compaction stopped by Close");
+      break;
+    }
+    if (++since_yield == kYieldEveryEntries) {
+      since_yield = 0;
+      runtime_->YieldPoint("compaction.next");
+    }
+    const Slice key = input->key();
+    ParsedInternalKey ikey;
+    if (!ParseInternalKey(key, &ikey)) {
+      s = Status::Corruption("compaction input has a malformed key", key.ToHex());
+      break;
+    }
+    const bool new_user_key = !has_current || ucmp->Compare(ikey.user_key, current_user_key) != 0;
+    // ShouldStopBefore must see every key in order, dropped or not.
+    const bool grandparent_cut = c->ShouldStopBefore(key);
+    if (new_user_key) {
+      current_user_key.assign(ikey.user_key.data(), ikey.user_key.size());
+      has_current = true;
+      last_stripe = SIZE_MAX;
+      // Cut between user keys only: a key's versions stay in one file.
+      if (state->builder != nullptr && (cut_at_next_key || grandparent_cut)) {
+        s = FinishCompactionOutput(state, input.get());
+        cut_at_next_key = false;
+        if (!s.ok()) break;
+      }
+    }
+    const size_t stripe = static_cast<size_t>(
+        std::lower_bound(snaps.begin(), snaps.end(), ikey.sequence) - snaps.begin());
+    bool drop = stripe == last_stripe;
+    if (!drop && ikey.type == kTypeDeletion && stripe == 0 &&
+        c->IsBaseLevelForKey(ikey.user_key)) {
+      drop = true;
+    }
+    last_stripe = stripe;
+    if (drop) continue;
+    if (state->builder == nullptr) {
+      s = OpenCompactionOutput(state);
+      if (!s.ok()) break;
+    }
+    state->builder->Add(key, input->value());
+    if (state->builder->file_size_bytes() >= c->MaxOutputFileSize()) cut_at_next_key = true;
+  }
+  if (s.ok()) s = input->status();
+  if (s.ok() && state->builder != nullptr) s = FinishCompactionOutput(state, input.get());
+  if (!s.ok() && state->builder != nullptr) state->builder->Abandon();
+  // Output names must be durable before the MANIFEST names them.
+  if (s.ok() && !state->outputs.empty()) {
+    s = fs_->SyncDir(dbname_);
+    if (s.ok()) SHALE_COUNT(&stats_, dir_syncs, 1);
+  }
+  return s;
+}
+
+Status DBImpl::InstallCompactionResults(CompactionState* state) {
+  mutex_->AssertHeld();
+  Compaction* const c = state->compaction;
+  c->AddInputDeletions(c->edit());
+  for (const FileMetaData& out : state->outputs) c->edit()->AddFile(c->output_level(), out);
+  runtime_->YieldPoint("compaction.before_install");
+  return LogAndApply(c->edit());
+}
+
+Status DBImpl::CompactRange(const CompactRangeOptions& options, const Slice* begin,
+                            const Slice* end) {
+  // Memtable data is in the range too: flush it first, as RocksDB does.
+  Status s = Flush(FlushOptions());
+  if (!s.ok()) return s;
+  MutexLock l(mutex_.get());
+  int max_level_with_files = -1;
+  Version* current = versions_->current();
+  for (int level = 0; level < current->NumLevels(); level++) {
+    if (current->OverlapInLevel(level, begin, end)) max_level_with_files = level;
+  }
+  const int last = options.bottommost_level_compaction ? max_level_with_files
+                                                       : max_level_with_files - 1;
+  for (int level = 0; s.ok() && level <= last; level++) {
+    s = CompactLevelRange(level, begin, end);
+  }
+  return s;
+}
+
+Status DBImpl::CompactLevelRange(int level, const Slice* begin, const Slice* end) {
+  mutex_->AssertHeld();
+  InternalKey begin_key, end_key;
+  if (begin != nullptr) begin_key = InternalKey(*begin, kMaxSequenceNumber, kValueTypeForSeek);
+  if (end != nullptr) end_key = InternalKey(*end, 0, kTypeDeletion);
+  while (true) {
+    if (!bg_error_.ok()) return bg_error_;
+    if (shutting_down_.load(std::memory_order_acquire)) return Status::ShutdownInProgress();
+    bool busy = false;
+    Compaction* c = versions_->CompactRange(level, begin != nullptr ? &begin_key : nullptr,
+                                            end != nullptr ? &end_key : nullptr, &busy);
+    if (c == nullptr) {
+      if (!busy) return Status::OK();
+      bg_cv_->Wait();
+      continue;
+    }
+    Status s = RunCompaction(c);
+    if (!s.ok()) RecordBackgroundError(s);
+    return s;
+  }
+}
+
+}  // namespace shale

@@ -1,0 +1,143 @@
+// DBImpl's flush thread, MANIFEST installs and obsolete-file deletion.
+#include "db/db_impl.h"
+#include "db/table_file_builder.h"
+#include "memtable/memtable.h"
+#include "util/mutexlock.h"
+#include "version/filename.h"
+
+namespace shale {
+
+void DBImpl::FlushThreadMain() {
+  MutexLock l(mutex_.get());
+  while (true) {
+    while (!shutting_down_.load(std::memory_order_acquire) &&
+           (imm_.empty() || !bg_error_.ok())) {
+      bg_cv_->Wait();
+    }
+    if (shutting_down_.load(std::memory_order_acquire)) break;
+    flush_running_ = true;
+    Status s = FlushOldestImmutable();
+    flush_running_ = false;
+    if (!s.ok()) RecordBackgroundError(s);
+    bg_cv_->SignalAll();
+  }
+}
+
+Status DBImpl::FlushOldestImmutable() {
+  mutex_->AssertHeld();
+  assert(!imm_.empty());
+  MemTable* mem = imm_.front();
+  VersionEdit edit;
+  Status s = WriteLevel0Table(mem, &edit);
+  if (s.ok()) {
+    // Every WAL older than the next memtable's is now redundant.
+    const uint64_t next_log = imm_.size() > 1 ? imm_[1]->log_number() : mem_->log_number();
+    edit.SetPrevLogNumber(0);
+    edit.SetLogNumber(next_log);
+    runtime_->YieldPoint("flush.before_install");
+    s = LogAndApply(&edit);
+  }
+  for (const auto& [level, meta] : edit.new_files()) pending_outputs_.erase(meta.number);
+  if (!s.ok()) return s;
+  imm_.pop_front();
+  imm_ids_.pop_front();
+  mem->Unref();
+  SHALE_COUNT(&stats_, flushes, 1);
+  DeleteObsoleteFiles();
+  return Status::OK();
+}
+
+Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit) {
+  mutex_->AssertHeld();
+  const uint64_t number = versions_->NewFileNumber();
+  pending_outputs_.insert(number);  // the caller erases it after installing
+  const std::string path = TableFileName(dbname_, number);
+  TableFileBuilder builder(table_options_, fs_, options_.use_direct_io_for_flush_and_compaction,
+                           &stats_);
+  Status s;
+  bool empty = true;
+  {
+    MutexUnlock unlock(mutex_.get());
+    std::unique_ptr<Iterator> iter(mem->NewIterator());
+    iter->SeekToFirst();
+    empty = !iter->Valid();
+    if (!empty) {
+      s = builder.Open(path, number);
+      for (; s.ok() && iter->Valid(); iter->Next()) builder.Add(iter->key(), iter->value());
+      if (s.ok()) s = iter->status();
+      if (s.ok()) s = builder.Finish();
+      builder.Abandon();
+      // The table's name must be durable before the MANIFEST names it.
+      if (s.ok()) s = fs_->SyncDir(dbname_);
+      if (s.ok()) SHALE_COUNT(&stats_, dir_syncs, 1);
+      runtime_->YieldPoint("flush.after_build");
+      if (!s.ok()) fs_->DeleteFile(path).PermitUncheckedError();  // garbage either way
+    }
+  }
+  if (s.ok() && !empty) edit->AddFile(0, builder.meta());
+  return s;
+}
+
+Status DBImpl::LogAndApply(VersionEdit* edit) {
+  mutex_->AssertHeld();
+  while (manifest_busy_) bg_cv_->Wait();
+  manifest_busy_ = true;
+  Status s = versions_->LogAndApply(edit, mutex_.get());
+  manifest_busy_ = false;
+  bg_cv_->SignalAll();
+  return s;
+}
+
+void DBImpl::RecordBackgroundError(const Status& s) {
+  mutex_->AssertHeld();
+  if (bg_error_.ok() && !s.ok() && !s.IsShutdownInProgress()) {
+    bg_error_ = s;
+    bg_cv_->SignalAll();
+  }
+}
+
+void DBImpl::DeleteObsoleteFiles() {
+  mutex_->AssertHeld();
+  // After a background error the MANIFEST's durable state is unknown: a
+  // file that looks obsolete may be named by an edit that reached disk.
+  if (!bg_error_.ok()) return;
+  std::set<uint64_t> live = pending_outputs_;
+  versions_->AddLiveFiles(&live);
+  std::vector<std::string> names;
+  // A failed listing only delays cleanup to the next call.
+  if (!fs_->GetChildren(dbname_, &names).ok()) return;
+  const uint64_t log_number = versions_->LogNumber();
+  const uint64_t prev_log_number = versions_->PrevLogNumber();
+  const uint64_t manifest_number = versions_->ManifestFileNumber();
+  for (const std::string& name : names) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(name, &number, &type)) continue;
+    bool keep = true;
+    switch (type) {
+      case FileType::kLogFile:
+        keep = number >= log_number || number == prev_log_number;
+        break;
+      case FileType::kDescriptorFile:
+        keep = number >= manifest_number;
+        break;
+      case FileType::kTableFile:
+        keep = live.count(number) > 0;
+        break;
+      case FileType::kTempFile:
+        keep = number >= manifest_number || live.count(number) > 0;
+        break;
+      case FileType::kCurrentFile:
+      case FileType::kDBLockFile:
+      case FileType::kInfoLogFile:
+        keep = true;
+        break;
+    }
+    if (keep) continue;
+    if (type == FileType::kTableFile) table_cache_->Evict(number);
+    // A failed delete leaves garbage that the next cleanup retries.
+    fs_->DeleteFile(dbname_ + "/" + name).PermitUncheckedError();
+  }
+}
+
+}  // namespace shale

@@ -1,0 +1,251 @@
+// DBImpl's write path: write groups, the WAL, memtable switches and stalls.
+#include <algorithm>
+
+#include "db/db_impl.h"
+#include "memtable/memtable.h"
+#include "memtable/write_batch_internal.h"
+#include "util/mutexlock.h"
+#include "version/filename.h"
+#include "wal/log_writer.h"
+
+namespace shale {
+
+// One queued request: a batch to write, a WAL sync (SyncWAL), or a forced
+// memtable switch (Flush). The front writer leads.
+struct DBImpl::Writer {
+  Writer(Runtime* runtime, Mutex* mu) : cv(runtime->NewCondVar(mu)) {}
+  WriteBatch* batch = nullptr;
+  bool sync = false;
+  bool disable_wal = false;
+  bool force_switch = false;
+  bool done = false;
+  Status status;
+  std::unique_ptr<CondVar> cv;
+};
+
+namespace {
+constexpr size_t kMaxGroupBytes = 1 << 20;
+constexpr size_t kSmallBatchBytes = 128 << 10;
+}  // namespace
+
+Status DBImpl::Put(const WriteOptions& options, const Slice& key, const Slice& value) {
+  WriteBatch batch;
+  batch.Put(key, value);
+  return Write(options, &batch);
+}
+
+Status DBImpl::Delete(const WriteOptions& options, const Slice& key) {
+  WriteBatch batch;
+  batch.Delete(key);
+  return Write(options, &batch);
+}
+
+Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
+  if (batch == nullptr) return Status::InvalidArgument("Write: batch is null");
+  if (options.sync && options.disable_wal) {
+    return Status::InvalidArgument("Write: sync and disable_wal together");
+  }
+  Writer w(runtime_, mutex_.get());
+  w.batch = batch;
+  w.sync = options.sync;
+  w.disable_wal = options.disable_wal;
+  return WriteImpl(&w);
+}
+
+Status DBImpl::SyncWAL() {
+  Writer w(runtime_, mutex_.get());
+  w.sync = true;
+  return WriteImpl(&w);
+}
+
+Status DBImpl::Flush(const FlushOptions& options) {
+  Writer w(runtime_, mutex_.get());
+  w.force_switch = true;
+  Status s = WriteImpl(&w);
+  if (!s.ok() || !options.wait) return s;
+  MutexLock l(mutex_.get());
+  return WaitForFlushOf(mem_id_ - 1);
+}
+
+Status DBImpl::WaitForFlushOf(uint64_t memtable_id) {
+  while (bg_error_.ok() && !imm_ids_.empty() && imm_ids_.front() <= memtable_id) {
+    if (shutting_down_.load(std::memory_order_acquire)) return Status::ShutdownInProgress();
+    bg_cv_->Wait();
+  }
+  return bg_error_;
+}
+
+Status DBImpl::WriteImpl(Writer* w) {
+  MutexLock l(mutex_.get());
+  if (shutting_down_.load(std::memory_order_acquire)) return Status::ShutdownInProgress();
+  writers_.push_back(w);
+  while (!w->done && w != writers_.front()) w->cv->Wait();
+  if (w->done) return w->status;
+
+  Writer* last_writer = w;
+  Status status = MakeRoomForWrite(w->force_switch);
+  if (status.ok() && w->batch != nullptr) {
+    WriteBatch* group = BuildBatchGroup(&last_writer);
+    SequenceNumber last_sequence = versions_->LastSequence();
+    WriteBatchInternal::SetSequence(group, last_sequence + 1);
+    last_sequence += WriteBatchInternal::Count(group);
+    bool wal_failed = false;
+    {
+      // Only the front writer touches log_ and mem_, so they need no lock.
+      MutexUnlock unlock(mutex_.get());
+      runtime_->YieldPoint("write.before_wal_append");
+      if (!w->disable_wal) {
+        status = WriteGroupToWAL(group, w->sync);
+        wal_failed = !status.ok();
+      }
+      runtime_->YieldPoint("write.after_wal_append");
+      if (status.ok()) status = WriteBatchInternal::InsertInto(group, mem_);
+      runtime_->YieldPoint("write.before_publish");
+    }
+    // A failed WAL append or sync leaves the log's tail unknown (and a failed
+    // fsync may have dropped pages): stop all writes, as RocksDB does.
+    if (wal_failed) RecordBackgroundError(status);
+    if (status.ok()) {
+      versions_->SetLastSequence(last_sequence);
+      if (w->disable_wal) has_unpersisted_data_ = true;
+      SHALE_COUNT(&stats_, keys_written, WriteBatchInternal::Count(group));
+      SHALE_COUNT(&stats_, write_groups, 1);
+    }
+    if (group == tmp_batch_.get()) tmp_batch_->Clear();
+  } else if (status.ok() && w->sync) {
+    {
+      MutexUnlock unlock(mutex_.get());
+      status = log_->Sync();
+    }
+    if (status.ok()) {
+      SHALE_COUNT(&stats_, wal_syncs, 1);
+    } else {
+      RecordBackgroundError(status);  // the log's unsynced tail may be gone
+    }
+  }
+
+  while (true) {
+    Writer* ready = writers_.front();
+    writers_.pop_front();
+    if (ready != w) {
+      ready->status = status;
+      ready->done = true;
+      ready->cv->Signal();
+    }
+    if (ready == last_writer) break;
+  }
+  if (!writers_.empty()) writers_.front()->cv->Signal();
+  return status;
+}
+
+Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
+  Status s = log_->AddRecord(WriteBatchInternal::Contents(group));
+  if (s.ok() && sync) {
+    s = log_->Sync();
+    if (s.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
+  }
+  return s;
+}
+
+WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {
+  Writer* first = writers_.front();
+  WriteBatch* result = first->batch;
+  size_t size = WriteBatchInternal::ByteSize(first->batch);
+  const size_t max_size = size <= kSmallBatchBytes ? size + kSmallBatchBytes : kMaxGroupBytes;
+  *last_writer = first;
+  for (auto it = writers_.begin() + 1; it != writers_.end(); ++it) {
+    Writer* w = *it;
+    if (w->batch == nullptr) break;               // SyncWAL / Flush lead their own group
+    if (w->sync && !first->sync) break;           // a sync write needs a syncing leader
+    if (w->disable_wal != first->disable_wal) break;
+    size += WriteBatchInternal::ByteSize(w->batch);
+    if (size > max_size) break;
+    if (result == first->batch) {
+      result = tmp_batch_.get();
+      assert(WriteBatchInternal::Count(result) == 0);
+      WriteBatchInternal::Append(result, first->batch);
+    }
+    WriteBatchInternal::Append(result, w->batch);
+    *last_writer = w;
+  }
+  return result;
+}
+
+Status DBImpl::MakeRoomForWrite(bool force) {
+  bool allow_delay = !force;
+  while (true) {
+    if (!bg_error_.ok()) return bg_error_;
+    if (shutting_down_.load(std::memory_order_acquire)) return Status::ShutdownInProgress();
+    const int l0_files = versions_->NumLevelFiles(0);
+    if (allow_delay && l0_files >= options_.level0_slowdown_writes_trigger) {
+      // Slow each write a little instead of stopping them all later.
+      SHALE_COUNT(&stats_, write_slowdowns, 1);
+      SHALE_COUNT(&stats_, stall_micros, options_.slowdown_delay_micros);
+      MutexUnlock unlock(mutex_.get());
+      runtime_->SleepForMicroseconds(options_.slowdown_delay_micros);
+      allow_delay = false;
+    } else if (!force && mem_->ApproximateMemoryUsage() <= options_.write_buffer_size) {
+      return Status::OK();
+    } else if (mem_->num_entries() == 0) {
+      // Nothing to switch out (an empty memtable's arena may already exceed
+      // a tiny write_buffer_size).
+      return Status::OK();
+    } else if (imm_.size() + 1 >= static_cast<size_t>(options_.max_write_buffer_number) ||
+               l0_files >= options_.level0_stop_writes_trigger) {
+      SHALE_COUNT(&stats_, write_stops, 1);
+      const uint64_t start_nanos = env_->clock()->NowNanos();
+      bg_cv_->Wait();
+      SHALE_COUNT(&stats_, stall_micros, (env_->clock()->NowNanos() - start_nanos) / 1000);
+    } else {
+      Status s = SwitchMemTable();
+      if (!s.ok()) return s;
+      force = false;
+    }
+  }
+}
+
+Status DBImpl::NewWAL() {
+  const uint64_t number = versions_->NewFileNumber();
+  const std::string path = LogFileName(dbname_, number);
+  std::unique_ptr<WritableFile> file;
+  Status s = fs_->NewWritableFile(path, FileOptions(), &file);
+  // The new log's name must be durable before any sync write relies on it.
+  if (s.ok()) {
+    s = fs_->SyncDir(dbname_);
+    if (s.ok()) SHALE_COUNT(&stats_, dir_syncs, 1);
+  }
+  if (!s.ok()) {
+    file.reset();
+    versions_->ReuseFileNumber(number);
+    return s;
+  }
+  auto writer = std::make_unique<WritableFileWriter>(std::move(file), path, &stats_, 8 << 10);
+  if (log_ != nullptr) {
+    // Sync the old log so SyncWAL only ever needs the current one.
+    Status old = log_->Sync();
+    if (old.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
+    old = FirstError(old, log_->Close());
+    if (!old.ok()) {
+      RecordBackgroundError(old);
+      return old;
+    }
+  }
+  log_ = std::make_unique<log::Writer>(std::move(writer), number);
+  logfile_number_ = number;
+  return Status::OK();
+}
+
+Status DBImpl::SwitchMemTable() {
+  Status s = NewWAL();
+  if (!s.ok()) return s;
+  imm_.push_back(mem_);
+  imm_ids_.push_back(mem_id_);
+  mem_ = new MemTable(internal_comparator_);
+  mem_->Ref();
+  mem_->set_log_number(logfile_number_);
+  mem_id_ = next_memtable_id_++;
+  bg_cv_->SignalAll();  // wake the flush thread
+  return Status::OK();
+}
+
+}  // namespace shale

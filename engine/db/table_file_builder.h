@@ -1,0 +1,53 @@
+// TableFileBuilder: writes one new SST file and its FileMetaData. Shared by
+// flush, WAL recovery and compaction so every new table is made the same
+// way: built, synced, closed, and only then described to the MANIFEST.
+//
+// The caller must make the file's NAME durable (SyncDir) before recording
+// it in the MANIFEST, and must delete the file if it is abandoned.
+// Ownership: owns its writer and builder. Thread safety: one thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "shale/env.h"
+#include "table/table_builder.h"
+#include "util/file_writer.h"
+#include "version/version_edit.h"
+
+namespace shale {
+
+class TableFileBuilder {
+ public:
+  TableFileBuilder(const TableOptions& options, FileSystem* fs, bool use_direct_io,
+                   StatsCounters* stats)
+      : options_(options), fs_(fs), use_direct_io_(use_direct_io), stats_(stats) {}
+  ~TableFileBuilder();
+
+  // Creates the file for meta()->number = number at path.
+  [[nodiscard]] Status Open(const std::string& path, uint64_t number);
+  // REQUIRES: Open succeeded; keys strictly increasing.
+  void Add(const Slice& internal_key, const Slice& value);
+  // Finishes the table, syncs and closes the file. meta() is then complete.
+  [[nodiscard]] Status Finish();
+  // Gives up on the file (the caller deletes it).
+  void Abandon();
+
+  bool is_open() const { return builder_ != nullptr; }
+  uint64_t num_entries() const { return builder_ ? builder_->NumEntries() : 0; }
+  uint64_t file_size_bytes() const { return builder_ ? builder_->FileSize() : meta_.file_size; }
+  const FileMetaData& meta() const { return meta_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  const TableOptions options_;
+  FileSystem* const fs_;
+  const bool use_direct_io_;
+  StatsCounters* const stats_;
+  std::string path_;
+  FileMetaData meta_;
+  std::unique_ptr<WritableFileWriter> writer_;
+  std::unique_ptr<TableBuilder> builder_;
+};
+
+}  // namespace shale
