@@ -24,7 +24,10 @@ std::string ParsedInternalKey::DebugString() const {
   char buf[64];
   snprintf(buf, sizeof(buf), "' @ %llu : %d", static_cast<unsigned long long>(sequence),
            static_cast<int>(type));
-  return "'" + user_key.ToString() + buf;
+  std::string out = "'";
+  out.append(user_key.data(), user_key.size());
+  out.append(buf);
+  return out;
 }
 
 std::string InternalKey::DebugString() const {

@@ -4,9 +4,11 @@
 // The reader never returns a record whose bytes fail their checksum. It
 // classifies damage as:
 //   * kTruncatedTail: the file ends inside a header or inside a record (a
-//     torn or unfinished write at the end);
+//     torn or unfinished write at the end), or ends in zero-filled space
+//     (a zero header followed by nothing but zeros up to end of file);
 //   * kCorruptRecord: a checksum mismatch, an impossible length or type, or
-//     fragments out of order.
+//     fragments out of order. The reader resynchronises at the next block,
+//     so the rest of the damaged block is dropped with it.
 //
 // Ownership: the reader owns the SequentialFile. Thread safety: none.
 #pragma once
@@ -46,11 +48,26 @@ class Reader {
   uint64_t dropped_bytes() const { return dropped_bytes_; }
   // File offset of the start of the last record returned.
   uint64_t last_record_offset() const { return last_record_offset_; }
+  // File offset of the first byte dropped by the last kCorruptRecord /
+  // kTruncatedTail result (for error messages).
+  uint64_t last_damage_offset() const { return last_damage_offset_; }
   Status status() const { return status_; }
   uint64_t log_number() const { return log_number_; }
 
  private:
-  class Impl;
+  // ReadPhysicalRecord's results: a RecordType, or one of these.
+  enum : int { kEofFragment = 256, kTruncatedFragment, kBadFragment, kIOErrorFragment };
+
+  // Reads the next fragment; sets *offset to the file offset of its header.
+  // On kTruncatedFragment / kBadFragment, *dropped_bytes is what it skipped.
+  int ReadPhysicalRecord(Slice* fragment, uint64_t* offset, uint64_t* dropped_bytes);
+  // Reads the next block into buffer_. False on an I/O error (status_ set).
+  bool ReadNextBlock();
+  // Called after a zero header (preallocated space); skips the zero run.
+  int SkipZeroRun(uint64_t* dropped_bytes);
+  // Records damage starting at offset and returns result.
+  ReadResult Damage(ReadResult result, uint64_t offset, uint64_t dropped_bytes);
+
   std::unique_ptr<SequentialFile> file_;
   uint64_t log_number_;
   std::unique_ptr<char[]> backing_store_;
@@ -59,6 +76,7 @@ class Reader {
   uint64_t end_of_buffer_offset_ = 0;
   uint64_t last_record_offset_ = 0;
   uint64_t dropped_bytes_ = 0;
+  uint64_t last_damage_offset_ = 0;
   Status status_;
 };
 

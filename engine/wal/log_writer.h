@@ -21,7 +21,8 @@ class Writer {
   Writer& operator=(const Writer&) = delete;
 
   // Appends one record and hands it to the file system (Flush), so a process
-  // crash after OK does not lose it. Not durable until Sync().
+  // crash after OK does not lose it. Not durable until Sync(). After a failed
+  // AddRecord the writer is broken: later calls return the same error.
   [[nodiscard]] Status AddRecord(const Slice& record);
   // Makes every record added so far durable.
   [[nodiscard]] Status Sync();
@@ -37,6 +38,10 @@ class Writer {
   std::unique_ptr<WritableFileWriter> dest_;
   uint64_t log_number_;
   uint32_t block_offset_ = 0;  // bytes used in the current block
+  // The first failed write. A failed append may have left part of a record in
+  // the file, so block_offset_ no longer matches it: every later AddRecord
+  // returns this error rather than writing records the reader cannot frame.
+  Status first_error_;
 };
 
 }  // namespace shale::log

@@ -17,8 +17,9 @@ class Snapshot;
 
 // How recovery treats damaged WAL records (RocksDB's WALRecoveryMode).
 enum class WALRecoveryMode : uint8_t {
-  // Tolerate an incomplete or corrupt record at the very end of the last WAL
-  // (a torn write); any other corruption fails Open.
+  // Tolerate an incomplete record at the end of a WAL (the file ends inside
+  // a header or a record: an unfinished write); any checksum failure or
+  // other damage fails Open (as RocksDB does).
   kTolerateCorruptedTailRecords = 0,
   // Any corruption or incomplete record fails Open.
   kAbsoluteConsistency = 1,

@@ -1,0 +1,244 @@
+// log::Reader and ReplayLog (format in log_format.h, policy in log_reader.h).
+//
+// The reader holds one block at a time in backing_store_; buffer_ is the
+// unread part of it and end_of_buffer_offset_ the file offset just past it,
+// so the file offset of buffer_.data() is end_of_buffer_offset_ - buffer_.size().
+#include "wal/log_reader.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+
+#include "util/coding.h"
+#include "util/crc32c.h"
+
+namespace shale::log {
+namespace {
+
+bool IsAllZero(const Slice& s) {
+  return std::all_of(s.data(), s.data() + s.size(), [](char c) { return c == 0; });
+}
+
+}  // namespace
+
+Reader::Reader(std::unique_ptr<SequentialFile> file, uint64_t log_number)
+    : file_(std::move(file)), log_number_(log_number), backing_store_(new char[kBlockSize]) {
+  assert(file_ != nullptr);
+}
+
+bool Reader::ReadNextBlock() {
+  assert(buffer_.empty() && !eof_);
+  // Loops over short reads, so a file system that returns less than asked
+  // before end of file cannot make a mid-file block look like the tail.
+  size_t filled_bytes = 0;
+  while (filled_bytes < kBlockSize) {
+    char* dst = backing_store_.get() + filled_bytes;
+    Slice chunk;
+    const Status s = file_->Read(kBlockSize - filled_bytes, &chunk, dst);
+    if (!s.ok()) {
+      status_ = s;
+      eof_ = true;
+      return false;
+    }
+    if (chunk.empty()) {
+      eof_ = true;
+      break;
+    }
+    assert(chunk.size() <= kBlockSize - filled_bytes);
+    if (chunk.data() != dst) std::memmove(dst, chunk.data(), chunk.size());
+    filled_bytes += chunk.size();
+  }
+  buffer_ = Slice(backing_store_.get(), filled_bytes);
+  end_of_buffer_offset_ += filled_bytes;
+  if (filled_bytes < kBlockSize) eof_ = true;
+  assert(end_of_buffer_offset_ % kBlockSize == 0 || eof_);
+  return true;
+}
+
+int Reader::SkipZeroRun(uint64_t* dropped_bytes) {
+  uint64_t zero_bytes = buffer_.size();
+  bool all_zero = IsAllZero(buffer_);
+  buffer_.clear();
+  while (all_zero && !eof_) {
+    if (!ReadNextBlock()) return kIOErrorFragment;
+    if (buffer_.empty()) break;
+    if (!IsAllZero(buffer_)) {
+      all_zero = false;  // keep this block: the reader resumes at its start
+      break;
+    }
+    zero_bytes += buffer_.size();
+    buffer_.clear();
+  }
+  *dropped_bytes = zero_bytes;
+  return all_zero ? kTruncatedFragment : kBadFragment;
+}
+
+int Reader::ReadPhysicalRecord(Slice* fragment, uint64_t* offset, uint64_t* dropped_bytes) {
+  while (buffer_.size() < kHeaderSize) {
+    if (!eof_) {
+      buffer_.clear();  // a block tail shorter than a header is padding
+      if (!ReadNextBlock()) return kIOErrorFragment;
+      continue;
+    }
+    *offset = end_of_buffer_offset_ - buffer_.size();
+    if (buffer_.empty()) return kEofFragment;
+    *dropped_bytes = buffer_.size();  // end of file inside a header
+    buffer_.clear();
+    return kTruncatedFragment;
+  }
+  *offset = end_of_buffer_offset_ - buffer_.size();
+  const char* header = buffer_.data();
+  const uint32_t length = static_cast<uint8_t>(header[4]) |
+                          (static_cast<uint32_t>(static_cast<uint8_t>(header[5])) << 8);
+  const uint8_t type = static_cast<uint8_t>(header[6]);
+  const uint64_t fragment_end_in_block = *offset % kBlockSize + kHeaderSize + length;
+  if (fragment_end_in_block > kBlockSize || kHeaderSize + length > buffer_.size()) {
+    // Past the block boundary is impossible; past the data is a torn tail
+    // only if this is the last block.
+    const bool torn_tail = eof_ && fragment_end_in_block <= kBlockSize;
+    *dropped_bytes = buffer_.size();
+    buffer_.clear();
+    return torn_tail ? kTruncatedFragment : kBadFragment;
+  }
+  if (type == kZeroType && length == 0) return SkipZeroRun(dropped_bytes);
+  // The checksum covers the type byte and the payload, which are adjacent.
+  const uint32_t expected_crc = crc32c::Unmask(DecodeFixed32(header));
+  const uint32_t actual_crc = crc32c::Value(header + kHeaderSize - 1, 1 + length);
+  if (actual_crc != expected_crc) {
+    *dropped_bytes = buffer_.size();  // the length is not trustworthy either
+    buffer_.clear();
+    return kBadFragment;
+  }
+  buffer_.remove_prefix(kHeaderSize + length);
+  if (type == kZeroType || type > kMaxRecordType) {
+    *dropped_bytes = kHeaderSize + length;
+    return kBadFragment;
+  }
+  *fragment = Slice(header + kHeaderSize, length);
+  return type;
+}
+
+ReadResult Reader::Damage(ReadResult result, uint64_t offset, uint64_t dropped_bytes) {
+  assert(result == ReadResult::kCorruptRecord || result == ReadResult::kTruncatedTail);
+  last_damage_offset_ = offset;
+  dropped_bytes_ = dropped_bytes;
+  return result;
+}
+
+ReadResult Reader::ReadRecord(Slice* record, std::string* scratch) {
+  scratch->clear();
+  *record = Slice();
+  bool in_fragmented_record = false;
+  uint64_t record_offset = 0;  // of the first fragment, when in_fragmented_record
+  while (true) {
+    Slice fragment;
+    uint64_t offset = 0;
+    uint64_t dropped_bytes = 0;
+    const int type = ReadPhysicalRecord(&fragment, &offset, &dropped_bytes);
+    // Bytes of the unfinished record before this fragment.
+    const uint64_t partial_bytes = in_fragmented_record ? offset - record_offset : 0;
+    const uint64_t damage_offset = in_fragmented_record ? record_offset : offset;
+    switch (type) {
+      case kFullType:
+      case kFirstType:
+        if (in_fragmented_record) {
+          // The open record never got its last fragment. Un-read this
+          // fragment (still in the block) so the next call returns it.
+          assert(fragment.data() + fragment.size() == buffer_.data());
+          buffer_ = Slice(fragment.data() - kHeaderSize,
+                          kHeaderSize + fragment.size() + buffer_.size());
+          return Damage(ReadResult::kCorruptRecord, damage_offset, partial_bytes);
+        }
+        if (type == kFullType) {
+          last_record_offset_ = offset;
+          *record = fragment;
+          return ReadResult::kRecord;
+        }
+        record_offset = offset;
+        scratch->assign(fragment.data(), fragment.size());
+        in_fragmented_record = true;
+        break;
+      case kMiddleType:
+      case kLastType:
+        if (!in_fragmented_record) {  // its start was lost
+          return Damage(ReadResult::kCorruptRecord, offset, kHeaderSize + fragment.size());
+        }
+        scratch->append(fragment.data(), fragment.size());
+        if (type == kLastType) {
+          last_record_offset_ = record_offset;
+          *record = Slice(*scratch);
+          return ReadResult::kRecord;
+        }
+        break;
+      case kEofFragment:
+        if (!in_fragmented_record) return ReadResult::kEof;
+        return Damage(ReadResult::kTruncatedTail, damage_offset, partial_bytes);
+      case kTruncatedFragment:
+        return Damage(ReadResult::kTruncatedTail, damage_offset, partial_bytes + dropped_bytes);
+      case kBadFragment:
+        return Damage(ReadResult::kCorruptRecord, damage_offset, partial_bytes + dropped_bytes);
+      case kIOErrorFragment:
+        return ReadResult::kIOError;
+      default:
+        assert(false && "unexpected fragment type");
+        return ReadResult::kCorruptRecord;
+    }
+  }
+}
+
+namespace {
+
+Status DamageStatus(const Reader& reader, ReadResult result) {
+  const char* what =
+      result == ReadResult::kTruncatedTail ? "truncated record at end of log" : "corrupt record";
+  return Status::Corruption(what, "log " + std::to_string(reader.log_number()) + " offset " +
+                                      std::to_string(reader.last_damage_offset()) + ", " +
+                                      std::to_string(reader.dropped_bytes()) + " bytes dropped");
+}
+
+}  // namespace
+
+Status ReplayLog(Reader* reader, WALRecoveryMode mode,
+                 const std::function<Status(const Slice& record)>& apply, ReplayResult* result) {
+  *result = ReplayResult{};
+  Slice record;
+  std::string scratch;
+  while (true) {
+    const ReadResult r = reader->ReadRecord(&record, &scratch);
+    switch (r) {
+      case ReadResult::kRecord: {
+        Status s = apply(record);
+        if (!s.ok()) return s;
+        result->records++;
+        continue;
+      }
+      case ReadResult::kEof:
+        return Status::OK();
+      case ReadResult::kIOError:
+        assert(!reader->status().ok());
+        return reader->status();
+      case ReadResult::kTruncatedTail:
+      case ReadResult::kCorruptRecord:
+        break;
+    }
+    const bool truncated = r == ReadResult::kTruncatedTail;
+    switch (mode) {
+      case WALRecoveryMode::kAbsoluteConsistency:
+        return DamageStatus(*reader, r);
+      case WALRecoveryMode::kTolerateCorruptedTailRecords:
+        if (!truncated) return DamageStatus(*reader, r);
+        result->skipped_bytes += reader->dropped_bytes();
+        return Status::OK();  // a truncated tail is the end of the log
+      case WALRecoveryMode::kPointInTimeRecovery:
+        result->skipped_bytes += reader->dropped_bytes();
+        result->stopped_at_damage = true;
+        return Status::OK();
+      case WALRecoveryMode::kSkipAnyCorruptedRecords:
+        result->skipped_bytes += reader->dropped_bytes();
+        continue;
+    }
+    return Status::InvalidArgument("unknown WALRecoveryMode");
+  }
+}
+
+}  // namespace shale::log

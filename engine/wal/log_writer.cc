@@ -1,0 +1,83 @@
+// log::Writer: frames records into 32 KiB blocks (format in log_format.h).
+#include "wal/log_writer.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "util/coding.h"
+#include "util/crc32c.h"
+
+namespace shale::log {
+namespace {
+
+constexpr char kZeroPadding[kHeaderSize] = {};
+
+// The fragment type for a piece that is (or is not) the first/last of its record.
+RecordType FragmentType(bool is_first, bool is_last) {
+  if (is_first && is_last) return kFullType;
+  if (is_first) return kFirstType;
+  if (is_last) return kLastType;
+  return kMiddleType;
+}
+
+}  // namespace
+
+Writer::Writer(std::unique_ptr<WritableFileWriter> dest, uint64_t log_number)
+    : dest_(std::move(dest)), log_number_(log_number) {
+  assert(dest_ != nullptr);
+  // A non-empty dest (not the documented use) still frames correctly.
+  block_offset_ = static_cast<uint32_t>(dest_->GetFileSize() % kBlockSize);
+}
+
+Status Writer::AddRecord(const Slice& record) {
+  if (!first_error_.ok()) return first_error_;
+  const char* ptr = record.data();
+  size_t left_bytes = record.size();
+  bool is_first = true;
+  Status s;
+  do {
+    const uint32_t block_left_bytes = kBlockSize - block_offset_;
+    if (block_left_bytes < kHeaderSize) {
+      if (block_left_bytes > 0) s = dest_->Append(Slice(kZeroPadding, block_left_bytes));
+      if (!s.ok()) break;
+      block_offset_ = 0;
+    }
+    assert(kBlockSize - block_offset_ >= kHeaderSize);
+    const size_t avail_bytes = kBlockSize - block_offset_ - kHeaderSize;
+    const size_t fragment_bytes = std::min(left_bytes, avail_bytes);
+    const bool is_last = fragment_bytes == left_bytes;
+    s = EmitPhysicalRecord(FragmentType(is_first, is_last), ptr, fragment_bytes);
+    ptr += fragment_bytes;
+    left_bytes -= fragment_bytes;
+    is_first = false;
+  } while (s.ok() && left_bytes > 0);
+  if (s.ok()) s = dest_->Flush();
+  if (!s.ok()) first_error_ = s;
+  return s;
+}
+
+Status Writer::EmitPhysicalRecord(RecordType type, const char* ptr, size_t length) {
+  assert(length <= 0xffff);
+  assert(block_offset_ + kHeaderSize + length <= kBlockSize);
+  const char type_byte = static_cast<char>(type);
+  const uint32_t crc = crc32c::Extend(crc32c::Value(&type_byte, 1), ptr, length);
+  char header[kHeaderSize];
+  EncodeFixed32(header, crc32c::Mask(crc));
+  header[4] = static_cast<char>(length & 0xff);
+  header[5] = static_cast<char>(length >> 8);
+  header[6] = type_byte;
+  Status s = dest_->Append(Slice(header, kHeaderSize));
+  if (s.ok()) s = dest_->Append(Slice(ptr, length));
+  block_offset_ += static_cast<uint32_t>(kHeaderSize + length);
+  assert(block_offset_ <= kBlockSize);
+  return s;
+}
+
+Status Writer::Sync() {
+  if (!first_error_.ok()) return first_error_;
+  return dest_->Sync();
+}
+
+Status Writer::Close() { return dest_->Close(); }
+
+}  // namespace shale::log

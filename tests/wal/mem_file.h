@@ -1,0 +1,99 @@
+// In-memory file test doubles for the log tests: a WritableFile that appends
+// to a std::string the test owns, and a SequentialFile over a copy of a
+// string, with optional short reads and an injected read error.
+//
+// Test-only. Ownership: MemWritableFile writes into *contents, which must
+// outlive it. Thread safety: none.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "shale/env.h"
+
+namespace shale::test {
+
+class MemWritableFile : public WritableFile {
+ public:
+  explicit MemWritableFile(std::string* contents) : contents_(contents) {}
+
+  Status Append(const Slice& data) override {
+    if (closed_) return Status::IOError("append after close");
+    if (fail_appends_) return Status::IOError("injected append failure");
+    contents_->append(data.data(), data.size());
+    return Status::OK();
+  }
+  Status PositionedAppend(const Slice& data, uint64_t offset) override {
+    if (contents_->size() < offset + data.size()) contents_->resize(offset + data.size());
+    std::memcpy(contents_->data() + offset, data.data(), data.size());
+    return Status::OK();
+  }
+  Status Truncate(uint64_t size) override {
+    contents_->resize(size);
+    return Status::OK();
+  }
+  Status Flush() override {
+    flushes_++;
+    return Status::OK();
+  }
+  Status Sync() override {
+    syncs_++;
+    return Status::OK();
+  }
+  Status Fsync() override { return Sync(); }
+  Status Allocate(uint64_t, uint64_t) override { return Status::OK(); }
+  Status Close() override {
+    closed_ = true;
+    return Status::OK();
+  }
+  uint64_t GetFileSize() const override { return contents_->size(); }
+
+  int flushes() const { return flushes_; }
+  int syncs() const { return syncs_; }
+  void set_fail_appends(bool fail) { fail_appends_ = fail; }
+
+ private:
+  std::string* contents_;
+  int flushes_ = 0;
+  int syncs_ = 0;
+  bool closed_ = false;
+  bool fail_appends_ = false;
+};
+
+class MemSequentialFile : public SequentialFile {
+ public:
+  // max_read_bytes > 0 makes every Read return at most that many bytes (short
+  // reads); fail_at_offset makes a Read that reaches that offset fail.
+  explicit MemSequentialFile(std::string contents, size_t max_read_bytes = 0,
+                             uint64_t fail_at_offset = UINT64_MAX)
+      : contents_(std::move(contents)),
+        max_read_bytes_(max_read_bytes),
+        fail_at_offset_(fail_at_offset) {}
+
+  Status Read(size_t n, Slice* result, char* scratch) override {
+    if (max_read_bytes_ > 0) n = std::min(n, max_read_bytes_);
+    const size_t avail = contents_.size() - pos_;
+    n = std::min(n, avail);
+    if (pos_ + n > fail_at_offset_ || (n == 0 && pos_ >= fail_at_offset_)) {
+      return Status::IOError("injected read failure");
+    }
+    std::memcpy(scratch, contents_.data() + pos_, n);
+    pos_ += n;
+    *result = Slice(scratch, n);
+    return Status::OK();
+  }
+  Status Skip(uint64_t n) override {
+    pos_ += static_cast<size_t>(std::min<uint64_t>(n, contents_.size() - pos_));
+    return Status::OK();
+  }
+
+ private:
+  std::string contents_;
+  size_t pos_ = 0;
+  size_t max_read_bytes_;
+  uint64_t fail_at_offset_;
+};
+
+}  // namespace shale::test
