@@ -1,0 +1,57 @@
+// BenchConfig: everything `shale bench` was asked to do, as plain values
+// (filled by the CLI's flag parser, read by RunBench). Flag names and
+// defaults follow db_bench's.
+//
+// Thread safety: a plain value; copy it freely.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <system_error>
+#include <string>
+#include <vector>
+
+namespace shale::bench {
+
+// The workloads, with db_bench's meaning.
+inline const std::vector<std::string>& KnownBenchmarks() {
+  static const std::vector<std::string> names = {
+      "fillseq", "fillrandom", "overwrite", "readrandom", "readseq", "readwhilewriting"};
+  return names;
+}
+
+// Hard limits on the flags (everything has a limit).
+inline constexpr int64_t kMaxKeySizeBytes = 1024;
+inline constexpr int64_t kMaxValueSizeBytes = 16 << 20;
+inline constexpr int64_t kMaxThreads = 256;
+inline constexpr int64_t kMaxBatchSize = 100000;
+
+// /dev/shm/shale-bench if /dev/shm exists (RAM-backed, as the published
+// db_bench runs on fast storage), else /tmp/shale-bench.
+inline std::string DefaultBenchDbPath() {
+  std::error_code ec;
+  return std::filesystem::is_directory("/dev/shm", ec) ? "/dev/shm/shale-bench"
+                                                       : "/tmp/shale-bench";
+}
+
+struct BenchConfig {
+  std::vector<std::string> benchmarks = {"fillrandom", "readrandom"};
+  int64_t num = 1000000;
+  int64_t reads = -1;  // -1: same as num
+  int64_t key_size_bytes = 16;
+  int64_t value_size_bytes = 100;
+  int64_t threads = 1;
+  int64_t batch_size = 1;  // entries per write batch in the fill workloads
+  uint64_t cache_size_bytes = 64ull << 20;
+  uint64_t write_buffer_size_bytes = 64ull << 20;
+  bool sync = false;
+  bool disable_wal = false;
+  bool use_existing = false;
+  bool stats = false;
+  std::string db_path;  // empty: DefaultBenchDbPath()
+  std::string engine = "shale";  // shale | leveldb | rocksdb | all
+
+  int64_t EffectiveReads() const { return reads < 0 ? num : reads; }
+};
+
+}  // namespace shale::bench

@@ -1,0 +1,124 @@
+#include "bench_runner.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_report.h"
+#include "kv_store.h"
+#include "workloads.h"
+
+namespace shale::bench {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+struct EngineRun {
+  std::string key;  // "shale", "leveldb", ...
+  std::unique_ptr<KvStore> store;
+  std::string path;
+};
+
+KvOptions ToKvOptions(const BenchConfig& c) {
+  KvOptions o;
+  o.write_buffer_size_bytes = c.write_buffer_size_bytes;
+  o.cache_size_bytes = c.cache_size_bytes;
+  o.sync = c.sync;
+  o.disable_wal = c.disable_wal;
+  return o;
+}
+
+// Makes every store up front so a missing adapter fails before any work.
+Status MakeEngineRuns(const BenchConfig& c, std::vector<EngineRun>* runs) {
+  const bool all = c.engine == "all";
+  const std::vector<std::string> names =
+      all ? KnownEngineNames() : std::vector<std::string>{c.engine};
+  const std::string db = c.db_path.empty() ? DefaultBenchDbPath() : c.db_path;
+  for (const std::string& name : names) {
+    EngineRun run{name, nullptr, all ? db + "/" + name : db};
+    Status s = NewKvStore(name, &run.store);
+    if (!s.ok()) return s;
+    runs->push_back(std::move(run));
+  }
+  return Status::OK();
+}
+
+// Destroys (unless keep) and opens the DB at run->path.
+Status OpenFresh(EngineRun* run, const KvOptions& options, bool keep) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(run->path).parent_path(), ec);
+  if (ec) return Status::IOError("cannot create directory for " + run->path, ec.message());
+  if (!keep) {
+    Status s = run->store->Destroy(run->path);
+    if (!s.ok()) return s;
+  }
+  return run->store->Open(run->path, options);
+}
+
+// Runs every benchmark on one engine; appends results. Returns an exit code.
+int RunEngine(const BenchConfig& c, EngineRun* run, EngineResults* results, std::ostream& out,
+              std::ostream& err) {
+  const KvOptions options = ToKvOptions(c);
+  KvStore* store = run->store.get();
+  out << "Engine:     " << store->name() << " (" << run->path << ")\n";
+  const std::string notes = store->Notes(options);
+  if (!notes.empty()) out << "Note:       " << notes << "\n";
+  Status s = OpenFresh(run, options, c.use_existing);
+  if (!s.ok()) {
+    err << "shale: cannot open " << store->name() << " DB at " << run->path << ": "
+        << s.ToString() << "\n";
+    return kExitUsage;
+  }
+  bool written = false;
+  for (size_t i = 0; i < c.benchmarks.size(); ++i) {
+    const std::string& name = c.benchmarks[i];
+    if (WantsFreshDb(name) && written && !c.use_existing) {
+      s = store->Close();
+      if (s.ok()) s = OpenFresh(run, options, /*keep=*/false);
+      if (!s.ok()) break;
+    }
+    written = written || name.rfind("fill", 0) == 0 || name == "overwrite" ||
+              name == "readwhilewriting";
+    BenchResult r = RunWorkload(name, store, c, /*seed=*/301 + 1000 * i);
+    s = r.status;
+    if (!s.ok()) break;
+    out << FormatResultLine(r) << "\n" << std::flush;
+    results->results.push_back(std::move(r));
+  }
+  if (s.ok() && c.stats) out << "\n" << store->StatsText() << "\n";
+  const Status close = store->Close();
+  if (s.ok()) s = close;
+  if (s.ok()) return kExitOk;
+  err << "shale: " << store->name() << " failed: " << s.ToString() << "\n";
+  return kExitFailure;
+}
+
+}  // namespace
+
+int RunBench(const BenchConfig& config, std::ostream& out, std::ostream& err) {
+  std::vector<EngineRun> runs;
+  Status s = MakeEngineRuns(config, &runs);
+  if (!s.ok()) {
+    err << "shale: " << s.message() << "\n";
+    return kExitUsage;
+  }
+  PrintHeader(config, out);
+  std::vector<EngineResults> all_results;
+  std::vector<std::string> notes;
+  for (EngineRun& run : runs) {
+    EngineResults results{std::string(run.store->name()), {}};
+    const int code = RunEngine(config, &run, &results, out, err);
+    if (code != kExitOk) return code;
+    const std::string note = run.store->Notes(ToKvOptions(config));
+    if (!note.empty()) notes.push_back(std::string(run.store->name()) + ": " + note);
+    all_results.push_back(std::move(results));
+    out << "\n";
+  }
+  if (all_results.size() > 1) PrintComparison(all_results, notes, out);
+  return kExitOk;
+}
+
+}  // namespace shale::bench

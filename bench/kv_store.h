@@ -1,0 +1,95 @@
+// KvStore: the narrow key-value interface `shale bench` drives, so one
+// workload runs unchanged against Shale, LevelDB and RocksDB.
+//
+// Each adapter maps KvOptions onto its engine's own options so that every
+// engine runs with the same settings: no compression, the same write buffer
+// and block cache sizes, a 10 bits/key bloom filter, all table readers kept
+// open, and the WAL/sync mode the flags ask for.
+//
+// Thread safety: after Open returns OK, Put/Get/Write/NewCursor may be called
+// from many threads at once (every engine here is thread-safe). Open, Close
+// and Destroy must not race with anything.
+// Ownership: a KvCursor must be deleted before its store is closed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shale/slice.h"
+#include "shale/status.h"
+
+namespace shale::bench {
+
+struct KvOptions {
+  uint64_t write_buffer_size_bytes = 64ull << 20;
+  uint64_t cache_size_bytes = 64ull << 20;
+  int bloom_bits_per_key = 10;
+  bool sync = false;
+  bool disable_wal = false;
+};
+
+struct KvPair {
+  Slice key;
+  Slice value;
+};
+
+// An ordered forward cursor (the only scan the workloads need).
+class KvCursor {
+ public:
+  virtual ~KvCursor() = default;
+  virtual void SeekToFirst() = 0;
+  virtual bool Valid() const = 0;
+  // REQUIRES: Valid()
+  virtual void Next() = 0;
+  // REQUIRES: Valid(). Valid until the next move.
+  virtual Slice key() const = 0;
+  virtual Slice value() const = 0;
+  [[nodiscard]] virtual Status status() const = 0;
+};
+
+class KvStore {
+ public:
+  virtual ~KvStore() = default;
+
+  // Display name ("Shale", "LevelDB", "RocksDB").
+  virtual std::string_view name() const = 0;
+  // One line of caveats about this engine's build or option mapping
+  // (empty if none); printed under the benchmark header.
+  virtual std::string Notes(const KvOptions& options) const = 0;
+
+  // Removes every file of the DB at path. REQUIRES: not open.
+  [[nodiscard]] virtual Status Destroy(const std::string& path) = 0;
+  // Creates the DB if missing. REQUIRES: not open.
+  [[nodiscard]] virtual Status Open(const std::string& path, const KvOptions& options) = 0;
+  [[nodiscard]] virtual Status Close() = 0;
+
+  [[nodiscard]] virtual Status Put(const Slice& key, const Slice& value) = 0;
+  // Applies all pairs atomically (one engine write batch).
+  [[nodiscard]] virtual Status Write(std::span<const KvPair> pairs) = 0;
+  // OK with *value set, NotFound, or an error.
+  [[nodiscard]] virtual Status Get(const Slice& key, std::string* value) = 0;
+  virtual std::unique_ptr<KvCursor> NewCursor() = 0;
+  // The engine's own statistics text ("shale.stats", "rocksdb.stats", ...).
+  virtual std::string StatsText() = 0;
+};
+
+// The engine names `--engine` accepts, in comparison-table order.
+std::vector<std::string> KnownEngineNames();
+// True iff this binary was built with SHALE_BENCH_COMPARE=ON.
+bool CompareEnginesBuilt();
+// Makes the adapter for name ("shale", "leveldb", "rocksdb"). NotSupported
+// (one line, naming the CMake option) if the adapter is not built in;
+// InvalidArgument if the name is unknown.
+[[nodiscard]] Status NewKvStore(std::string_view name, std::unique_ptr<KvStore>* store);
+
+// The adapters. The comparison ones exist only with SHALE_BENCH_COMPARE.
+std::unique_ptr<KvStore> NewShaleKvStore();
+std::unique_ptr<KvStore> NewLevelDbKvStore();
+std::unique_ptr<KvStore> NewRocksDbKvStore();
+
+}  // namespace shale::bench

@@ -1,0 +1,92 @@
+// KvStore over the Shale engine (shale::DB). Option mapping: Shale has no
+// block compression (so none to turn off); everything else maps one to one.
+#include <memory>
+
+#include "kv_store.h"
+#include "shale/cache.h"
+#include "shale/db.h"
+
+namespace shale::bench {
+namespace {
+
+class ShaleCursor final : public KvCursor {
+ public:
+  explicit ShaleCursor(Iterator* it) : it_(it) {}
+  void SeekToFirst() override { it_->SeekToFirst(); }
+  bool Valid() const override { return it_->Valid(); }
+  void Next() override { it_->Next(); }
+  Slice key() const override { return it_->key(); }
+  Slice value() const override { return it_->value(); }
+  Status status() const override { return it_->status(); }
+
+ private:
+  std::unique_ptr<Iterator> it_;
+};
+
+class ShaleKvStore final : public KvStore {
+ public:
+  std::string_view name() const override { return "Shale"; }
+
+  std::string Notes(const KvOptions&) const override {
+#ifndef NDEBUG
+    return "built without NDEBUG: assertions are on, so figures understate a release build";
+#else
+    return "";
+#endif
+  }
+
+  Status Destroy(const std::string& path) override { return DestroyDB(path, Options()); }
+
+  Status Open(const std::string& path, const KvOptions& o) override {
+    Options options;
+    options.create_if_missing = true;
+    options.write_buffer_size = o.write_buffer_size_bytes;
+    options.bloom_bits_per_key = o.bloom_bits_per_key;
+    options.max_open_files = -1;
+    options.block_cache = NewLRUCache(o.cache_size_bytes);
+    write_options_.sync = o.sync;
+    write_options_.disable_wal = o.disable_wal;
+    return DB::Open(options, path, &db_);
+  }
+
+  Status Close() override {
+    if (db_ == nullptr) return Status::OK();
+    Status s = db_->Close();
+    db_.reset();
+    return s;
+  }
+
+  Status Put(const Slice& key, const Slice& value) override {
+    return db_->Put(write_options_, key, value);
+  }
+
+  Status Write(std::span<const KvPair> pairs) override {
+    WriteBatch batch;
+    for (const KvPair& p : pairs) batch.Put(p.key, p.value);
+    return db_->Write(write_options_, &batch);
+  }
+
+  Status Get(const Slice& key, std::string* value) override {
+    return db_->Get(ReadOptions(), key, value);
+  }
+
+  std::unique_ptr<KvCursor> NewCursor() override {
+    return std::make_unique<ShaleCursor>(db_->NewIterator(ReadOptions()));
+  }
+
+  std::string StatsText() override {
+    std::string text;
+    if (!db_->GetProperty("shale.stats", &text)) text = "(shale.stats unavailable)";
+    return text;
+  }
+
+ private:
+  std::unique_ptr<DB> db_;
+  WriteOptions write_options_;
+};
+
+}  // namespace
+
+std::unique_ptr<KvStore> NewShaleKvStore() { return std::make_unique<ShaleKvStore>(); }
+
+}  // namespace shale::bench

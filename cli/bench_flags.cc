@@ -1,0 +1,103 @@
+#include "bench_flags.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "flag_set.h"
+
+namespace shale::cli {
+namespace {
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+struct BenchFlagValues {
+  bench::BenchConfig config;
+  std::string benchmarks = "fillrandom,readrandom";
+  bool help = false;
+};
+
+void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
+  bench::BenchConfig& c = v->config;
+  f->AddString("benchmarks", &v->benchmarks,
+               "comma list of fillseq,fillrandom,overwrite,readrandom,readseq,readwhilewriting");
+  f->AddInt("num", &c.num, 1, kInt64Max, "entries (keys are 0..num-1)");
+  f->AddInt("reads", &c.reads, -1, kInt64Max, "reads per thread; -1 means --num");
+  f->AddInt("key_size", &c.key_size_bytes, 1, bench::kMaxKeySizeBytes, "key bytes");
+  f->AddInt("value_size", &c.value_size_bytes, 0, bench::kMaxValueSizeBytes, "value bytes");
+  f->AddInt("threads", &c.threads, 1, bench::kMaxThreads,
+            "threads per benchmark (readwhilewriting: threads-1 readers, min 1, + 1 writer)");
+  f->AddInt("batch_size", &c.batch_size, 1, bench::kMaxBatchSize, "entries per write batch");
+  f->AddSize("cache_size", &c.cache_size_bytes, "block cache bytes");
+  f->AddSize("write_buffer_size", &c.write_buffer_size_bytes, "memtable bytes");
+  f->AddBool("sync", &c.sync, "sync every write");
+  f->AddBool("disable_wal", &c.disable_wal, "write no WAL");
+  f->AddBool("use_existing", &c.use_existing, "keep the DB instead of destroying it first");
+  f->AddBool("stats", &c.stats, "print the engine's stats after the run");
+  f->AddString("db", &c.db_path, "DB directory (--engine=all: one subdirectory per engine)");
+  f->AddString("engine", &c.engine, "shale, leveldb, rocksdb or all");
+  f->AddBool("help", &v->help, "print this list");
+}
+
+// Splits the comma list into config->benchmarks, checking every name.
+bool SetBenchmarks(const std::string& list, bench::BenchConfig* config, std::string* error) {
+  config->benchmarks.clear();
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const std::string name = list.substr(start, comma - start);
+    start = comma + 1;
+    if (name.empty()) continue;
+    const auto& known = bench::KnownBenchmarks();
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      *error = "unknown benchmark '" + name + "' (see 'shale help bench')";
+      return false;
+    }
+    config->benchmarks.push_back(name);
+  }
+  if (!config->benchmarks.empty()) return true;
+  *error = "--benchmarks names no benchmark";
+  return false;
+}
+
+bool CheckConfig(const bench::BenchConfig& c, std::string* error) {
+  static const char* const kEngines[] = {"shale", "leveldb", "rocksdb", "all"};
+  if (std::find(std::begin(kEngines), std::end(kEngines), c.engine) == std::end(kEngines)) {
+    *error = "unknown engine '" + c.engine + "' (want shale, leveldb, rocksdb or all)";
+    return false;
+  }
+  if (c.db_path.empty()) {
+    *error = "--db must not be empty";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+BenchParse ParseBenchFlags(std::span<const std::string> args, bench::BenchConfig* config,
+                           std::string* error) {
+  BenchFlagValues v;
+  v.config.db_path = bench::DefaultBenchDbPath();
+  FlagSet flags("bench");
+  DefineBenchFlags(&flags, &v);
+  if (!flags.Parse(args, error)) return BenchParse::kUsageError;
+  if (v.help) return BenchParse::kHelp;
+  if (!flags.positional().empty()) {
+    *error = "unexpected argument '" + flags.positional()[0] + "' (see 'shale help bench')";
+    return BenchParse::kUsageError;
+  }
+  if (!SetBenchmarks(v.benchmarks, &v.config, error)) return BenchParse::kUsageError;
+  if (!CheckConfig(v.config, error)) return BenchParse::kUsageError;
+  *config = std::move(v.config);
+  return BenchParse::kRun;
+}
+
+std::string BenchUsage() {
+  BenchFlagValues v;
+  v.config.db_path = bench::DefaultBenchDbPath();
+  FlagSet flags("bench");
+  DefineBenchFlags(&flags, &v);
+  return flags.Usage();
+}
+
+}  // namespace shale::cli

@@ -1,0 +1,62 @@
+// build/shale: the one binary users touch (BRIEF section 7). main only
+// builds the argument list and hands it to the subcommand table below; each
+// subcommand parses its own flags (cli/flag_set.h says why not absl flags).
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "bench_flags.h"
+#include "bench_runner.h"
+#include "command_table.h"
+
+namespace shale::cli {
+namespace {
+
+constexpr std::string_view kShaleVersion = "0.1.0-dev";
+
+int RunBenchCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  bench::BenchConfig config;
+  std::string error;
+  switch (ParseBenchFlags(args, &config, &error)) {
+    case BenchParse::kUsageError:
+      err << "shale: " << error << "\n";
+      return kExitUsage;
+    case BenchParse::kHelp:
+      out << BenchUsage();
+      return kExitOk;
+    case BenchParse::kRun:
+      break;
+  }
+  return bench::RunBench(config, out, err);
+}
+
+int RunVersion(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  if (!args.empty()) {
+    err << "shale: version takes no arguments\n";
+    return kExitUsage;
+  }
+  out << "shale " << kShaleVersion << "\n";
+  return kExitOk;
+}
+
+int RunHelpCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+
+// The subcommands, in `shale help` order. New subcommands are new rows.
+constexpr Command kCommands[] = {
+    {"bench", "db_bench-style benchmarks on Shale, LevelDB and RocksDB", RunBenchCommand,
+     BenchUsage},
+    {"help", "list commands, or show one command's flags", RunHelpCommand, nullptr},
+    {"version", "print the version", RunVersion, nullptr},
+};
+
+int RunHelpCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  return RunHelp(kCommands, args, out, err);
+}
+
+}  // namespace
+}  // namespace shale::cli
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  return shale::cli::Dispatch(shale::cli::kCommands, args, std::cout, std::cerr);
+}

@@ -1,0 +1,120 @@
+// Bad command lines get one error line on stderr and exit code 2, never a
+// crash or a usage dump (BRIEF section 7).
+//
+// tests/cli links only the engine, so the CLI's parsing sources (which need
+// only the standard library) are compiled into this binary directly.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_flags.h"
+#include "command_table.h"
+#include "flag_set.h"
+
+using namespace shale;
+using namespace shale::cli;
+
+namespace {
+
+struct CliRun {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+// A bench command that only parses, so no engine is needed.
+int ParseOnlyBench(std::span<const std::string> args, std::ostream&, std::ostream& err) {
+  bench::BenchConfig config;
+  std::string error;
+  if (ParseBenchFlags(args, &config, &error) != BenchParse::kUsageError) return kExitOk;
+  err << "shale: " << error << "\n";
+  return kExitUsage;
+}
+
+int NoopVersion(std::span<const std::string>, std::ostream& out, std::ostream&) {
+  out << "shale test\n";
+  return kExitOk;
+}
+
+constexpr Command kTestCommands[] = {
+    {"bench", "parse bench flags", ParseOnlyBench, BenchUsage},
+    {"version", "print the version", NoopVersion, nullptr},
+};
+
+CliRun Run(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int code = Dispatch(kTestCommands, args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// Exactly one newline-terminated line containing `needle`.
+void RequireOneErrorLine(const CliRun& run, const std::string& needle) {
+  INFO("stderr: " << run.err);
+  REQUIRE(run.exit_code == kExitUsage);
+  REQUIRE(std::count(run.err.begin(), run.err.end(), '\n') == 1);
+  REQUIRE(run.err.back() == '\n');
+  REQUIRE(run.err.rfind("shale: ", 0) == 0);
+  REQUIRE(run.err.find(needle) != std::string::npos);
+  REQUIRE(run.out.empty());
+}
+
+}  // namespace
+
+TEST_CASE("unknown or missing subcommand exits 2 with one line", "[cli]") {
+  RequireOneErrorLine(Run({"frobnicate"}), "unknown subcommand 'frobnicate'");
+  RequireOneErrorLine(Run({}), "no subcommand");
+}
+
+TEST_CASE("unknown flag exits 2 with one line", "[cli]") {
+  RequireOneErrorLine(Run({"bench", "--foo"}), "unknown flag --foo");
+  RequireOneErrorLine(Run({"bench", "--foo=1"}), "unknown flag --foo");
+  RequireOneErrorLine(Run({"bench", "stray"}), "unexpected argument 'stray'");
+}
+
+TEST_CASE("malformed numbers exit 2 with one line", "[cli]") {
+  for (const char* bad : {"--num=abc", "--num=12x", "--num=", "--num=-5", "--threads=0",
+                          "--key_size=99999", "--num=99999999999999999999999"}) {
+    RequireOneErrorLine(Run({"bench", bad}), "bad value for --");
+  }
+  RequireOneErrorLine(Run({"bench", "--cache_size=64Q"}), "not a byte count");
+  RequireOneErrorLine(Run({"bench", "--sync=maybe"}), "not true/false");
+  RequireOneErrorLine(Run({"bench", "--num"}), "needs a value");
+}
+
+TEST_CASE("bad benchmark or engine names exit 2 with one line", "[cli]") {
+  RequireOneErrorLine(Run({"bench", "--benchmarks=fillrandom,nope"}), "unknown benchmark 'nope'");
+  RequireOneErrorLine(Run({"bench", "--benchmarks=,"}), "names no benchmark");
+  RequireOneErrorLine(Run({"bench", "--engine=sqlite"}), "unknown engine 'sqlite'");
+}
+
+TEST_CASE("good bench flags parse into the config", "[cli]") {
+  const std::vector<std::string> args = {"--benchmarks=fillseq,readseq", "--num", "500",
+                                         "--cache_size=8M", "--sync", "--disable_wal=false",
+                                         "--engine=all", "--db=/tmp/x"};
+  bench::BenchConfig config;
+  std::string error;
+  REQUIRE(ParseBenchFlags(args, &config, &error) == BenchParse::kRun);
+  REQUIRE(config.benchmarks == std::vector<std::string>{"fillseq", "readseq"});
+  REQUIRE(config.num == 500);
+  REQUIRE(config.EffectiveReads() == 500);
+  REQUIRE(config.cache_size_bytes == 8ull << 20);
+  REQUIRE(config.sync);
+  REQUIRE_FALSE(config.disable_wal);
+  REQUIRE(config.engine == "all");
+  REQUIRE(config.db_path == "/tmp/x");
+}
+
+TEST_CASE("help and version succeed", "[cli]") {
+  const std::vector<std::string> help_args = {"--help"};
+  bench::BenchConfig config;
+  std::string error;
+  REQUIRE(ParseBenchFlags(help_args, &config, &error) == BenchParse::kHelp);
+  std::ostringstream out, err;
+  REQUIRE(RunHelp(kTestCommands, std::vector<std::string>{"bench"}, out, err) == kExitOk);
+  REQUIRE(out.str().find("--num") != std::string::npos);
+  REQUIRE(Run({"--version"}).exit_code == kExitOk);
+  REQUIRE(BenchUsage().find("--write_buffer_size") != std::string::npos);
+}
