@@ -2,6 +2,7 @@
 // (see shale/write_batch.h for the format).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "db/dbformat.h"

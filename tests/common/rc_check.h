@@ -1,10 +1,12 @@
-// CheckProperty: runs a rapidcheck property for a fixed number of cases from
-// a fixed seed, so CI runs the same cases every time (a failure reproduces
-// from the printed seed). RC_PARAMS in the environment still overrides
-// nothing here on purpose: the case count is part of the test's contract.
-// Test-only helper.
+// Fixed-seed rapidcheck properties, so every run checks the same cases and a
+// failure reproduces from the printed seed (plain rc::prop draws a fresh
+// seed per process). Test-only helpers.
+//   CheckProperty(name, cases, seed, fn): runs the property directly.
+//   FixedSeedProp(name, fn, seed, cases): the same inside a Catch SECTION,
+//       used exactly like rc::prop.
 #pragma once
 
+#include <cstdint>
 #include <sstream>
 #include <string>
 
@@ -18,10 +20,9 @@ void CheckProperty(const std::string& name, int cases, uint64_t seed, Testable&&
   rc::detail::TestMetadata metadata;
   metadata.id = name;
   metadata.description = name;
-  rc::detail::TestParams params;
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
   params.seed = seed;
   params.maxSuccess = cases;
-  params.maxSize = 100;
   const auto result =
       rc::detail::checkTestable(std::forward<Testable>(testable), metadata, params);
   if (!result.template is<rc::detail::SuccessResult>()) {
@@ -30,7 +31,12 @@ void CheckProperty(const std::string& name, int cases, uint64_t seed, Testable&&
     INFO(name << " (seed " << seed << "):\n" << ss.str());
     FAIL();
   }
-  SUCCEED();
+}
+
+template <typename Testable>
+void FixedSeedProp(const std::string& name, Testable&& testable, uint64_t seed = 20240611,
+                   int cases = 100) {
+  SECTION(name) { CheckProperty(name, cases, seed, std::forward<Testable>(testable)); }
 }
 
 }  // namespace shale_test

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "memtable/fixed_seed_prop.h"
+#include "common/rc_check.h"
 #include "util/coding.h"
 #include "version/version_edit.h"
 

@@ -1,0 +1,64 @@
+// Arena: a bump allocator for memtable entries and skiplist nodes.
+//
+// Memory comes in 4 KiB blocks; an allocation larger than a quarter block
+// gets a block of its own so that the tail of the current block is not
+// wasted. Nothing is freed until the Arena is destroyed.
+//
+// Ownership: the Arena owns every block; pointers it hands out stay valid
+// until the Arena is destroyed.
+// Thread safety: Allocate and AllocateAligned are for one thread at a time (the memtable's
+// single writer). MemoryUsage() may be called from any thread concurrently
+// with an allocation (it reads an atomic).
+#pragma once
+
+#include <atomic>
+#include <cassert>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace shale {
+
+class Arena {
+ public:
+  static constexpr size_t kBlockBytes = 4096;
+  // Alignment of AllocateAligned: enough for pointers and 64-bit atomics.
+  static constexpr size_t kAlignBytes = alignof(std::max_align_t) > 8 ? alignof(std::max_align_t)
+                                                                      : 8;
+
+  Arena() = default;
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  ~Arena() = default;
+
+  // Returns bytes of uninitialized memory with no alignment promise.
+  // REQUIRES: bytes > 0.
+  char* Allocate(size_t bytes);
+  // As Allocate, aligned to kAlignBytes.
+  char* AllocateAligned(size_t bytes);
+
+  // Bytes held by the arena (blocks plus their bookkeeping).
+  size_t MemoryUsage() const { return memory_usage_bytes_.load(std::memory_order_relaxed); }
+
+ private:
+  char* AllocateFallback(size_t bytes);
+  char* AllocateNewBlock(size_t block_bytes);
+
+  char* alloc_ptr_ = nullptr;
+  size_t alloc_remaining_bytes_ = 0;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  std::atomic<size_t> memory_usage_bytes_{0};
+};
+
+inline char* Arena::Allocate(size_t bytes) {
+  assert(bytes > 0);
+  if (bytes <= alloc_remaining_bytes_) {
+    char* result = alloc_ptr_;
+    alloc_ptr_ += bytes;
+    alloc_remaining_bytes_ -= bytes;
+    return result;
+  }
+  return AllocateFallback(bytes);
+}
+
+}  // namespace shale

@@ -1,0 +1,173 @@
+#include "memtable/memtable.h"
+
+#include <cassert>
+#include <cstring>
+
+#include "memtable/arena.h"
+#include "memtable/skiplist.h"
+#include "util/coding.h"
+
+namespace shale {
+namespace {
+
+// Decodes the length-prefixed internal key at the start of an entry.
+// REQUIRES: entry was written by MemTable::Add (the prefix is well formed).
+inline Slice DecodeEntryKey(const char* entry) {
+  const uint8_t first = static_cast<uint8_t>(entry[0]);
+  if (first < 0x80) return Slice(entry + 1, first);  // keys under 128 bytes
+  uint32_t len = 0;
+  const char* p = GetVarint32Ptr(entry, entry + 5, &len);
+  assert(p != nullptr);
+  return Slice(p, len);
+}
+
+// Decodes the value that follows the key slice `key` of an entry.
+inline Slice DecodeEntryValue(const Slice& key) {
+  const char* p = key.data() + key.size();
+  uint32_t len = 0;
+  p = GetVarint32Ptr(p, p + 5, &len);
+  assert(p != nullptr);
+  return Slice(p, len);
+}
+
+// Internal key order for the bytewise user comparator, inlined: the
+// memtable's hot path, saving two indirect calls per comparison.
+inline int CompareBytewiseInternal(const Slice& a, const Slice& b) {
+  const int r = ExtractUserKey(a).compare(ExtractUserKey(b));
+  if (r != 0) return r;
+  const uint64_t a_trailer = ExtractTrailer(a);
+  const uint64_t b_trailer = ExtractTrailer(b);
+  return a_trailer > b_trailer ? -1 : (a_trailer < b_trailer ? 1 : 0);
+}
+
+// Orders arena entries by their internal keys.
+struct EntryComparator {
+  const InternalKeyComparator* icmp;
+  bool bytewise;  // icmp's user comparator is BytewiseComparator()
+  int operator()(const char* a, const char* b) const {
+    const Slice a_key = DecodeEntryKey(a);
+    const Slice b_key = DecodeEntryKey(b);
+    if (bytewise) return CompareBytewiseInternal(a_key, b_key);
+    return icmp->Compare(a_key, b_key);
+  }
+};
+
+using Table = SkipList<const char*, EntryComparator>;
+
+}  // namespace
+
+struct MemTable::Rep {
+  explicit Rep(const InternalKeyComparator& cmp)
+      : icmp(cmp),
+        table(EntryComparator{&icmp, icmp.user_comparator() == BytewiseComparator()}, &arena) {}
+
+  const InternalKeyComparator icmp;
+  Arena arena;
+  Table table;
+};
+
+namespace {
+
+// Iterates the skiplist, yielding internal keys. Seek targets are internal
+// keys; they are re-encoded with a length prefix into seek_buf_ (a member,
+// so a short target costs no allocation).
+class MemTableIterator final : public Iterator {
+ public:
+  explicit MemTableIterator(const Table* table) : iter_(table) {}
+
+  bool Valid() const override { return iter_.Valid(); }
+  void SeekToFirst() override { iter_.SeekToFirst(); }
+  void SeekToLast() override { iter_.SeekToLast(); }
+  void Seek(const Slice& target) override { iter_.Seek(EncodeSeekKey(target)); }
+  void SeekForPrev(const Slice& target) override { iter_.SeekForPrev(EncodeSeekKey(target)); }
+  void Next() override { iter_.Next(); }
+  void Prev() override { iter_.Prev(); }
+  Slice key() const override { return DecodeEntryKey(iter_.key()); }
+  Slice value() const override { return DecodeEntryValue(key()); }
+  Status status() const override { return Status::OK(); }
+
+ private:
+  static constexpr size_t kInlineBytes = 64;
+
+  const char* EncodeSeekKey(const Slice& target) {
+    assert(target.size() >= kInternalKeyTrailerBytes);
+    const size_t needed = target.size() + 5;
+    char* dst = seek_inline_;
+    if (needed > kInlineBytes) {
+      seek_heap_.resize(needed);
+      dst = seek_heap_.data();
+    }
+    char* p = EncodeVarint32(dst, static_cast<uint32_t>(target.size()));
+    std::memcpy(p, target.data(), target.size());
+    return dst;
+  }
+
+  Table::Iterator iter_;
+  char seek_inline_[kInlineBytes];
+  std::string seek_heap_;  // for targets too long for seek_inline_
+};
+
+}  // namespace
+
+MemTable::MemTable(const InternalKeyComparator& comparator)
+    : rep_(std::make_unique<Rep>(comparator)) {}
+
+MemTable::~MemTable() { assert(refs_.load(std::memory_order_relaxed) == 0); }
+
+void MemTable::Unref() {
+  const int before = refs_.fetch_sub(1, std::memory_order_acq_rel);
+  assert(before >= 1);
+  if (before == 1) delete this;
+}
+
+size_t MemTable::ApproximateMemoryUsage() const { return rep_->arena.MemoryUsage(); }
+
+Iterator* MemTable::NewIterator() { return new MemTableIterator(&rep_->table); }
+
+void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& key, const Slice& value) {
+  assert(seq <= kMaxSequenceNumber);
+  assert(type == kTypeValue || type == kTypeDeletion);
+  const size_t ikey_bytes = key.size() + kInternalKeyTrailerBytes;
+  const size_t entry_bytes = static_cast<size_t>(VarintLength(ikey_bytes)) + ikey_bytes +
+                             static_cast<size_t>(VarintLength(value.size())) + value.size();
+  char* const entry = rep_->table.AllocatePayload(entry_bytes);
+  char* p = EncodeVarint32(entry, static_cast<uint32_t>(ikey_bytes));
+  std::memcpy(p, key.data(), key.size());
+  p += key.size();
+  EncodeFixed64(p, PackSequenceAndType(seq, type));
+  p += kInternalKeyTrailerBytes;
+  p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
+  if (!value.empty()) std::memcpy(p, value.data(), value.size());
+  assert(p + value.size() == entry + entry_bytes);
+  rep_->table.InsertPayload(entry);
+
+  num_entries_.fetch_add(1, std::memory_order_relaxed);
+  if (type == kTypeDeletion) num_deletes_.fetch_add(1, std::memory_order_relaxed);
+  SequenceNumber first = first_seq_.load(std::memory_order_relaxed);
+  while (seq < first && !first_seq_.compare_exchange_weak(first, seq, std::memory_order_relaxed)) {
+  }
+}
+
+bool MemTable::Get(const LookupKey& key, std::string* value, Status* s) {
+  Table::Iterator iter(&rep_->table);
+  iter.Seek(key.memtable_key().data());
+  if (!iter.Valid()) return false;
+  // The seek key sorts before every entry of the same user key with a
+  // sequence <= the snapshot, so the first hit is the newest visible one.
+  const Slice entry_key = DecodeEntryKey(iter.key());
+  const Comparator* ucmp = rep_->icmp.user_comparator();
+  if (ucmp->Compare(ExtractUserKey(entry_key), key.user_key()) != 0) return false;
+  assert(ExtractSequence(entry_key) <= ExtractSequence(key.internal_key()));
+  const ValueType type = static_cast<ValueType>(ExtractTrailer(entry_key) & 0xff);
+  if (type == kTypeValue) {
+    const Slice v = DecodeEntryValue(entry_key);
+    value->assign(v.data(), v.size());
+    *s = Status::OK();
+  } else {
+    assert(type == kTypeDeletion);
+    *s = Status::NotFound();
+  }
+  return true;
+}
+
+}  // namespace shale

@@ -1,0 +1,291 @@
+// SkipList: an ordered set of keys in arena-allocated nodes.
+//
+// Key is a small copyable value (the memtable uses `const char*` pointing at
+// an arena entry); Cmp is a functor `int operator()(const Key&, const Key&)`
+// returning <0, 0, >0. Keys are never removed or changed.
+//
+// Structure: at most kMaxHeight levels; a node reaches level i+1 with
+// probability 1/kBranching. Heights come from a shale::Random with a fixed
+// seed, so the same insert sequence always builds the same structure.
+//
+// Ownership: nodes live in the Arena passed to the constructor, which must
+// outlive the list; the list owns nothing else.
+// Thread safety: one writer at a time (external synchronization). Readers
+// need no lock and may run concurrently with the writer: a node is fully
+// initialized before it is published with a release store, and readers
+// follow links with acquire loads. Insert links a node bottom-up, level by
+// level; a later concurrent-inserter version can replace each level's
+// release store with a compare-exchange on the same atomic links.
+#pragma once
+
+#include <atomic>
+#include <cassert>
+#include <cstdint>
+#include <new>
+
+#include "memtable/arena.h"
+#include "util/random.h"
+
+namespace shale {
+
+template <typename Key, class Cmp>
+class SkipList {
+ private:
+  struct Node;
+
+ public:
+  static constexpr int kMaxHeight = 12;
+  static constexpr int kBranching = 4;
+  static constexpr uint64_t kHeightSeed = 0x5ca1ab1e;
+
+  // REQUIRES: arena outlives the list.
+  SkipList(Cmp cmp, Arena* arena);
+  SkipList(const SkipList&) = delete;
+  SkipList& operator=(const SkipList&) = delete;
+
+  // REQUIRES: no key comparing equal to key is in the list; one writer.
+  void Insert(const Key& key);
+
+  // Two-step insert that puts a key's bytes right after its node, so a
+  // search touches one cache line per node instead of two:
+  //   char* p = list.AllocatePayload(n);  /* fill p[0..n) */  list.InsertPayload(p);
+  // REQUIRES: one writer; no other Allocate/Insert call between the two;
+  // Key is constructible from the payload pointer.
+  char* AllocatePayload(size_t payload_bytes);
+  void InsertPayload(const Key& key);
+  bool Contains(const Key& key) const;
+
+  // A cursor over the list. Stays valid while the list exists; sees every
+  // node published before each step.
+  class Iterator {
+   public:
+    explicit Iterator(const SkipList* list) : list_(list), node_(nullptr) {}
+    bool Valid() const { return node_ != nullptr; }
+    // REQUIRES: Valid()
+    const Key& key() const {
+      assert(Valid());
+      return node_->key;
+    }
+    // REQUIRES: Valid()
+    void Next() {
+      assert(Valid());
+      node_ = node_->Next(0);
+    }
+    // REQUIRES: Valid(). No back links: searches for the last node < key().
+    void Prev() {
+      assert(Valid());
+      node_ = list_->FindLessThan(node_->key);
+      if (node_ == list_->head_) node_ = nullptr;
+    }
+    // First node with key >= target.
+    void Seek(const Key& target) { node_ = list_->FindGreaterOrEqual(target, nullptr); }
+    // Last node with key <= target.
+    void SeekForPrev(const Key& target) {
+      Seek(target);
+      if (!Valid()) {
+        SeekToLast();
+      } else if (list_->cmp_(node_->key, target) != 0) {
+        Prev();
+      }
+    }
+    void SeekToFirst() { node_ = list_->head_->Next(0); }
+    void SeekToLast() {
+      node_ = list_->FindLast();
+      if (node_ == list_->head_) node_ = nullptr;
+    }
+
+   private:
+    const SkipList* list_;
+    const Node* node_;
+  };
+
+ private:
+  int GetMaxHeight() const { return max_height_.load(std::memory_order_relaxed); }
+  int RandomHeight();
+  bool KeyIsAfterNode(const Key& key, const Node* n) const {
+    return n != nullptr && cmp_(n->key, key) < 0;
+  }
+  Node* NewNode(const Key& key, int height);
+  static size_t NodeBytes(int height) {
+    return sizeof(Node) + sizeof(std::atomic<Node*>) * static_cast<size_t>(height - 1);
+  }
+  // Constructs a node of the given height at mem. REQUIRES: NodeBytes(height) aligned bytes.
+  static Node* ConstructNode(char* mem, const Key& key, int height);
+  // Links x (of the given height) in. REQUIRES: key(x) is not in the list.
+  void LinkNode(Node* x, int height);
+  // First node >= key, or nullptr. Fills prev[level] with the last node <
+  // key at each level if prev is non-null.
+  Node* FindGreaterOrEqual(const Key& key, Node** prev) const;
+  // Last node < key, or head_.
+  Node* FindLessThan(const Key& key) const;
+  // Last node, or head_ if empty.
+  Node* FindLast() const;
+
+  const Cmp cmp_;
+  Arena* const arena_;
+  Node* const head_;
+  std::atomic<int> max_height_{1};  // readers may see a stale height: harmless
+  Random rnd_{kHeightSeed};         // writer only
+  // Between AllocatePayload and InsertPayload (writer only).
+  char* pending_node_ = nullptr;
+  int pending_height_ = 0;
+};
+
+template <typename Key, class Cmp>
+struct SkipList<Key, Cmp>::Node {
+  explicit Node(const Key& k) : key(k) {}
+
+  Node* Next(int level) const {
+    assert(level >= 0);
+    return next_[level].load(std::memory_order_acquire);
+  }
+  void SetNext(int level, Node* x) {
+    assert(level >= 0);
+    next_[level].store(x, std::memory_order_release);
+  }
+  Node* NoBarrierNext(int level) const { return next_[level].load(std::memory_order_relaxed); }
+  void NoBarrierSetNext(int level, Node* x) { next_[level].store(x, std::memory_order_relaxed); }
+
+  const Key key;
+  // The node is allocated with room for `height` links; next_[0] is the
+  // bottom level. Declared with one element, indexed up to height-1.
+  std::atomic<Node*> next_[1];
+};
+
+template <typename Key, class Cmp>
+SkipList<Key, Cmp>::SkipList(Cmp cmp, Arena* arena)
+    : cmp_(cmp), arena_(arena), head_(NewNode(Key(), kMaxHeight)) {
+  for (int i = 0; i < kMaxHeight; i++) head_->NoBarrierSetNext(i, nullptr);
+}
+
+template <typename Key, class Cmp>
+typename SkipList<Key, Cmp>::Node* SkipList<Key, Cmp>::NewNode(const Key& key, int height) {
+  assert(height >= 1 && height <= kMaxHeight);
+  return ConstructNode(arena_->AllocateAligned(NodeBytes(height)), key, height);
+}
+
+template <typename Key, class Cmp>
+typename SkipList<Key, Cmp>::Node* SkipList<Key, Cmp>::ConstructNode(char* mem, const Key& key,
+                                                                     int height) {
+  Node* node = new (mem) Node(key);
+  // Construct the links beyond the declared one in place.
+  std::atomic<Node*>* links = node->next_;
+  for (int i = 1; i < height; i++) new (&links[i]) std::atomic<Node*>(nullptr);
+  return node;
+}
+
+template <typename Key, class Cmp>
+int SkipList<Key, Cmp>::RandomHeight() {
+  int height = 1;
+  while (height < kMaxHeight && rnd_.OneIn(kBranching)) height++;
+  assert(height >= 1 && height <= kMaxHeight);
+  return height;
+}
+
+template <typename Key, class Cmp>
+typename SkipList<Key, Cmp>::Node* SkipList<Key, Cmp>::FindGreaterOrEqual(const Key& key,
+                                                                          Node** prev) const {
+  Node* x = head_;
+  int level = GetMaxHeight() - 1;
+  Node* last_checked = nullptr;  // saves re-comparing the same node one level down
+  while (true) {
+    Node* next = x->Next(level);
+    if (next != last_checked && KeyIsAfterNode(key, next)) {
+      x = next;
+      continue;
+    }
+    if (prev != nullptr) prev[level] = x;
+    if (level == 0) return next;
+    last_checked = next;
+    level--;
+  }
+}
+
+template <typename Key, class Cmp>
+typename SkipList<Key, Cmp>::Node* SkipList<Key, Cmp>::FindLessThan(const Key& key) const {
+  Node* x = head_;
+  int level = GetMaxHeight() - 1;
+  while (true) {
+    assert(x == head_ || cmp_(x->key, key) < 0);
+    Node* next = x->Next(level);
+    if (next != nullptr && cmp_(next->key, key) < 0) {
+      x = next;
+    } else if (level == 0) {
+      return x;
+    } else {
+      level--;
+    }
+  }
+}
+
+template <typename Key, class Cmp>
+typename SkipList<Key, Cmp>::Node* SkipList<Key, Cmp>::FindLast() const {
+  Node* x = head_;
+  int level = GetMaxHeight() - 1;
+  while (true) {
+    Node* next = x->Next(level);
+    if (next != nullptr) {
+      x = next;
+    } else if (level == 0) {
+      return x;
+    } else {
+      level--;
+    }
+  }
+}
+
+template <typename Key, class Cmp>
+void SkipList<Key, Cmp>::Insert(const Key& key) {
+  assert(pending_node_ == nullptr);
+  const int height = RandomHeight();
+  LinkNode(NewNode(key, height), height);
+}
+
+template <typename Key, class Cmp>
+char* SkipList<Key, Cmp>::AllocatePayload(size_t payload_bytes) {
+  assert(pending_node_ == nullptr);
+  pending_height_ = RandomHeight();
+  const size_t node_bytes = NodeBytes(pending_height_);
+  pending_node_ = arena_->AllocateAligned(node_bytes + payload_bytes);
+  return pending_node_ + node_bytes;
+}
+
+template <typename Key, class Cmp>
+void SkipList<Key, Cmp>::InsertPayload(const Key& key) {
+  assert(pending_node_ != nullptr);
+  Node* x = ConstructNode(pending_node_, key, pending_height_);
+  pending_node_ = nullptr;
+  LinkNode(x, pending_height_);
+}
+
+template <typename Key, class Cmp>
+void SkipList<Key, Cmp>::LinkNode(Node* x, int height) {
+  const Key& key = x->key;
+  Node* prev[kMaxHeight];
+  Node* next = FindGreaterOrEqual(key, prev);
+  assert(next == nullptr || cmp_(key, next->key) != 0);  // duplicates are not allowed
+  (void)next;
+  const int max_height = GetMaxHeight();
+  if (height > max_height) {
+    for (int i = max_height; i < height; i++) prev[i] = head_;
+    // A reader that sees the new height before the node is linked finds
+    // nullptr at the new levels from head_ and drops down: still correct.
+    max_height_.store(height, std::memory_order_relaxed);
+  }
+  for (int i = 0; i < height; i++) {
+    // x is not yet reachable, so its own links need no barrier; the release
+    // store in prev[i] publishes x together with its key and links.
+    x->NoBarrierSetNext(i, prev[i]->NoBarrierNext(i));
+    prev[i]->SetNext(i, x);
+  }
+  assert(prev[0] == head_ || cmp_(prev[0]->key, key) < 0);
+  assert(x->Next(0) == nullptr || cmp_(key, x->Next(0)->key) < 0);
+}
+
+template <typename Key, class Cmp>
+bool SkipList<Key, Cmp>::Contains(const Key& key) const {
+  Node* x = FindGreaterOrEqual(key, nullptr);
+  return x != nullptr && cmp_(key, x->key) == 0;
+}
+
+}  // namespace shale

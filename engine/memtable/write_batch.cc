@@ -1,0 +1,147 @@
+// WriteBatch and WriteBatchInternal (formats in shale/write_batch.h).
+//
+// Parsing is strict: an unknown tag, a truncated varstring, or a record
+// count that differs from the header's is Corruption. InsertInto parses the
+// whole batch once before touching the memtable, so a bad batch inserts
+// nothing.
+#include "shale/write_batch.h"
+
+#include <cassert>
+
+#include "db/dbformat.h"
+#include "memtable/memtable.h"
+#include "memtable/write_batch_internal.h"
+#include "util/coding.h"
+
+namespace shale {
+namespace {
+
+constexpr size_t kCountOffset = 8;
+
+// Parses every record of rep; calls handler (if non-null) for each.
+Status ParseRecords(const Slice& rep, WriteBatch::Handler* handler) {
+  if (rep.size() < WriteBatchInternal::kHeaderBytes) {
+    return Status::Corruption("write batch: shorter than its header");
+  }
+  const uint32_t expected = DecodeFixed32(rep.data() + kCountOffset);
+  Slice input = rep;
+  input.remove_prefix(WriteBatchInternal::kHeaderBytes);
+  uint32_t found = 0;
+  Slice key, value;
+  while (!input.empty()) {
+    const uint8_t tag = static_cast<uint8_t>(input[0]);
+    input.remove_prefix(1);
+    if (tag == kTypeValue) {
+      if (!GetLengthPrefixedSlice(&input, &key) || !GetLengthPrefixedSlice(&input, &value)) {
+        return Status::Corruption("write batch: truncated Put record");
+      }
+      if (handler != nullptr) handler->Put(key, value);
+    } else if (tag == kTypeDeletion) {
+      if (!GetLengthPrefixedSlice(&input, &key)) {
+        return Status::Corruption("write batch: truncated Delete record");
+      }
+      if (handler != nullptr) handler->Delete(key);
+    } else {
+      return Status::Corruption("write batch: unknown record tag");
+    }
+    found++;
+  }
+  if (found != expected) return Status::Corruption("write batch: record count mismatch");
+  return Status::OK();
+}
+
+// Adds each record to a memtable with consecutive sequence numbers.
+class MemTableInserter final : public WriteBatch::Handler {
+ public:
+  MemTableInserter(SequenceNumber first_seq, MemTable* mem) : seq_(first_seq), mem_(mem) {}
+  void Put(const Slice& key, const Slice& value) override {
+    mem_->Add(seq_++, kTypeValue, key, value);
+  }
+  void Delete(const Slice& key) override { mem_->Add(seq_++, kTypeDeletion, key, Slice()); }
+
+ private:
+  SequenceNumber seq_;
+  MemTable* const mem_;
+};
+
+}  // namespace
+
+WriteBatch::WriteBatch() { Clear(); }
+
+void WriteBatch::Clear() {
+  rep_.clear();
+  rep_.resize(WriteBatchInternal::kHeaderBytes, '\0');
+}
+
+void WriteBatch::Put(const Slice& key, const Slice& value) {
+  WriteBatchInternal::SetCount(this, WriteBatchInternal::Count(this) + 1);
+  rep_.push_back(static_cast<char>(kTypeValue));
+  PutLengthPrefixedSlice(&rep_, key);
+  PutLengthPrefixedSlice(&rep_, value);
+}
+
+void WriteBatch::Delete(const Slice& key) {
+  WriteBatchInternal::SetCount(this, WriteBatchInternal::Count(this) + 1);
+  rep_.push_back(static_cast<char>(kTypeDeletion));
+  PutLengthPrefixedSlice(&rep_, key);
+}
+
+void WriteBatch::Append(const WriteBatch& source) { WriteBatchInternal::Append(this, &source); }
+
+uint32_t WriteBatch::Count() const { return WriteBatchInternal::Count(this); }
+
+Status WriteBatch::Iterate(Handler* handler) const {
+  assert(handler != nullptr);
+  return ParseRecords(rep_, handler);
+}
+
+uint32_t WriteBatchInternal::Count(const WriteBatch* batch) {
+  assert(batch->rep_.size() >= kHeaderBytes);
+  return DecodeFixed32(batch->rep_.data() + kCountOffset);
+}
+
+void WriteBatchInternal::SetCount(WriteBatch* batch, uint32_t n) {
+  assert(batch->rep_.size() >= kHeaderBytes);
+  EncodeFixed32(batch->rep_.data() + kCountOffset, n);
+}
+
+SequenceNumber WriteBatchInternal::Sequence(const WriteBatch* batch) {
+  assert(batch->rep_.size() >= kHeaderBytes);
+  return DecodeFixed64(batch->rep_.data());
+}
+
+void WriteBatchInternal::SetSequence(WriteBatch* batch, SequenceNumber seq) {
+  assert(batch->rep_.size() >= kHeaderBytes);
+  EncodeFixed64(batch->rep_.data(), seq);
+}
+
+Status WriteBatchInternal::SetContents(WriteBatch* batch, const Slice& contents) {
+  if (contents.size() < kHeaderBytes) {
+    return Status::Corruption("write batch: shorter than its header");
+  }
+  batch->rep_.assign(contents.data(), contents.size());
+  return Status::OK();
+}
+
+Status WriteBatchInternal::InsertInto(const WriteBatch* batch, MemTable* memtable) {
+  Status s = ParseRecords(batch->rep_, nullptr);  // validate all before inserting any
+  if (!s.ok()) return s;
+  const SequenceNumber first = Sequence(batch);
+  const uint32_t count = Count(batch);
+  if (count > 0 && (first > kMaxSequenceNumber || kMaxSequenceNumber - first < count - 1)) {
+    return Status::Corruption("write batch: sequence numbers overflow");
+  }
+  MemTableInserter inserter(first, memtable);
+  s = ParseRecords(batch->rep_, &inserter);
+  assert(s.ok());  // the same bytes parsed cleanly above
+  return s;
+}
+
+void WriteBatchInternal::Append(WriteBatch* dst, const WriteBatch* src) {
+  assert(src->rep_.size() >= kHeaderBytes);
+  assert(dst->rep_.size() >= kHeaderBytes);
+  SetCount(dst, Count(dst) + Count(src));
+  dst->rep_.append(src->rep_, kHeaderBytes, std::string::npos);
+}
+
+}  // namespace shale
