@@ -1,0 +1,159 @@
+#include "table/table_builder.h"
+
+#include <cassert>
+
+#include "db/dbformat.h"
+#include "table/block_builder.h"
+#include "table/filter_block.h"
+#include "table/format.h"
+#include "table/table.h"
+
+namespace shale {
+
+struct TableBuilder::Rep {
+  Rep(const TableOptions& opts, WritableFileWriter* f)
+      : options(opts),
+        file(f),
+        offset(f->GetFileSize()),
+        data_block(opts.block_restart_interval),
+        index_block(1) {
+    assert(options.comparator != nullptr);
+    if (options.bloom_bits_per_key > 0) {
+      filter = std::make_unique<BloomFilterBuilder>(options.bloom_bits_per_key);
+    }
+  }
+
+  const TableOptions options;
+  WritableFileWriter* const file;
+  uint64_t offset;  // file offset of the next block
+  Status status;
+  BlockBuilder data_block;
+  BlockBuilder index_block;  // restart interval 1: every separator whole
+  std::unique_ptr<BloomFilterBuilder> filter;
+  std::string last_key;
+  TableProperties props;
+  bool closed = false;
+  // The index entry of the last data block waits for the next key so its
+  // separator can be shortened against it.
+  bool pending_index_entry = false;
+  BlockHandle pending_handle;
+
+  // Appends contents and its trailer at `offset`; sets *handle.
+  void WriteRawBlock(const Slice& contents, BlockHandle* handle) {
+    *handle = BlockHandle(offset, contents.size());
+    char trailer[kBlockTrailerBytes];
+    trailer[0] = static_cast<char>(kNoCompression);
+    EncodeFixed32(trailer + 1, BlockChecksum(contents, kNoCompression, offset));
+    status = file->Append(contents);
+    if (status.ok()) status = file->Append(Slice(trailer, sizeof(trailer)));
+    if (status.ok()) offset += contents.size() + kBlockTrailerBytes;
+  }
+
+  void FlushDataBlock();
+};
+
+TableBuilder::TableBuilder(const TableOptions& options, WritableFileWriter* file)
+    : rep_(std::make_unique<Rep>(options, file)) {}
+
+TableBuilder::~TableBuilder() { assert(rep_->closed); }
+
+Status TableBuilder::status() const { return rep_->status; }
+uint64_t TableBuilder::NumEntries() const { return rep_->props.num_entries; }
+uint64_t TableBuilder::FileSize() const { return rep_->offset; }
+
+void TableBuilder::Add(const Slice& internal_key, const Slice& value) {
+  Rep* r = rep_.get();
+  assert(!r->closed);
+  if (!r->status.ok()) return;
+  ParsedInternalKey parsed;
+  if (!ParseInternalKey(internal_key, &parsed)) {
+    r->status = Status::InvalidArgument("table builder: malformed internal key");
+    return;
+  }
+  if (r->props.num_entries > 0 && r->options.comparator->Compare(internal_key, r->last_key) <= 0) {
+    r->status = Status::InvalidArgument("table builder: keys out of order");
+    return;
+  }
+  if (r->pending_index_entry) {
+    r->options.comparator->FindShortestSeparator(&r->last_key, internal_key);
+    std::string handle;
+    r->pending_handle.EncodeTo(&handle);
+    r->index_block.Add(r->last_key, handle);
+    r->pending_index_entry = false;
+  }
+  if (r->filter) r->filter->AddKey(parsed.user_key);
+  r->last_key.assign(internal_key.data(), internal_key.size());
+
+  TableProperties& p = r->props;
+  if (p.num_entries == 0 || parsed.sequence < p.smallest_seqno) p.smallest_seqno = parsed.sequence;
+  if (p.num_entries == 0 || parsed.sequence > p.largest_seqno) p.largest_seqno = parsed.sequence;
+  p.num_entries++;
+  if (parsed.type == kTypeDeletion) p.num_deletions++;
+  p.raw_key_bytes += internal_key.size();
+  p.raw_value_bytes += value.size();
+
+  r->data_block.Add(internal_key, value);
+  if (r->data_block.CurrentSizeEstimate() >= r->options.block_size) r->FlushDataBlock();
+}
+
+void TableBuilder::Rep::FlushDataBlock() {
+  Rep* r = this;
+  if (!r->status.ok() || r->data_block.empty()) return;
+  assert(!r->pending_index_entry);
+  const Slice contents = r->data_block.Finish();
+  WriteRawBlock(contents, &r->pending_handle);
+  r->data_block.Reset();
+  if (!r->status.ok()) return;
+  r->pending_index_entry = true;
+  r->props.num_data_blocks++;
+  r->props.data_size_bytes += r->pending_handle.size() + kBlockTrailerBytes;
+}
+
+Status TableBuilder::Finish() {
+  Rep* r = rep_.get();
+  assert(!r->closed);
+  r->FlushDataBlock();
+  r->closed = true;
+  BlockBuilder metaindex(1);
+  BlockHandle handle;
+  std::string encoded;
+  auto write = [&](const Slice& contents) {
+    if (r->status.ok()) r->WriteRawBlock(contents, &handle);
+    encoded.clear();
+    handle.EncodeTo(&encoded);
+    return handle.size() + kBlockTrailerBytes;
+  };
+  if (r->filter) {
+    r->props.filter_size_bytes = write(r->filter->Finish());
+    metaindex.Add(kFilterBlockName, encoded);
+  }
+  if (r->pending_index_entry) {
+    r->options.comparator->FindShortSuccessor(&r->last_key);
+    std::string pending;
+    r->pending_handle.EncodeTo(&pending);
+    r->index_block.Add(r->last_key, pending);
+    r->pending_index_entry = false;
+  }
+  r->props.index_size_bytes = write(r->index_block.Finish());
+  Footer footer;
+  footer.index_handle = handle;
+  std::string props;
+  EncodeTableProperties(r->props, &props);
+  write(props);
+  metaindex.Add(kPropertiesBlockName, encoded);
+  write(metaindex.Finish());
+  footer.metaindex_handle = handle;
+  if (!r->status.ok()) return r->status;
+  std::string footer_bytes;
+  footer.EncodeTo(&footer_bytes);
+  r->status = r->file->Append(footer_bytes);
+  if (r->status.ok()) r->offset += footer_bytes.size();
+  return r->status;
+}
+
+void TableBuilder::Abandon() {
+  assert(!rep_->closed);
+  rep_->closed = true;
+}
+
+}  // namespace shale
