@@ -31,6 +31,7 @@ void CheckProperty(const std::string& name, int cases, uint64_t seed, Testable&&
     INFO(name << " (seed " << seed << "):\n" << ss.str());
     FAIL();
   }
+  SUCCEED();
 }
 
 template <typename Testable>
