@@ -95,6 +95,10 @@ class DBImpl final : public DB {
   [[nodiscard]] Status RunCompaction(Compaction* c);  // REQUIRES: mutex_ held
   [[nodiscard]] Status DoCompactionWork(CompactionState* state);  // mutex_ released inside
   [[nodiscard]] Status FinishCompactionOutput(CompactionState* state, Iterator* input);
+  // Opens a just-written table through the table cache (which keeps it open)
+  // and reads its first entry: a table that cannot be read never reaches
+  // the MANIFEST. May be called without the mutex.
+  [[nodiscard]] Status VerifyNewTable(const FileMetaData& meta);
   [[nodiscard]] Status OpenCompactionOutput(CompactionState* state);
   [[nodiscard]] Status InstallCompactionResults(CompactionState* state);
   // Serializes LogAndApply between the flush and compaction threads.

@@ -100,6 +100,7 @@ Status DBImpl::OpenCompactionOutput(CompactionState* state) {
 Status DBImpl::FinishCompactionOutput(CompactionState* state, Iterator* input) {
   Status s = input->status();
   if (s.ok()) s = state->builder->Finish();
+  if (s.ok()) s = VerifyNewTable(state->builder->meta());
   if (s.ok()) {
     state->outputs.push_back(state->builder->meta());
     state->bytes_written += state->builder->meta().file_size;

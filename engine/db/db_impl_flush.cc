@@ -67,6 +67,7 @@ Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit) {
       if (s.ok()) s = iter->status();
       if (s.ok()) s = builder.Finish();
       builder.Abandon();
+      if (s.ok()) s = VerifyNewTable(builder.meta());
       // The table's name must be durable before the MANIFEST names it.
       if (s.ok()) s = fs_->SyncDir(dbname_);
       if (s.ok()) SHALE_COUNT(&stats_, dir_syncs, 1);
@@ -76,6 +77,16 @@ Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit) {
   }
   if (s.ok() && !empty) edit->AddFile(0, builder.meta());
   return s;
+}
+
+Status DBImpl::VerifyNewTable(const FileMetaData& meta) {
+  std::unique_ptr<Iterator> it(
+      table_cache_->NewIterator(ReadOptions(), meta.number, meta.file_size));
+  it->SeekToFirst();
+  if (it->status().ok() && !it->Valid()) {
+    return Status::Corruption("new table is empty", TableFileName(dbname_, meta.number));
+  }
+  return it->status();
 }
 
 Status DBImpl::LogAndApply(VersionEdit* edit) {
