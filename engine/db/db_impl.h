@@ -84,6 +84,8 @@ class DBImpl final : public DB {
   WriteBatch* BuildBatchGroup(Writer** last_writer);  // REQUIRES: mutex_ held
   [[nodiscard]] Status WriteGroupToWAL(WriteBatch* group, bool sync);
   [[nodiscard]] Status SwitchMemTable();  // REQUIRES: mutex_ held
+  // A memtable whose arena blocks are write_buffer_size / 8 (RocksDB's rule).
+  MemTable* NewMemTable() const;
 
   // ---- background work (db_impl_flush.cc, db_impl_compaction.cc)
   void FlushThreadMain();
@@ -101,6 +103,8 @@ class DBImpl final : public DB {
   [[nodiscard]] Status VerifyNewTable(const FileMetaData& meta);
   [[nodiscard]] Status OpenCompactionOutput(CompactionState* state);
   [[nodiscard]] Status InstallCompactionResults(CompactionState* state);
+  // Records a compaction's edit (trivial move or merge). REQUIRES: mutex_ held.
+  [[nodiscard]] Status InstallCompactionEdit(Compaction* c);
   // Serializes LogAndApply between the flush and compaction threads.
   [[nodiscard]] Status LogAndApply(VersionEdit* edit);  // REQUIRES: mutex_ held
   void RecordBackgroundError(const Status& s);  // REQUIRES: mutex_ held

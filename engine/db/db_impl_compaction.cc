@@ -60,8 +60,7 @@ Status DBImpl::RunCompaction(Compaction* c) {
     const FileMetaData* f = c->input(0, 0);
     c->edit()->RemoveFile(c->level(), f->number);
     c->edit()->AddFile(c->output_level(), *f);
-    runtime_->YieldPoint("compaction.before_install");
-    s = LogAndApply(c->edit());
+    s = InstallCompactionEdit(c);
   } else {
     CompactionState state(c);
     state.snapshots = snapshots_.Sequences();
@@ -188,7 +187,15 @@ Status DBImpl::InstallCompactionResults(CompactionState* state) {
   Compaction* const c = state->compaction;
   c->AddInputDeletions(c->edit());
   for (const FileMetaData& out : state->outputs) c->edit()->AddFile(c->output_level(), out);
+  return InstallCompactionEdit(c);
+}
+
+Status DBImpl::InstallCompactionEdit(Compaction* c) {
+  mutex_->AssertHeld();
   runtime_->YieldPoint("compaction.before_install");
+  if (runtime_->FaultPoint("compaction.before_install")) {
+    return Status::IOError("injected fault", "compaction.before_install");
+  }
   return LogAndApply(c->edit());
 }
 

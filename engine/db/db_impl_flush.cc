@@ -35,7 +35,11 @@ Status DBImpl::FlushOldestImmutable() {
     edit.SetPrevLogNumber(0);
     edit.SetLogNumber(next_log);
     runtime_->YieldPoint("flush.before_install");
-    s = LogAndApply(&edit);
+    if (runtime_->FaultPoint("flush.before_install")) {
+      s = Status::IOError("injected fault", "flush.before_install");
+    } else {
+      s = LogAndApply(&edit);
+    }
   }
   for (const auto& [level, meta] : edit.new_files()) pending_outputs_.erase(meta.number);
   if (!s.ok()) return s;

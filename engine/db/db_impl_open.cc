@@ -25,7 +25,7 @@ Status DBImpl::OpenImpl() {
   Status s = Recover(&edit, &save_manifest);
   if (s.ok()) s = NewWAL();
   if (s.ok()) {
-    mem_ = new MemTable(internal_comparator_);
+    mem_ = NewMemTable();
     mem_->Ref();
     mem_->set_log_number(logfile_number_);
     mem_id_ = next_memtable_id_++;
@@ -121,7 +121,7 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
     Status r = WriteBatchInternal::SetContents(&batch, record);
     if (!r.ok()) return r;
     if (*mem == nullptr) {
-      *mem = new MemTable(internal_comparator_);
+      *mem = NewMemTable();
       (*mem)->Ref();
     }
     r = WriteBatchInternal::InsertInto(&batch, *mem);

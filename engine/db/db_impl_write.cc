@@ -141,7 +141,8 @@ Status DBImpl::WriteImpl(Writer* w) {
 Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
   Status s = log_->AddRecord(WriteBatchInternal::Contents(group));
   if (s.ok() && sync) {
-    s = log_->Sync();
+    s = runtime_->FaultPoint("write.wal_sync") ? Status::IOError("injected fault", "write.wal_sync")
+                                               : log_->Sync();
     if (s.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
   }
   return s;
@@ -235,12 +236,16 @@ Status DBImpl::NewWAL() {
   return Status::OK();
 }
 
+MemTable* DBImpl::NewMemTable() const {
+  return new MemTable(internal_comparator_, options_.write_buffer_size / 8);
+}
+
 Status DBImpl::SwitchMemTable() {
   Status s = NewWAL();
   if (!s.ok()) return s;
   imm_.push_back(mem_);
   imm_ids_.push_back(mem_id_);
-  mem_ = new MemTable(internal_comparator_);
+  mem_ = NewMemTable();
   mem_->Ref();
   mem_->set_log_number(logfile_number_);
   mem_id_ = next_memtable_id_++;

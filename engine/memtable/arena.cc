@@ -23,12 +23,12 @@ char* Arena::AllocateAligned(size_t bytes) {
 }
 
 char* Arena::AllocateFallback(size_t bytes) {
-  if (bytes > kBlockBytes / 4) {
+  if (bytes > block_bytes_ / 4) {
     // A dedicated block; the current block keeps its tail for small requests.
     return AllocateNewBlock(bytes);
   }
-  alloc_ptr_ = AllocateNewBlock(kBlockBytes);
-  alloc_remaining_bytes_ = kBlockBytes;
+  alloc_ptr_ = AllocateNewBlock(block_bytes_);
+  alloc_remaining_bytes_ = block_bytes_;
   char* result = alloc_ptr_;
   alloc_ptr_ += bytes;
   alloc_remaining_bytes_ -= bytes;

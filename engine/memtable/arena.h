@@ -1,8 +1,11 @@
 // Arena: a bump allocator for memtable entries and skiplist nodes.
 //
-// Memory comes in 4 KiB blocks; an allocation larger than a quarter block
-// gets a block of its own so that the tail of the current block is not
-// wasted. Nothing is freed until the Arena is destroyed.
+// Memory comes in blocks of block_bytes (4 KiB by default; the DB sizes
+// them from write_buffer_size, as RocksDB does, so that a tiny buffer is not
+// "full" after one block and a large one makes few allocations). An
+// allocation larger than a quarter block gets a block of its own so that
+// the tail of the current block is not wasted. Nothing is freed until the
+// Arena is destroyed.
 //
 // Ownership: the Arena owns every block; pointers it hands out stay valid
 // until the Arena is destroyed.
@@ -21,12 +24,18 @@ namespace shale {
 
 class Arena {
  public:
-  static constexpr size_t kBlockBytes = 4096;
+  static constexpr size_t kDefaultBlockBytes = 4096;
+  static constexpr size_t kMinBlockBytes = 256;
+  static constexpr size_t kMaxBlockBytes = 1 << 20;
   // Alignment of AllocateAligned: enough for pointers and 64-bit atomics.
   static constexpr size_t kAlignBytes = alignof(std::max_align_t) > 8 ? alignof(std::max_align_t)
                                                                       : 8;
 
-  Arena() = default;
+  // block_bytes is clamped to [kMinBlockBytes, kMaxBlockBytes].
+  explicit Arena(size_t block_bytes = kDefaultBlockBytes)
+      : block_bytes_(block_bytes < kMinBlockBytes   ? kMinBlockBytes
+                     : block_bytes > kMaxBlockBytes ? kMaxBlockBytes
+                                                    : block_bytes) {}
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
   ~Arena() = default;
@@ -44,6 +53,7 @@ class Arena {
   char* AllocateFallback(size_t bytes);
   char* AllocateNewBlock(size_t block_bytes);
 
+  const size_t block_bytes_;
   char* alloc_ptr_ = nullptr;
   size_t alloc_remaining_bytes_ = 0;
   std::vector<std::unique_ptr<char[]>> blocks_;

@@ -45,8 +45,12 @@ struct EntryComparator {
   const InternalKeyComparator* icmp;
   bool bytewise;  // icmp's user comparator is BytewiseComparator()
   int operator()(const char* a, const char* b) const {
+    return CompareDecoded(a, Decode(b));
+  }
+  // A search target decoded once per search (see SkipList::kCanDecode).
+  Slice Decode(const char* entry) const { return DecodeEntryKey(entry); }
+  int CompareDecoded(const char* a, const Slice& b_key) const {
     const Slice a_key = DecodeEntryKey(a);
-    const Slice b_key = DecodeEntryKey(b);
     if (bytewise) return CompareBytewiseInternal(a_key, b_key);
     return icmp->Compare(a_key, b_key);
   }
@@ -57,8 +61,9 @@ using Table = SkipList<const char*, EntryComparator>;
 }  // namespace
 
 struct MemTable::Rep {
-  explicit Rep(const InternalKeyComparator& cmp)
+  Rep(const InternalKeyComparator& cmp, size_t arena_block_bytes)
       : icmp(cmp),
+        arena(arena_block_bytes),
         table(EntryComparator{&icmp, icmp.user_comparator() == BytewiseComparator()}, &arena) {}
 
   const InternalKeyComparator icmp;
@@ -109,8 +114,8 @@ class MemTableIterator final : public Iterator {
 
 }  // namespace
 
-MemTable::MemTable(const InternalKeyComparator& comparator)
-    : rep_(std::make_unique<Rep>(comparator)) {}
+MemTable::MemTable(const InternalKeyComparator& comparator, size_t arena_block_bytes)
+    : rep_(std::make_unique<Rep>(comparator, arena_block_bytes)) {}
 
 MemTable::~MemTable() { assert(refs_.load(std::memory_order_relaxed) == 0); }
 

@@ -22,7 +22,8 @@ namespace shale {
 
 class MemTable {
  public:
-  explicit MemTable(const InternalKeyComparator& comparator);
+  // arena_block_bytes: see Arena (the DB passes write_buffer_size / 8).
+  explicit MemTable(const InternalKeyComparator& comparator, size_t arena_block_bytes = 4096);
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
 

@@ -105,6 +105,15 @@ class SkipList {
   bool KeyIsAfterNode(const Key& key, const Node* n) const {
     return n != nullptr && cmp_(n->key, key) < 0;
   }
+  // With a comparator that can pre-decode a search key (Cmp::Decode and
+  // Cmp::CompareDecoded), searches decode the target once, not per node.
+  template <typename Decoded>
+  bool DecodedKeyIsAfterNode(const Decoded& key, const Node* n) const {
+    return n != nullptr && cmp_.CompareDecoded(n->key, key) < 0;
+  }
+  static constexpr bool kCanDecode = requires(const Cmp& c, const Key& k) {
+    c.CompareDecoded(k, c.Decode(k));
+  };
   Node* NewNode(const Key& key, int height);
   static size_t NodeBytes(int height) {
     return sizeof(Node) + sizeof(std::atomic<Node*>) * static_cast<size_t>(height - 1);
@@ -188,9 +197,23 @@ typename SkipList<Key, Cmp>::Node* SkipList<Key, Cmp>::FindGreaterOrEqual(const 
   Node* x = head_;
   int level = GetMaxHeight() - 1;
   Node* last_checked = nullptr;  // saves re-comparing the same node one level down
+  const auto decoded = [&] {
+    if constexpr (kCanDecode) {
+      return cmp_.Decode(key);
+    } else {
+      return 0;
+    }
+  }();
   while (true) {
     Node* next = x->Next(level);
-    if (next != last_checked && KeyIsAfterNode(key, next)) {
+    bool after;
+    if constexpr (kCanDecode) {
+      after = next != last_checked && DecodedKeyIsAfterNode(decoded, next);
+    } else {
+      (void)decoded;
+      after = next != last_checked && KeyIsAfterNode(key, next);
+    }
+    if (after) {
       x = next;
       continue;
     }

@@ -27,7 +27,7 @@ TEST_CASE("arena allocations keep their bytes and are aligned on request", "[are
     allocated.emplace_back(bytes, p);
     total_bytes += bytes;
     REQUIRE(arena.MemoryUsage() >= total_bytes);
-    REQUIRE(arena.MemoryUsage() <= total_bytes * 2 + 64 * Arena::kBlockBytes);
+    REQUIRE(arena.MemoryUsage() <= total_bytes * 2 + 64 * Arena::kDefaultBlockBytes);
   }
   for (size_t i = 0; i < allocated.size(); i++) {
     const auto& [bytes, p] = allocated[i];
@@ -51,13 +51,13 @@ TEST_CASE("arena gives large allocations their own block", "[arena]") {
   Arena arena;
   char* small = arena.Allocate(10);
   const size_t after_small = arena.MemoryUsage();
-  REQUIRE(after_small >= Arena::kBlockBytes);
-  char* big = arena.Allocate(3 * Arena::kBlockBytes);
-  REQUIRE(arena.MemoryUsage() >= after_small + 3 * Arena::kBlockBytes);
-  REQUIRE(arena.MemoryUsage() < after_small + 4 * Arena::kBlockBytes);
+  REQUIRE(after_small >= Arena::kDefaultBlockBytes);
+  char* big = arena.Allocate(3 * Arena::kDefaultBlockBytes);
+  REQUIRE(arena.MemoryUsage() >= after_small + 3 * Arena::kDefaultBlockBytes);
+  REQUIRE(arena.MemoryUsage() < after_small + 4 * Arena::kDefaultBlockBytes);
   // The current block still serves small requests right after the first.
   char* small2 = arena.Allocate(10);
   REQUIRE(small2 == small + 10);
   REQUIRE(big != nullptr);
-  REQUIRE(arena.MemoryUsage() < after_small + 4 * Arena::kBlockBytes);
+  REQUIRE(arena.MemoryUsage() < after_small + 4 * Arena::kDefaultBlockBytes);
 }

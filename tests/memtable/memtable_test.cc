@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "db/dbformat.h"
+#include "common/internal_key.h"
 #include "common/rc_check.h"
 #include "shale/comparator.h"
 
 using namespace shale;
+using shale_test::EncodedIKey;
 
 namespace {
 
@@ -31,10 +33,6 @@ std::string GetAt(MemTable* mem, const std::string& key, SequenceNumber seq) {
   if (s.IsNotFound()) return "DELETED";
   REQUIRE(s.ok());
   return "VALUE:" + value;
-}
-
-std::string IKey(const std::string& user_key, SequenceNumber seq, ValueType t) {
-  return InternalKey(user_key, seq, t).Encode().ToString();
 }
 
 }  // namespace
@@ -85,13 +83,13 @@ TEST_CASE("memtable handles long keys and values and counts memory", "[memtable]
 
   // Seek with a target longer than the iterator's inline buffer.
   std::unique_ptr<Iterator> it(ref.mem->NewIterator());
-  it->Seek(IKey(long_key, kMaxSequenceNumber, kValueTypeForSeek));
+  it->Seek(EncodedIKey(long_key, kMaxSequenceNumber, kValueTypeForSeek));
   REQUIRE(it->Valid());
-  REQUIRE(it->key() == Slice(IKey(long_key, 1, kTypeValue)));
+  REQUIRE(it->key() == Slice(EncodedIKey(long_key, 1, kTypeValue)));
   REQUIRE(it->value().size() == long_value.size());
-  it->SeekForPrev(IKey(long_key, 0, kTypeDeletion));
+  it->SeekForPrev(EncodedIKey(long_key, 0, kTypeDeletion));
   REQUIRE(it->Valid());
-  REQUIRE(it->key() == Slice(IKey(long_key, 1, kTypeValue)));
+  REQUIRE(it->key() == Slice(EncodedIKey(long_key, 1, kTypeValue)));
   REQUIRE(it->status().ok());
 }
 
@@ -105,21 +103,21 @@ TEST_CASE("memtable iterator walks internal keys in both directions", "[memtable
   REQUIRE_FALSE(it->Valid());
   it->SeekToFirst();
   REQUIRE(it->Valid());
-  REQUIRE(it->key() == Slice(IKey("k1", 2, kTypeValue)));
+  REQUIRE(it->key() == Slice(EncodedIKey("k1", 2, kTypeValue)));
   REQUIRE(it->value() == Slice("v2"));
   it->Next();
-  REQUIRE(it->key() == Slice(IKey("k1", 1, kTypeValue)));
+  REQUIRE(it->key() == Slice(EncodedIKey("k1", 1, kTypeValue)));
   REQUIRE(it->value() == Slice("v1"));
   it->Next();
-  REQUIRE(it->key() == Slice(IKey("k2", 3, kTypeDeletion)));
+  REQUIRE(it->key() == Slice(EncodedIKey("k2", 3, kTypeDeletion)));
   REQUIRE(it->value().empty());
   it->Next();
   REQUIRE_FALSE(it->Valid());
   it->SeekToLast();
-  REQUIRE(it->key() == Slice(IKey("k2", 3, kTypeDeletion)));
+  REQUIRE(it->key() == Slice(EncodedIKey("k2", 3, kTypeDeletion)));
   it->Prev();
   it->Prev();
-  REQUIRE(it->key() == Slice(IKey("k1", 2, kTypeValue)));
+  REQUIRE(it->key() == Slice(EncodedIKey("k1", 2, kTypeValue)));
   it->Prev();
   REQUIRE_FALSE(it->Valid());
   REQUIRE(it->status().ok());
@@ -146,7 +144,7 @@ TEST_CASE("memtable equals a std::map model of internal keys", "[memtable][rapid
           seq += *rc::gen::inRange<SequenceNumber>(1, 4);
           const ValueType t = is_delete ? kTypeDeletion : kTypeValue;
           ref.mem->Add(seq, t, key, value);
-          model.emplace(IKey(key, seq, t), value);
+          model.emplace(EncodedIKey(key, seq, t), value);
         }
         RC_ASSERT(ref.mem->num_entries() == model.size());
 
@@ -169,7 +167,7 @@ TEST_CASE("memtable equals a std::map model of internal keys", "[memtable][rapid
           const std::string user_key = *user_key_gen;
           const SequenceNumber at = *rc::gen::inRange<SequenceNumber>(0, seq + 2);
           const std::string target =
-              IKey(user_key, at, *rc::gen::element(kTypeValue, kTypeDeletion));
+              EncodedIKey(user_key, at, *rc::gen::element(kTypeValue, kTypeDeletion));
           it->Seek(target);
           auto lb = model.lower_bound(target);
           RC_ASSERT(it->Valid() == (lb != model.end()));
@@ -180,7 +178,7 @@ TEST_CASE("memtable equals a std::map model of internal keys", "[memtable][rapid
           if (it->Valid()) RC_ASSERT(it->key().ToString() == std::prev(ub)->first);
 
           // Get: the first model entry at or after the seek key, if same user key.
-          auto g = model.lower_bound(IKey(user_key, at, kValueTypeForSeek));
+          auto g = model.lower_bound(EncodedIKey(user_key, at, kValueTypeForSeek));
           std::string expected = "ABSENT";
           if (g != model.end() && ExtractUserKey(g->first) == Slice(user_key)) {
             const bool deleted = (ExtractTrailer(g->first) & 0xff) == kTypeDeletion;

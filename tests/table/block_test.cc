@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "mem_file.h"
+#include "table/table_test_util.h"
 #include "table/block.h"
 #include "table/block_builder.h"
 #include "table/format.h"
@@ -13,7 +13,7 @@
 #include "util/random.h"
 
 using namespace shale;
-using namespace shale::test;
+using namespace shale_test;
 
 namespace {
 
@@ -175,12 +175,12 @@ TEST_CASE("block checksum covers the block's offset", "[format]") {
   file.replace(offset, contents.size(), contents);
   file[offset + contents.size()] = static_cast<char>(kNoCompression);
   EncodeFixed32(&file[offset + contents.size() + 1], BlockChecksum(contents, kNoCompression, offset));
-  RandomAccessFileReader reader(std::make_unique<StringSource>(file), "f");
+  RandomAccessFileReader reader(std::make_unique<MemRandomAccessFile>(file), "f");
   BlockContents read;
   REQUIRE(ReadBlock(&reader, file.size(), BlockHandle(offset, contents.size()), &read).ok());
   REQUIRE(read.data == Slice(contents));
   std::string moved = std::string(3, 'y') + file;
-  RandomAccessFileReader moved_reader(std::make_unique<StringSource>(moved), "f");
+  RandomAccessFileReader moved_reader(std::make_unique<MemRandomAccessFile>(moved), "f");
   REQUIRE(ReadBlock(&moved_reader, moved.size(), BlockHandle(offset + 3, contents.size()), &read)
               .IsCorruption());
   REQUIRE(ReadBlock(&reader, file.size(), BlockHandle(offset, 200), &read).IsCorruption());
@@ -192,7 +192,7 @@ TEST_CASE("non-zero block type is unsupported compression", "[format]") {
   std::string file = contents;
   file.push_back(1);
   PutFixed32(&file, BlockChecksum(contents, 1, 0));
-  RandomAccessFileReader reader(std::make_unique<StringSource>(file), "f");
+  RandomAccessFileReader reader(std::make_unique<MemRandomAccessFile>(file), "f");
   BlockContents read;
   const Status s = ReadBlock(&reader, file.size(), BlockHandle(0, contents.size()), &read);
   REQUIRE(s.IsCorruption());

@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "cache/lru_cache.h"
-#include "mem_file.h"
+#include "table/table_test_util.h"
 #include "util/coding.h"
 
 using namespace shale;
-using namespace shale::test;
+using namespace shale_test;
 
 namespace {
 

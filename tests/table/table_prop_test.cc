@@ -8,12 +8,13 @@
 #include <memory>
 #include <string>
 
-#include "mem_file.h"
+#include "common/rc_check.h"
 #include "shale/cache.h"
+#include "table/table_test_util.h"
 #include "util/random.h"
 
 using namespace shale;
-using namespace shale::test;
+using namespace shale_test;
 
 namespace {
 
@@ -25,7 +26,7 @@ std::string RandomUserKey(Random* rnd) {
 }
 
 std::string RandomInternalKey(Random* rnd) {
-  return IKey(RandomUserKey(rnd), rnd->Uniform(40), rnd->OneIn(3) ? kTypeDeletion : kTypeValue);
+  return EncodedIKey(RandomUserKey(rnd), rnd->Uniform(40), rnd->OneIn(3) ? kTypeDeletion : kTypeValue);
 }
 
 Model RandomModel(uint64_t seed, int n) {
@@ -166,11 +167,11 @@ TEST_CASE("SST round-trips and agrees with a map model", "[table][prop]") {
       for (const auto& [k, v] : m) CheckGetAgrees(*t, m, k, rnd.OneIn(2));
     }
     for (int i = 0; i < 200; i++) {
-      const std::string probe = IKey(RandomUserKey(&rnd), rnd.Uniform(45), kValueTypeForSeek);
+      const std::string probe = EncodedIKey(RandomUserKey(&rnd), rnd.Uniform(45), kValueTypeForSeek);
       CheckGetAgrees(*t, m, probe, true);
     }
     CheckIteration(*t, m, &rnd);
-  });
+  }, /*seed=*/7177, /*cases=*/100);
 }
 
 TEST_CASE("a flipped byte anywhere is detected or harmless", "[table][prop]") {
@@ -209,5 +210,5 @@ TEST_CASE("a flipped byte anywhere is detected or harmless", "[table][prop]") {
         RC_ASSERT(detected || expected == m.end());
         RC_TAG(detected ? "detected after open" : "harmless");
       },
-      /*seed=*/9091, /*max_success=*/1000);
+      /*seed=*/9091, /*cases=*/1000);
 }

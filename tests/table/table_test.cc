@@ -5,12 +5,12 @@
 #include <optional>
 #include <string>
 
-#include "mem_file.h"
+#include "table/table_test_util.h"
 #include "shale/cache.h"
 #include "util/random.h"
 
 using namespace shale;
-using namespace shale::test;
+using namespace shale_test;
 
 namespace {
 
@@ -44,7 +44,7 @@ Model Sequential(int n) {
   for (int i = 0; i < n; i++) {
     char buf[16];
     snprintf(buf, sizeof(buf), "key%06d", i);
-    m[IKey(buf, 100 + i, i % 7 == 0 ? kTypeDeletion : kTypeValue)] = "value" + std::to_string(i);
+    m[EncodedIKey(buf, 100 + i, i % 7 == 0 ? kTypeDeletion : kTypeValue)] = "value" + std::to_string(i);
   }
   return m;
 }
@@ -57,12 +57,12 @@ TEST_CASE("empty table opens and finds nothing", "[table]") {
   std::unique_ptr<Table> t;
   REQUIRE(OpenTable(o, file, &t).ok());
   Found f;
-  REQUIRE(Get(*t, IKey("a", 5), &f).ok());
+  REQUIRE(Get(*t, EncodedIKey("a", 5), &f).ok());
   REQUIRE(f.calls == 0);
   std::unique_ptr<Iterator> it(t->NewIterator(ReadOptions()));
   it->SeekToFirst();
   REQUIRE(!it->Valid());
-  it->SeekForPrev(IKey("z", 0));
+  it->SeekForPrev(EncodedIKey("z", 0));
   REQUIRE(!it->Valid());
   REQUIRE(it->status().ok());
   REQUIRE(t->properties().num_entries == 0);
@@ -84,19 +84,19 @@ TEST_CASE("properties are counted", "[table]") {
   REQUIRE(p.filter_size_bytes > 500 * 10 / 8);
   REQUIRE(p.index_size_bytes > 0);
   REQUIRE(p.data_size_bytes + p.filter_size_bytes + p.index_size_bytes < file.size());
-  REQUIRE(t->ApproximateOffsetOf(IKey("key000000", kMaxSequenceNumber)) == 0);
-  const uint64_t mid = t->ApproximateOffsetOf(IKey("key000250", kMaxSequenceNumber));
+  REQUIRE(t->ApproximateOffsetOf(EncodedIKey("key000000", kMaxSequenceNumber)) == 0);
+  const uint64_t mid = t->ApproximateOffsetOf(EncodedIKey("key000250", kMaxSequenceNumber));
   REQUIRE(mid > 0);
   REQUIRE(mid < p.data_size_bytes);
-  REQUIRE(t->ApproximateOffsetOf(IKey("zzz", 0)) == p.data_size_bytes);
+  REQUIRE(t->ApproximateOffsetOf(EncodedIKey("zzz", 0)) == p.data_size_bytes);
 }
 
 TEST_CASE("builder rejects keys out of order", "[table]") {
   std::string contents;
-  WritableFileWriter writer(std::make_unique<StringSink>(&contents), "x");
+  WritableFileWriter writer(std::make_unique<MemWritableFile>(&contents), "x");
   TableBuilder builder(SmallBlocks(), &writer);
-  builder.Add(IKey("b", 1), "v");
-  builder.Add(IKey("a", 1), "v");
+  builder.Add(EncodedIKey("b", 1), "v");
+  builder.Add(EncodedIKey("a", 1), "v");
   REQUIRE(builder.status().IsInvalidArgument());
   builder.Abandon();
 }
@@ -114,10 +114,10 @@ TEST_CASE("block cache: misses, then hits; fill_cache=false inserts nothing", "[
   REQUIRE(OpenTable(o, file, &t, &reads).ok());
   const int open_reads = reads;
   Found f;
-  const std::string k = IKey("key000123", 1000);
+  const std::string k = EncodedIKey("key000123", 1000);
   REQUIRE(Get(*t, k, &f, /*fill_cache=*/false).ok());
   REQUIRE(f.calls == 1);
-  REQUIRE(f.key == IKey("key000123", 223));
+  REQUIRE(f.key == EncodedIKey("key000123", 223));
   REQUIRE(stats.block_cache_misses == 1);
   REQUIRE(stats.block_cache_inserts == 0);
   REQUIRE(cache->GetUsage() == 0);
@@ -133,7 +133,7 @@ TEST_CASE("block cache: misses, then hits; fill_cache=false inserts nothing", "[
 
   // Absent user keys are mostly excluded by the bloom filter.
   for (int i = 0; i < 1000; i++) {
-    REQUIRE(Get(*t, IKey("absent" + std::to_string(i), 1000), &f).ok());
+    REQUIRE(Get(*t, EncodedIKey("absent" + std::to_string(i), 1000), &f).ok());
     REQUIRE(f.calls == 0);
   }
   REQUIRE(stats.bloom_useful > 950);

@@ -10,11 +10,11 @@
 
 #include <algorithm>
 
-#include "log_test_util.h"
+#include "wal/log_test_util.h"
 #include "util/random.h"
 
 using namespace shale;
-using namespace shale::test;
+using namespace shale_test;
 using log::kBlockSize;
 using log::kHeaderSize;
 
@@ -122,7 +122,7 @@ void CheckModes(const std::string& contents, const std::vector<std::string>& rec
 }  // namespace
 
 TEST_CASE("log property: round trip, corruption, truncation", "[wal][property]") {
-  SeededProp("any records round-trip in every mode", 0x5a1e001, 300, [] {
+  FixedSeedProp("any records round-trip in every mode", [] {
     const std::vector<std::string> records = GenRecords(0);
     std::string contents;
     RC_ASSERT(WriteLog(records, &contents));
@@ -136,9 +136,9 @@ TEST_CASE("log property: round trip, corruption, truncation", "[wal][property]")
       RC_ASSERT(r.records == records);
       RC_ASSERT(!r.result.stopped_at_damage);
     }
-  });
+  }, 0x5a1e001, 300);
 
-  SeededProp("a single corrupted byte never yields a wrong record", 0x5a1e002, 2000, [] {
+  FixedSeedProp("a single corrupted byte never yields a wrong record", [] {
     const std::vector<std::string> records = GenRecords(1);
     std::string contents;
     RC_ASSERT(WriteLog(records, &contents));
@@ -156,9 +156,9 @@ TEST_CASE("log property: round trip, corruption, truncation", "[wal][property]")
     RC_CLASSIFY(damaged < 0, "padding");
     const size_t intact = damaged < 0 ? records.size() : static_cast<size_t>(damaged);
     CheckModes(contents, records, intact, damaged);
-  });
+  }, 0x5a1e002, 2000);
 
-  SeededProp("any truncation never yields a wrong record", 0x5a1e003, 1000, [] {
+  FixedSeedProp("any truncation never yields a wrong record", [] {
     const std::vector<std::string> records = GenRecords(0);
     std::string contents;
     RC_ASSERT(WriteLog(records, &contents));
@@ -187,5 +187,5 @@ TEST_CASE("log property: round trip, corruption, truncation", "[wal][property]")
               intact);
     RC_ASSERT(ReplayMem(contents, WALRecoveryMode::kSkipAnyCorruptedRecords).records.size() ==
               intact);
-  });
+  }, 0x5a1e003, 1000);
 }

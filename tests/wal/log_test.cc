@@ -2,10 +2,10 @@
 // padding, damage classification, and each recovery mode's policy.
 #include <catch2/catch.hpp>
 
-#include "log_test_util.h"
+#include "wal/log_test_util.h"
 
 using namespace shale;
-using namespace shale::test;
+using namespace shale_test;
 using log::kBlockSize;
 using log::kHeaderSize;
 using log::ReadResult;

@@ -1,22 +1,27 @@
-// In-memory file test doubles for the log tests: a WritableFile that appends
-// to a std::string the test owns, and a SequentialFile over a copy of a
-// string, with optional short reads and an injected read error.
-//
-// Test-only. Ownership: MemWritableFile writes into *contents, which must
-// outlive it. Thread safety: none.
+// In-memory file test doubles over std::string, shared by the log and table
+// tests: MemWritableFile appends into a string the test owns (counts
+// Flush/Sync, can inject append failures, rejects appends after Close);
+// MemRandomAccessFile and MemSequentialFile read their own copy of a string,
+// the former optionally counting reads, the latter with optional short reads
+// and an injected read error. Ownership: MemWritableFile's *contents must
+// outlive it. Test-only; not thread safe.
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
-#include <memory>
 #include <string>
+#include <utility>
 
 #include "shale/env.h"
 
-namespace shale::test {
+namespace shale_test {
 
-class MemWritableFile : public WritableFile {
+class MemWritableFile : public shale::WritableFile {
  public:
+  using Slice = shale::Slice;
+  using Status = shale::Status;
+
   explicit MemWritableFile(std::string* contents) : contents_(contents) {}
 
   Status Append(const Slice& data) override {
@@ -62,8 +67,37 @@ class MemWritableFile : public WritableFile {
   bool fail_appends_ = false;
 };
 
-class MemSequentialFile : public SequentialFile {
+class MemRandomAccessFile : public shale::RandomAccessFile {
  public:
+  using Slice = shale::Slice;
+  using Status = shale::Status;
+
+  // reads, if given, is incremented on every Read.
+  explicit MemRandomAccessFile(std::string contents, int* reads = nullptr)
+      : contents_(std::move(contents)), reads_(reads) {}
+
+  Status Read(uint64_t offset, size_t n, Slice* result, char* scratch) const override {
+    if (reads_ != nullptr) (*reads_)++;
+    if (offset > contents_.size()) {
+      *result = Slice();
+      return Status::OK();
+    }
+    n = std::min<size_t>(n, contents_.size() - offset);
+    std::memcpy(scratch, contents_.data() + offset, n);
+    *result = Slice(scratch, n);
+    return Status::OK();
+  }
+
+ private:
+  std::string contents_;
+  int* reads_;
+};
+
+class MemSequentialFile : public shale::SequentialFile {
+ public:
+  using Slice = shale::Slice;
+  using Status = shale::Status;
+
   // max_read_bytes > 0 makes every Read return at most that many bytes (short
   // reads); fail_at_offset makes a Read that reaches that offset fail.
   explicit MemSequentialFile(std::string contents, size_t max_read_bytes = 0,
@@ -96,4 +130,4 @@ class MemSequentialFile : public SequentialFile {
   uint64_t fail_at_offset_;
 };
 
-}  // namespace shale::test
+}  // namespace shale_test
