@@ -38,7 +38,7 @@ Options TinyOptions() {
   o.create_if_missing = true;
   o.write_buffer_size = 1024;
   o.target_file_size_base = 1024;
-  o.max_bytes_for_level_base = 2048;
+  o.max_bytes_for_level_base = 1024;
   o.max_bytes_for_level_multiplier = 2;
   o.level0_file_num_compaction_trigger = 2;
   o.block_size = 128;
