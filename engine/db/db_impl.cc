@@ -90,20 +90,20 @@ Status DB::Open(const Options& options, const std::string& dbname, std::unique_p
 }
 
 Status DBImpl::Close() {
-  {
-    MutexLock l(mutex_.get());
-    if (closed_) return Status::OK();
-    closed_ = true;
-  }
   Status result;
   {
     MutexLock l(mutex_.get());
+    if (closed_) return Status::OK();
+    // Refuse new writes and manual compactions, then let the ones in flight
+    // finish: only a front writer may switch memtables or touch log_.
+    closed_ = true;
+    while (!writers_.empty() || manual_compactions_running_ > 0) bg_cv_->Wait();
     // Writes made without the WAL live only in memory: flush them, as
     // RocksDB does on close (avoid_flush_during_shutdown=false).
     if (has_unpersisted_data_ && bg_error_.ok() && flush_thread_ != nullptr) {
-      Status s = SwitchMemTable();
-      if (s.ok()) s = WaitForFlushOf(imm_ids_.empty() ? 0 : imm_ids_.back());
-      result = s;
+      result = SwitchMemTable();
+      if (result.ok()) result = WaitForFlushOf(mem_id_ - 1);
+      if (result.ok()) has_unpersisted_data_ = false;
     }
     shutting_down_.store(true, std::memory_order_release);
     bg_cv_->SignalAll();

@@ -149,9 +149,9 @@ class DBImpl final : public DB {
   bool manifest_busy_ = false;              // GUARDED, a LogAndApply is running
   bool flush_running_ = false;              // GUARDED
   int compactions_running_ = 0;             // GUARDED
-  int manual_compactions_waiting_ = 0;      // GUARDED
+  int manual_compactions_running_ = 0;      // GUARDED, CompactRange calls in flight
   bool has_unpersisted_data_ = false;       // GUARDED, disable_wal writes since flush
-  bool closed_ = false;                     // GUARDED
+  bool closed_ = false;                     // GUARDED, Close() has begun: no new writes
   std::atomic<bool> shutting_down_{false};
   std::unique_ptr<Thread> flush_thread_;
   std::unique_ptr<Thread> compaction_thread_;

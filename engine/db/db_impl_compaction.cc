@@ -205,6 +205,8 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const Slice* beg
   Status s = Flush(FlushOptions());
   if (!s.ok()) return s;
   MutexLock l(mutex_.get());
+  if (closed_) return Status::ShutdownInProgress("DB is closing");
+  manual_compactions_running_++;
   int max_level_with_files = -1;
   Version* current = versions_->current();
   for (int level = 0; level < current->NumLevels(); level++) {
@@ -215,6 +217,8 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const Slice* beg
   for (int level = 0; s.ok() && level <= last; level++) {
     s = CompactLevelRange(level, begin, end);
   }
+  manual_compactions_running_--;
+  bg_cv_->SignalAll();  // Close() waits for manual compactions
   return s;
 }
 
@@ -225,7 +229,9 @@ Status DBImpl::CompactLevelRange(int level, const Slice* begin, const Slice* end
   if (end != nullptr) end_key = InternalKey(*end, 0, kTypeDeletion);
   while (true) {
     if (!bg_error_.ok()) return bg_error_;
-    if (shutting_down_.load(std::memory_order_acquire)) return Status::ShutdownInProgress();
+    if (shutting_down_.load(std::memory_order_acquire) || closed_) {
+      return Status::ShutdownInProgress();
+    }
     bool busy = false;
     Compaction* c = versions_->CompactRange(level, begin != nullptr ? &begin_key : nullptr,
                                             end != nullptr ? &end_key : nullptr, &busy);

@@ -77,7 +77,7 @@ Status DBImpl::WaitForFlushOf(uint64_t memtable_id) {
 
 Status DBImpl::WriteImpl(Writer* w) {
   MutexLock l(mutex_.get());
-  if (shutting_down_.load(std::memory_order_acquire)) return Status::ShutdownInProgress();
+  if (closed_) return Status::ShutdownInProgress("DB is closing");
   writers_.push_back(w);
   while (!w->done && w != writers_.front()) w->cv->Wait();
   if (w->done) return w->status;
@@ -134,7 +134,11 @@ Status DBImpl::WriteImpl(Writer* w) {
     }
     if (ready == last_writer) break;
   }
-  if (!writers_.empty()) writers_.front()->cv->Signal();
+  if (!writers_.empty()) {
+    writers_.front()->cv->Signal();
+  } else if (closed_) {
+    bg_cv_->SignalAll();  // Close() waits for the queue to drain
+  }
   return status;
 }
 
@@ -177,7 +181,9 @@ Status DBImpl::MakeRoomForWrite(bool force) {
   while (true) {
     if (!bg_error_.ok()) return bg_error_;
     if (shutting_down_.load(std::memory_order_acquire)) return Status::ShutdownInProgress();
-    const int l0_files = versions_->NumLevelFiles(0);
+    // With auto compactions off nothing reduces L0, so L0 never stalls
+    // writes (as in RocksDB).
+    const int l0_files = options_.disable_auto_compactions ? 0 : versions_->NumLevelFiles(0);
     if (allow_delay && l0_files >= options_.level0_slowdown_writes_trigger) {
       // Slow each write a little instead of stopping them all later.
       SHALE_COUNT(&stats_, write_slowdowns, 1);
@@ -206,32 +212,41 @@ Status DBImpl::MakeRoomForWrite(bool force) {
 }
 
 Status DBImpl::NewWAL() {
+  mutex_->AssertHeld();
   const uint64_t number = versions_->NewFileNumber();
   const std::string path = LogFileName(dbname_, number);
-  std::unique_ptr<WritableFile> file;
-  Status s = fs_->NewWritableFile(path, FileOptions(), &file);
-  // The new log's name must be durable before any sync write relies on it.
-  if (s.ok()) {
-    s = fs_->SyncDir(dbname_);
-    if (s.ok()) SHALE_COUNT(&stats_, dir_syncs, 1);
+  std::unique_ptr<log::Writer> new_log;
+  Status s;
+  Status old_log_status;
+  {
+    // Only the front writer (or Open, alone) touches log_, so the file work
+    // and its fsyncs run without the DB mutex.
+    MutexUnlock unlock(mutex_.get());
+    std::unique_ptr<WritableFile> file;
+    s = fs_->NewWritableFile(path, FileOptions(), &file);
+    // The new log's name must be durable before any sync write relies on it.
+    if (s.ok()) s = fs_->SyncDir(dbname_);
+    if (s.ok()) {
+      SHALE_COUNT(&stats_, dir_syncs, 1);
+      auto writer = std::make_unique<WritableFileWriter>(std::move(file), path, &stats_, 8 << 10);
+      new_log = std::make_unique<log::Writer>(std::move(writer), number);
+      if (log_ != nullptr) {
+        // Sync the old log so SyncWAL only ever needs the current one.
+        old_log_status = log_->Sync();
+        if (old_log_status.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
+        old_log_status = FirstError(old_log_status, log_->Close());
+      }
+    }
   }
   if (!s.ok()) {
-    file.reset();
     versions_->ReuseFileNumber(number);
     return s;
   }
-  auto writer = std::make_unique<WritableFileWriter>(std::move(file), path, &stats_, 8 << 10);
-  if (log_ != nullptr) {
-    // Sync the old log so SyncWAL only ever needs the current one.
-    Status old = log_->Sync();
-    if (old.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
-    old = FirstError(old, log_->Close());
-    if (!old.ok()) {
-      RecordBackgroundError(old);
-      return old;
-    }
+  if (!old_log_status.ok()) {
+    RecordBackgroundError(old_log_status);  // the old log's tail may be lost
+    return old_log_status;
   }
-  log_ = std::make_unique<log::Writer>(std::move(writer), number);
+  log_ = std::move(new_log);
   logfile_number_ = number;
   return Status::OK();
 }

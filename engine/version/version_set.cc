@@ -182,8 +182,9 @@ Status VersionSet::Recover(bool* save_manifest) {
   if (!ParseFileName(current, &manifest_number, &type) || type != FileType::kDescriptorFile) {
     return Status::Corruption("CURRENT names no MANIFEST", current);
   }
-  std::unique_ptr<SequentialFile> file;
-  s = env_->fs()->NewSequentialFile(dbname_ + "/" + current, FileOptions(), &file);
+  // Read whole: the damaged-tail check scans the bytes after any damage.
+  std::string manifest;
+  s = ReadFileToString(env_->fs(), dbname_ + "/" + current, &manifest);
   if (!s.ok()) {
     if (s.IsPathNotFound()) return Status::Corruption("CURRENT names a missing MANIFEST", current);
     return s;
@@ -207,9 +208,8 @@ Status VersionSet::Recover(bool* save_manifest) {
     counters.Take(edit);
     return builder.Apply(edit);
   };
-  log::Reader reader(std::move(file), manifest_number);
   log::ReplayResult result;
-  s = log::ReplayLog(&reader, WALRecoveryMode::kTolerateCorruptedTailRecords, apply, &result);
+  s = log::ReplayLogWithDamagedTail(manifest, manifest_number, apply, &result);
   if (!s.ok()) return s;
   if (!counters.has_next_file) return Status::Corruption("MANIFEST has no next-file entry");
   if (!counters.has_log_number) return Status::Corruption("MANIFEST has no log-number entry");

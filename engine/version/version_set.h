@@ -8,7 +8,7 @@
 //     write failure) starts a NEW MANIFEST: a full snapshot record, then the
 //     edit, synced, then CURRENT is switched to it (SetCurrentFile). A
 //     damaged MANIFEST is therefore never appended to.
-//   * Recover reads CURRENT and replays the MANIFEST it names. A torn last
+//   * Recover reads CURRENT and replays the MANIFEST it names. A damaged last
 //     record (a crash during a write that was never acknowledged) is
 //     ignored; damage anywhere else is Corruption.
 //

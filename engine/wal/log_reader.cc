@@ -242,3 +242,82 @@ Status ReplayLog(Reader* reader, WALRecoveryMode mode,
 }
 
 }  // namespace shale::log
+
+namespace shale::log {
+namespace {
+
+// A SequentialFile over bytes the caller keeps alive.
+class SliceSequentialFile final : public SequentialFile {
+ public:
+  explicit SliceSequentialFile(const Slice& contents) : rest_(contents) {}
+  Status Read(size_t n, Slice* result, char* scratch) override {
+    const size_t take = n < rest_.size() ? n : rest_.size();
+    std::memcpy(scratch, rest_.data(), take);
+    *result = Slice(scratch, take);
+    rest_.remove_prefix(take);
+    return Status::OK();
+  }
+  Status Skip(uint64_t n) override {
+    rest_.remove_prefix(n < rest_.size() ? static_cast<size_t>(n) : rest_.size());
+    return Status::OK();
+  }
+
+ private:
+  Slice rest_;
+};
+
+// True if a whole fragment (sane type and length, inside one block, checksum
+// matching) starts anywhere in contents after offset.
+bool AnyWholeFragmentAfter(const Slice& contents, uint64_t offset) {
+  const char* data = contents.data();
+  for (uint64_t pos = offset + 1; pos + kHeaderSize <= contents.size(); pos++) {
+    const char* header = data + pos;
+    const uint8_t type = static_cast<uint8_t>(header[6]);
+    if (type < kFullType || type > kLastType) continue;
+    const uint32_t length = static_cast<uint8_t>(header[4]) |
+                            (static_cast<uint32_t>(static_cast<uint8_t>(header[5])) << 8);
+    if (pos % kBlockSize + kHeaderSize + length > kBlockSize) continue;
+    if (pos + kHeaderSize + length > contents.size()) continue;
+    const uint32_t expected = crc32c::Unmask(DecodeFixed32(header));
+    if (crc32c::Value(header + 6, 1 + length) == expected) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Status ReplayLogWithDamagedTail(const Slice& contents, uint64_t log_number,
+                                const std::function<Status(const Slice& record)>& apply,
+                                ReplayResult* result) {
+  *result = ReplayResult{};
+  Reader reader(std::make_unique<SliceSequentialFile>(contents), log_number);
+  Slice record;
+  std::string scratch;
+  while (true) {
+    const ReadResult r = reader.ReadRecord(&record, &scratch);
+    switch (r) {
+      case ReadResult::kRecord: {
+        Status s = apply(record);
+        if (!s.ok()) return s;
+        result->records++;
+        continue;
+      }
+      case ReadResult::kEof:
+        return Status::OK();
+      case ReadResult::kIOError:
+        return reader.status();
+      case ReadResult::kTruncatedTail:
+      case ReadResult::kCorruptRecord:
+        // The reader resynchronises at the next block, so records later in
+        // the damaged block are invisible to it: scan the bytes instead.
+        if (AnyWholeFragmentAfter(contents, reader.last_damage_offset())) {
+          return DamageStatus(reader, r);
+        }
+        result->skipped_bytes = contents.size() - reader.last_damage_offset();
+        result->stopped_at_damage = true;
+        return Status::OK();
+    }
+  }
+}
+
+}  // namespace shale::log

@@ -102,4 +102,16 @@ struct ReplayResult {
                                const std::function<Status(const Slice& record)>& apply,
                                ReplayResult* result);
 
+// The MANIFEST's policy, over the log's whole contents: damage of any kind
+// (truncated or corrupt) is tolerated only if no whole, checksummed fragment
+// starts anywhere after it: it is then the one record whose write or sync
+// never completed (never acknowledged), and after a power loss its unsynced
+// sectors may be missing, torn or garbage. Anything whole after the damage
+// (even within the damaged block, which the Reader skips) is Corruption.
+// Records before the damage are applied; stopped_at_damage says whether a
+// tail was dropped.
+[[nodiscard]] Status ReplayLogWithDamagedTail(
+    const Slice& contents, uint64_t log_number,
+    const std::function<Status(const Slice& record)>& apply, ReplayResult* result);
+
 }  // namespace shale::log
