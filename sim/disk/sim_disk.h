@@ -1,0 +1,124 @@
+// SimDisk: an in-memory FileSystem with the Linux semantics engines rely on
+// (BRIEF section 3), the crashes that break them, and latency in simulated
+// time. It keeps exactly the contract stated in engine/include/shale/env.h:
+//
+//  * Each file (inode) has a page-cache view (what reads see) and a durable
+//    view. Writes change the page-cache view at once and are remembered as
+//    pending, sector by sector (kSectorBytes). Sync()/Fsync() of a handle
+//    makes that inode's page-cache view durable (data and size).
+//  * Each directory has a page-cache entry table (name -> inode) and a
+//    durable one. Create, rename and delete change the page-cache table;
+//    SyncDir(dir) makes dir's table durable. Rename is atomic.
+//  * A deleted file stays readable through handles opened before the delete;
+//    the inode is freed when its last handle closes and no name remains.
+//  * A Sync that fails (injected) drops the inode's pending writes: the
+//    page-cache view reverts to the durable view (Linux may evict the dirty
+//    pages after a failed fsync; retrying does not bring them back).
+//  * LockFile is exclusive per path within the simulated machine.
+//
+// Crashes:
+//  * ProcessCrash(): every open handle becomes dead (any later call on it
+//    returns IOError); locks are released; page-cache views survive.
+//  * PowerLoss(): ProcessCrash(), then every directory reverts to its durable
+//    table and every inode to its durable view, except that each pending
+//    sector write survives with probability survive_one_in (drawn from the
+//    context's PRNG, in a fixed order): whole, torn (a prefix of it), or
+//    garbage-filled. Inodes no durable name reaches are freed.
+//
+// Every call is a scheduling point (context->SwitchPoint) and costs latency
+// (context->Delay) from the LatencyProfile; every call and crash is folded
+// into the context's trace hash. Iteration is over sorted containers only.
+//
+// Thread safety: none; the simulation runs one task at a time.
+// Ownership: the SimDisk owns every inode; handles it returns must not
+// outlive it. It does not own the context.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "shale/env.h"
+#include "sim/disk_context.h"
+
+namespace shale::sim {
+
+// Latency per operation in simulated nanoseconds: fixed + per-KiB.
+struct LatencyProfile {
+  uint64_t read_ns = 0, read_per_kib_ns = 0;
+  uint64_t write_ns = 0, write_per_kib_ns = 0;
+  uint64_t sync_ns = 0;
+  uint64_t metadata_ns = 0;  // open, create, rename, delete, list, sync dir
+
+  static LatencyProfile NVMe();
+  static LatencyProfile SataSsd();
+  static LatencyProfile Hdd();
+  static LatencyProfile Zero();
+};
+
+// Decides injected I/O faults. The default injects none. faults/ provides
+// the seeded implementations.
+class DiskFaultHooks {
+ public:
+  enum class Op : uint8_t { kOpen, kRead, kWrite, kSync, kSyncDir, kRename, kDelete, kCreate };
+  virtual ~DiskFaultHooks() = default;
+  // A non-OK status fails the operation before it has any effect.
+  virtual Status BeforeOp(Op op, const std::string& path) {
+    (void)op;
+    (void)path;
+    return Status::OK();
+  }
+};
+
+class SimDisk final : public FileSystem {
+ public:
+  static constexpr size_t kSectorBytes = 512;
+
+  SimDisk(DiskContext* context, const LatencyProfile& latency);
+  ~SimDisk() override;
+
+  // ---- FileSystem (see env.h for each call's contract)
+  Status NewSequentialFile(const std::string& path, const FileOptions& opts,
+                           std::unique_ptr<SequentialFile>* result) override;
+  Status NewRandomAccessFile(const std::string& path, const FileOptions& opts,
+                             std::unique_ptr<RandomAccessFile>* result) override;
+  Status NewWritableFile(const std::string& path, const FileOptions& opts,
+                         std::unique_ptr<WritableFile>* result) override;
+  Status ReopenWritableFile(const std::string& path, const FileOptions& opts,
+                            std::unique_ptr<WritableFile>* result) override;
+  Status FileExists(const std::string& path) override;
+  Status GetChildren(const std::string& dir, std::vector<std::string>* names) override;
+  Status GetFileSize(const std::string& path, uint64_t* size) override;
+  Status DeleteFile(const std::string& path) override;
+  Status RenameFile(const std::string& src, const std::string& dst) override;
+  Status CreateDirIfMissing(const std::string& dir) override;
+  Status DeleteDir(const std::string& dir) override;
+  Status SyncDir(const std::string& dir) override;
+  Status LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) override;
+  Status UnlockFile(std::unique_ptr<FileLock> lock) override;
+
+  // ---- crashes
+  void ProcessCrash();
+  // REQUIRES: survive_one_in >= 1 (1 = every pending sector write survives).
+  void PowerLoss(uint64_t survive_one_in);
+
+  void set_fault_hooks(DiskFaultHooks* hooks) { hooks_ = hooks; }
+
+  // For tests and reports: the page-cache / durable contents of a path
+  // (NotFound if no such name in that view).
+  Status ReadVisible(const std::string& path, std::string* data) const;
+  Status ReadDurable(const std::string& path, std::string* data) const;
+
+ private:
+  struct Inode;
+  struct Handle;
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+  DiskContext* const context_;
+  DiskFaultHooks* hooks_ = nullptr;
+};
+
+}  // namespace shale::sim

@@ -1,0 +1,26 @@
+// DiskContext: what a simulated disk needs from the simulation that runs
+// it. Simulation implements it; disk unit tests use a trivial one.
+//
+// Thread safety: none (the simulation runs one task at a time).
+#pragma once
+
+#include <cstdint>
+
+#include "util/random.h"
+
+namespace shale::sim {
+
+class DiskContext {
+ public:
+  virtual ~DiskContext() = default;
+  // A scheduling point: another task may run before this returns.
+  virtual void SwitchPoint(const char* what) = 0;
+  // The calling task waits ns of simulated time (I/O latency).
+  virtual void Delay(uint64_t ns) = 0;
+  // The run's PRNG (disk decisions such as which unsynced writes survive).
+  virtual Random* rng() = 0;
+  // Folds a value into the run's trace hash.
+  virtual void Fold(uint64_t value) = 0;
+};
+
+}  // namespace shale::sim

@@ -1,0 +1,124 @@
+// Simulation: one deterministic run. It owns the seeded PRNG, the simulated
+// clock, the scheduler and the trace hash, and implements the engine's
+// Runtime and Clock seams on top of them (SimRuntime, SimClock).
+//
+// Every engine "thread" (client tasks, flush, compaction) is a task: a fiber
+// on the one OS thread that calls Run(). Exactly one task runs at a time; a
+// task gives up the CPU only at a scheduling point: a Runtime call (lock,
+// wait, signal, start, join, sleep, YieldPoint), a FileSystem call of a
+// simulated disk (SwitchPoint), or when it finishes. At each point the
+// scheduler picks the next task from the run's PRNG:
+//   * kRandom: uniformly among runnable tasks;
+//   * kPct: PCT (Burckhardt et al., ASPLOS 2010): every task gets a random
+//     distinct priority; the highest-priority runnable task runs; at
+//     pct_depth - 1 steps chosen at random in [0, pct_expected_steps) the
+//     running task's priority drops below all others.
+// Simulated time is discrete-event: it advances only when no task is
+// runnable, jumping to the earliest timer (sleeps, timed waits, I/O latency).
+//
+// Every decision (task switch, timer fire, I/O, fault, crash) is folded into
+// the trace hash; same options => same hash, in every build and compiler.
+// Nothing here depends on pointer values or hash-container order.
+//
+// Failures: a deadlock (no task runnable and no timer pending while some
+// task is unfinished), more than max_steps scheduling points, or simulated
+// time past max_sim_time_ns ends Run() with a Status naming every task and
+// what it waits on.
+//
+// Crashes: Crash() (from a task) ends every task of the current "process"
+// at its current point without unwinding: their stacks are dropped and the
+// objects they owned are abandoned, as a killed process's are. Tasks started
+// afterwards belong to the next incarnation.
+//
+// Thread safety: none; everything runs on the thread that called Run().
+// Ownership: the Simulation owns its tasks, runtime and clock; it must
+// outlive every object that uses runtime() or clock().
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "shale/env.h"
+#include "shale/status.h"
+#include "sim/disk_context.h"
+#include "util/random.h"
+
+namespace shale::sim {
+
+enum class Strategy : uint8_t { kRandom = 0, kPct = 1 };
+
+struct SimulationOptions {
+  uint64_t seed = 1;
+  Strategy strategy = Strategy::kRandom;
+  int pct_depth = 3;                       // d: PCT's bug depth (d-1 change points)
+  uint64_t pct_expected_steps = 200000;    // where change points are drawn from
+  uint64_t max_steps = 50'000'000;         // scheduling points before failing
+  uint64_t max_sim_time_ns = 3'600'000'000'000ull;  // one simulated hour
+  size_t task_stack_bytes = 256 << 10;
+  int max_tasks = 256;
+};
+
+// A running hash of everything the simulation decided.
+class TraceHash {
+ public:
+  void Fold(uint64_t value);
+  void Fold(const char* text);
+  uint64_t value() const { return hash_; }
+
+ private:
+  uint64_t hash_ = 0xcbf29ce484222325ull;
+};
+
+class Simulation final : public DiskContext {
+ public:
+  explicit Simulation(const SimulationOptions& options);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // Runs main as the first task, and every task it starts, until all have
+  // finished. REQUIRES: called once, not from a task.
+  [[nodiscard]] Status Run(std::function<void()> main);
+
+  Runtime* runtime();
+  Clock* clock();
+  // The run's one PRNG: every random choice (scheduling, disk, faults,
+  // workload) draws from it, in a deterministic order.
+  Random* rng() override { return &rng_; }
+  void Fold(uint64_t value) override { trace_.Fold(value); }
+  TraceHash* trace() { return &trace_; }
+
+  uint64_t now_ns() const { return now_ns_; }
+  uint64_t steps() const { return steps_; }
+
+  // A scheduling point inside a seam call (e.g. a simulated disk op): may
+  // switch to another task. REQUIRES: called from a task.
+  void SwitchPoint(const char* what) override;
+  // Suspends the calling task for ns of simulated time (I/O latency).
+  void Delay(uint64_t ns) override;
+
+  // Ends every task started before this call (the current process), then
+  // returns in the calling task, which becomes the first task of the next
+  // incarnation. REQUIRES: called from a task.
+  void Crash();
+  // Incarnation number (0 before the first crash).
+  uint64_t incarnation() const;
+
+  // A human-readable line per task: name, state, what it waits on.
+  std::string DescribeTasks() const;
+  // Appends one line to the event trace, if tracing is on (shale replay --trace).
+  void set_trace_sink(std::function<void(const std::string& line)> sink);
+  void TraceEvent(const std::string& line);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+  Random rng_;
+  TraceHash trace_;
+  uint64_t now_ns_ = 0;
+  uint64_t steps_ = 0;
+};
+
+}  // namespace shale::sim
