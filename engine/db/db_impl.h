@@ -113,6 +113,8 @@ class DBImpl final : public DB {
   [[nodiscard]] Status WaitForFlushOf(uint64_t memtable_id);  // REQUIRES: mutex_ held
   [[nodiscard]] Status CompactLevelRange(int level, const Slice* begin, const Slice* end);
 
+  bool HasBug(PlantedBug bug) const { return (options_.planted_bugs & bug) != 0; }
+
   // ---- reads (db_impl.cc)
   Iterator* NewInternalIterator(const ReadOptions& options, SequenceNumber* latest);
   SequenceNumber SmallestSnapshotOrLast() const;  // REQUIRES: mutex_ held

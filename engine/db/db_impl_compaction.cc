@@ -63,7 +63,8 @@ Status DBImpl::RunCompaction(Compaction* c) {
     s = InstallCompactionEdit(c);
   } else {
     CompactionState state(c);
-    state.snapshots = snapshots_.Sequences();
+    // (The planted bug forgets the snapshots: only the newest version stays.)
+    if (!HasBug(kBugCompactionIgnoresSnapshots)) state.snapshots = snapshots_.Sequences();
     s = DoCompactionWork(&state);
     if (s.ok()) s = InstallCompactionResults(&state);
     for (const FileMetaData& out : state.outputs) pending_outputs_.erase(out.number);

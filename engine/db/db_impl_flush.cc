@@ -35,6 +35,10 @@ Status DBImpl::FlushOldestImmutable() {
     edit.SetPrevLogNumber(0);
     edit.SetLogNumber(next_log);
     runtime_->YieldPoint("flush.before_install");
+    if (HasBug(kBugDeleteWalBeforeManifest)) {
+      // Planted bug: the WAL goes before the edit that makes it redundant.
+      fs_->DeleteFile(LogFileName(dbname_, mem->log_number())).PermitUncheckedError();
+    }
     if (runtime_->FaultPoint("flush.before_install")) {
       s = Status::IOError("injected fault", "flush.before_install");
     } else {

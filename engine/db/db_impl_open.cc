@@ -137,7 +137,12 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
     return r;
   };
   log::ReplayResult result;
-  s = log::ReplayLog(&reader, options_.wal_recovery_mode, apply, &result);
+  // The planted bug replays as point-in-time whatever the mode: it stops
+  // silently at damage in the middle of a WAL.
+  const WALRecoveryMode mode = HasBug(kBugRecoveryStopsAtCorruption)
+                                   ? WALRecoveryMode::kPointInTimeRecovery
+                                   : options_.wal_recovery_mode;
+  s = log::ReplayLog(&reader, mode, apply, &result);
   if (s.ok() && result.stopped_at_damage) *stop = true;  // point in time: nothing after
   if (!s.ok()) return Status(s.IsCorruption() ? Status::Corruption(path, s.ToString()) : s);
   return s;

@@ -144,7 +144,7 @@ Status DBImpl::WriteImpl(Writer* w) {
 
 Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
   Status s = log_->AddRecord(WriteBatchInternal::Contents(group));
-  if (s.ok() && sync) {
+  if (s.ok() && sync && !HasBug(kBugAckSyncWriteBeforeWalSync)) {
     s = runtime_->FaultPoint("write.wal_sync") ? Status::IOError("injected fault", "write.wal_sync")
                                                : log_->Sync();
     if (s.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);

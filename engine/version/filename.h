@@ -59,7 +59,9 @@ std::string TempFileName(const std::string& dbname, uint64_t number);
 // names the new MANIFEST in the file system's volatile state, and after a
 // power loss may name either one: callers must keep both MANIFESTs.
 // stats (may be nullptr) counts the syncs.
+// skip_dir_sync plants Options' kBugSkipDirSyncAfterCurrent (tests only).
 [[nodiscard]] Status SetCurrentFile(FileSystem* fs, const std::string& dbname,
-                                    uint64_t descriptor_number, StatsCounters* stats);
+                                    uint64_t descriptor_number, StatsCounters* stats,
+                                    bool skip_dir_sync = false);
 
 }  // namespace shale

@@ -85,7 +85,8 @@ Status VersionSet::WriteManifest(const std::string& snapshot, const std::string&
   if (s.ok()) s = descriptor_log_->Sync();
   if (s.ok() && new_manifest_number != 0) {
     env_->runtime()->YieldPoint("manifest.before_set_current");
-    s = SetCurrentFile(env_->fs(), dbname_, new_manifest_number, stats_);
+    s = SetCurrentFile(env_->fs(), dbname_, new_manifest_number, stats_,
+                       (options_->planted_bugs & kBugSkipDirSyncAfterCurrent) != 0);
   }
   return s;
 }

@@ -10,35 +10,11 @@
 #include "common/temp_dir.h"
 #include "shale/db.h"
 #include "shale/env.h"
+#include "db/armed_runtime.h"
 
 using namespace shale;
 
 namespace {
-
-// The real runtime, except that FaultPoint(armed) fires once, on its
-// kSkipHits+1-th hit (so some work succeeds first).
-class ArmedRuntime final : public Runtime {
- public:
-  ArmedRuntime(Runtime* base, std::string armed) : base_(base), armed_(std::move(armed)) {}
-  std::unique_ptr<Mutex> NewMutex() override { return base_->NewMutex(); }
-  std::unique_ptr<CondVar> NewCondVar(Mutex* mu) override { return base_->NewCondVar(mu); }
-  std::unique_ptr<Thread> StartThread(const std::string& name, std::function<void()> fn) override {
-    return base_->StartThread(name, std::move(fn));
-  }
-  void SleepForMicroseconds(uint64_t micros) override { base_->SleepForMicroseconds(micros); }
-  bool FaultPoint(const char* name) override {
-    if (armed_ != name || hits_.fetch_add(1) < kSkipHits) return false;
-    return !fired_.exchange(true);
-  }
-  bool fired() const { return fired_.load(); }
-
- private:
-  Runtime* const base_;
-  const std::string armed_;
-  static constexpr int kSkipHits = 3;
-  std::atomic<int> hits_{0};
-  std::atomic<bool> fired_{false};
-};
 
 // Scattered keys, so L0 files overlap and compactions really merge.
 std::string Key(int i) { return "key" + std::to_string(10000 + (i * 7919) % 5000); }
@@ -48,7 +24,7 @@ std::string Key(int i) { return "key" + std::to_string(10000 + (i * 7919) % 5000
 void RunWithFault(const std::string& point, bool sync_writes) {
   shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
   Env* real = Env::Default();
-  ArmedRuntime runtime(real->runtime(), point);
+  shale_test::ArmedRuntime runtime(real->runtime(), point);
   Env env(real->fs(), real->clock(), &runtime);
   Options o;
   o.create_if_missing = true;

@@ -31,6 +31,24 @@ enum class WALRecoveryMode : uint8_t {
   kSkipAnyCorruptedRecords = 3,
 };
 
+// Bugs that tests can plant in the engine to prove that Shale's checkers
+// find them (each is a real durability or correctness bug). TEST ONLY:
+// never set Options::planted_bugs outside tests.
+enum PlantedBug : uint32_t {
+  kBugNone = 0,
+  // A sync write is acknowledged without fsyncing the WAL.
+  kBugAckSyncWriteBeforeWalSync = 1u << 0,
+  // CURRENT is renamed into place but its directory is never synced.
+  kBugSkipDirSyncAfterCurrent = 1u << 1,
+  // A flushed memtable's WAL is deleted before its SST is in the MANIFEST.
+  kBugDeleteWalBeforeManifest = 1u << 2,
+  // Compaction ignores live snapshots and keeps only the newest version.
+  kBugCompactionIgnoresSnapshots = 1u << 3,
+  // WAL recovery silently stops at a corrupt record in the middle of a WAL,
+  // whatever wal_recovery_mode says.
+  kBugRecoveryStopsAtCorruption = 1u << 4,
+};
+
 struct Options {
   // ---- Environment
   // The seam. nullptr means Env::Default() (POSIX files, std::thread).
@@ -85,6 +103,10 @@ struct Options {
   // Background threads: one for flushes, one for compactions (RocksDB's
   // max_background_jobs=2 split).
   bool disable_auto_compactions = false;
+
+  // ---- Testing
+  // A bitwise OR of PlantedBug values. TEST ONLY (see PlantedBug).
+  uint32_t planted_bugs = kBugNone;
 };
 
 struct ReadOptions {
