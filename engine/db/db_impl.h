@@ -82,6 +82,10 @@ class DBImpl final : public DB {
   [[nodiscard]] Status WriteImpl(Writer* w);
   [[nodiscard]] Status MakeRoomForWrite(bool force);  // REQUIRES: mutex_ held, front writer
   WriteBatch* BuildBatchGroup(Writer** last_writer);  // REQUIRES: mutex_ held
+  // After a group write, stamps each writer's batch with the sequence of its
+  // first record (as RocksDB does), so callers can learn the order of
+  // their writes. REQUIRES: mutex_ held; the group is still queued.
+  void StampGroupSequences(SequenceNumber first, Writer* last_writer);
   [[nodiscard]] Status WriteGroupToWAL(WriteBatch* group, bool sync);
   [[nodiscard]] Status SwitchMemTable();  // REQUIRES: mutex_ held
   // A memtable whose arena blocks are write_buffer_size / 8 (RocksDB's rule).

@@ -107,6 +107,7 @@ Status DBImpl::WriteImpl(Writer* w) {
     if (wal_failed) RecordBackgroundError(status);
     if (status.ok()) {
       versions_->SetLastSequence(last_sequence);
+      StampGroupSequences(WriteBatchInternal::Sequence(group), last_writer);
       if (w->disable_wal) has_unpersisted_data_ = true;
       SHALE_COUNT(&stats_, keys_written, WriteBatchInternal::Count(group));
       SHALE_COUNT(&stats_, write_groups, 1);
@@ -150,6 +151,15 @@ Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
     if (s.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
   }
   return s;
+}
+
+void DBImpl::StampGroupSequences(SequenceNumber first, Writer* last_writer) {
+  SequenceNumber next = first;
+  for (Writer* w : writers_) {
+    WriteBatchInternal::SetSequence(w->batch, next);
+    next += WriteBatchInternal::Count(w->batch);
+    if (w == last_writer) break;
+  }
 }
 
 WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/temp_dir.h"
+#include "memtable/write_batch_internal.h"
 #include "shale/db.h"
 
 using namespace shale;
@@ -166,4 +167,19 @@ TEST_CASE("properties and stats", "[db]") {
   REQUIRE(value.find("flushes") != std::string::npos);
   REQUIRE_FALSE(db->GetProperty("shale.no-such-thing", &value));
   REQUIRE_FALSE(db->GetProperty("shale.num-files-at-level99", &value));
+}
+
+TEST_CASE("a written batch carries the sequence it was given", "[db]") {
+  shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
+  std::unique_ptr<DB> db;
+  REQUIRE(DB::Open(SmallOptions(), dir.Child("db"), &db).ok());
+  WriteBatch a, b;
+  a.Put("x", "1");
+  a.Put("y", "2");
+  b.Delete("x");
+  REQUIRE(db->Write(WriteOptions(), &a).ok());
+  REQUIRE(db->Write(WriteOptions(), &b).ok());
+  REQUIRE(WriteBatchInternal::Sequence(&a) == 1);
+  REQUIRE(WriteBatchInternal::Sequence(&b) == 3);
+  REQUIRE(db->GetLatestSequenceNumber() == 3);
 }

@@ -4,6 +4,8 @@
 //   fixed64 sequence | fixed32 count | records...
 //   record := kTypeValue varstring(key) varstring(value)
 //           | kTypeDeletion varstring(key)
+// After DB::Write returns OK, the batch's sequence field holds the sequence
+// number of its first record (engine-internal: WriteBatchInternal::Sequence).
 //
 // Thread safety: one thread at a time; const methods may be shared.
 #pragma once
