@@ -1,0 +1,98 @@
+// History: what a workload did to the DB, as the oracle needs it.
+//
+// Every write the workload issues is recorded at its start (BeginWrite) and
+// its end (EndWrite). An acknowledged write carries the sequence number the
+// engine stamped on its batch, which orders it among all other writes. A
+// write that returned an error is INDETERMINATE: it may or may not have
+// happened (BRIEF section 5), so the oracle treats it as optional.
+//
+// Durability (what a crash may not take away):
+//   * WAL writes acknowledged with sync=true: durable at once;
+//   * a successful SyncWAL() makes every WAL write acknowledged before the
+//     call durable; a successful Flush() does the same for every write
+//     acknowledged before the call, disable_wal ones included;
+//   * a process crash (not a power loss) keeps every acknowledged WAL write.
+// Everything else may be lost, but only as a suffix of the acknowledged
+// WAL writes in sequence order (prefix recovery); disable_wal writes that
+// no flush covered may each be lost on their own.
+//
+// Thread safety: none (the simulation runs one task at a time).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shale/status.h"
+
+namespace shale::scenario {
+
+// One key update; value is nullopt for a delete.
+struct KeyOp {
+  std::string key;
+  std::optional<std::string> value;
+};
+
+// A key's value in some state: nullopt means absent.
+using Value = std::optional<std::string>;
+using State = std::map<std::string, std::string>;
+
+struct WriteRecord {
+  enum class Outcome : uint8_t { kPending, kAcked, kFailed };
+  uint64_t id = 0;  // issue order, for reports
+  std::vector<KeyOp> ops;
+  bool wal = true;
+  bool sync = false;
+  Outcome outcome = Outcome::kPending;
+  uint64_t sequence = 0;     // first sequence, when acked
+  bool must_survive = false; // durable (see the file comment)
+};
+
+class History {
+ public:
+  // REQUIRES: base is the DB's exact state when recording starts.
+  explicit History(State base) : base_(std::move(base)) {}
+
+  uint64_t BeginWrite(std::vector<KeyOp> ops, bool wal, bool sync);
+  // REQUIRES: id came from BeginWrite and has not ended.
+  void EndWrite(uint64_t id, const Status& status, uint64_t sequence);
+
+  // Call when SyncWAL() / Flush() STARTS; pass the token to the matching
+  // *Done when it returns OK (writes acked before the start become durable).
+  uint64_t DurabilityBarrierStart() const { return acked_count_; }
+  void SyncWalDone(uint64_t token);
+  void FlushDone(uint64_t token);
+
+  // The model's current state: base plus every acknowledged write in
+  // sequence order (failed and pending writes left out).
+  State ExpectedState() const;
+  // Values key may have while writes are in flight: its value with every
+  // acknowledged write applied, or any value a pending, failed or
+  // acknowledged write after `since_acked` gave it.
+  std::vector<Value> PossibleValues(const std::string& key, uint64_t since_acked) const;
+  uint64_t acked_count() const { return acked_count_; }
+
+  // Exact state at a snapshot: base plus acked writes with sequence <= seq.
+  // REQUIRES: no write is pending (so every sequence <= seq is known).
+  State StateAtSequence(uint64_t seq) const;
+
+  const State& base() const { return base_; }
+  const std::vector<WriteRecord>& writes() const { return writes_; }
+  std::vector<WriteRecord>& mutable_writes() { return writes_; }
+  // Starts a fresh history from a recovered state (after a crash check).
+  void Reset(State base);
+  bool any_pending() const;
+
+ private:
+  // Acked writes sorted by sequence.
+  std::vector<const WriteRecord*> AckedInOrder() const;
+
+  State base_;
+  std::vector<WriteRecord> writes_;  // in issue order; index == id
+  uint64_t acked_count_ = 0;         // writes acked so far (any order)
+  std::vector<uint64_t> ack_order_;  // ids in the order their acks arrived
+};
+
+}  // namespace shale::scenario

@@ -1,0 +1,38 @@
+// CheckRecovery: does the state a DB recovered after a crash keep the
+// promises of BRIEF section 5?
+//
+// The recovered state must equal the model after some CUT: the first k
+// acknowledged writes in sequence order (prefix recovery: no holes, no
+// reordering, no resurrected deletes), with k covering every write that
+// must survive (durability; for a process crash every acknowledged WAL
+// write). Writes are all-or-nothing (atomicity). Within the cut, a
+// disable_wal write that no flush covered may be missing; with the whole
+// history in the cut, a write that failed may be present (indeterminate).
+// A value no write ever gave a key is a phantom.
+//
+// Thread safety: pure function over its arguments.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "scenarios/oracle/history.h"
+
+namespace shale::scenario {
+
+struct RecoveryVerdict {
+  bool ok = true;
+  uint64_t cut = 0;        // acked writes (in sequence order) the state reflects
+  std::string property;    // "durability", "prefix recovery", "no phantoms"
+  std::string key;
+  std::string expected;    // what the model allowed (at the full history)
+  std::string observed;
+};
+
+// process_crash: the page cache survived (every acked WAL write must too).
+RecoveryVerdict CheckRecovery(const History& history, bool process_crash, const State& recovered);
+
+// Renders a value for reports: "<absent>" or the (escaped, shortened) bytes.
+std::string DescribeValue(const Value& value);
+
+}  // namespace shale::scenario
