@@ -1,0 +1,74 @@
+// Scenario: one named kind of simulated run (`shale scenarios` lists them).
+//
+// A scenario runs one seed: it builds a Simulation from the seed, draws its
+// configuration (swarm: options, fault kinds and rates) from the seed's PRNG,
+// runs the workload with crashes and checks, and returns a RunResult. The
+// same RunConfig always gives the same RunResult (trace_hash included), in
+// every build type and with both compilers.
+//
+// Thread safety: Run may be called from one thread at a time per process
+// (a worker process runs one seed at a time). Ownership: scenarios are
+// static singletons registered in scenarios/registry.cc.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace shale::scenario {
+
+struct RunConfig {
+  std::string scenario;
+  uint64_t seed = 1;
+  int ops = 2000;           // workload operations per seed (0 = scenario default)
+  int crashes = 3;          // crashes per seed (-1 = scenario default)
+  std::string strategy;     // "random" | "pct" | "" (drawn from the seed)
+  bool trace = false;       // collect the event trace (shale replay --trace)
+  uint64_t planted_bugs = 0;  // shale::PlantedBug bits, for checker tests
+};
+
+struct Failure {
+  std::string property;  // e.g. "durability", "prefix recovery", "deadlock"
+  std::string key;
+  std::string expected;
+  std::string observed;
+  uint64_t step = 0;     // scheduler step (or workload op) where it was seen
+  std::string message;   // one line, human readable
+};
+
+struct RunResult {
+  std::string scenario;
+  uint64_t seed = 0;
+  bool passed = true;
+  Failure failure;                                // when !passed
+  uint64_t trace_hash = 0;
+  uint64_t ops = 0;                               // workload operations done
+  uint64_t crashes = 0;
+  uint64_t sim_time_ns = 0;
+  uint64_t steps = 0;                             // scheduling points
+  std::map<std::string, uint64_t> faults_by_kind;  // sorted: deterministic output
+  std::map<std::string, std::string> options_drawn;
+  std::vector<std::string> trace;                 // when RunConfig::trace
+};
+
+class Scenario {
+ public:
+  virtual ~Scenario() = default;
+  virtual const char* name() const = 0;
+  // One line: what the scenario does.
+  virtual const char* summary() const = 0;
+  // The properties its checkers hold the engine to.
+  virtual std::vector<std::string> properties() const = 0;
+  virtual RunResult Run(const RunConfig& config) const = 0;
+};
+
+// Every registered scenario, sorted by name.
+const std::vector<const Scenario*>& AllScenarios();
+// nullptr if no scenario has that name.
+const Scenario* FindScenario(const std::string& name);
+// Adds a scenario (tests register doubles of their own). REQUIRES: called
+// before any worker starts; the scenario outlives the process.
+void RegisterScenario(const Scenario* scenario);
+
+}  // namespace shale::scenario
