@@ -63,6 +63,11 @@ class Scenario {
   virtual RunResult Run(const RunConfig& config) const = 0;
 };
 
+// Registers every built-in scenario (scenarios/builtin.cc: the one list).
+// Idempotent. The CLI calls it at start; static registration objects are
+// avoided because a static library's linker drops unreferenced ones.
+void RegisterBuiltinScenarios();
+
 // Every registered scenario, sorted by name.
 const std::vector<const Scenario*>& AllScenarios();
 // nullptr if no scenario has that name.
