@@ -28,7 +28,12 @@
 // Crashes: Crash() (from a task) ends every task of the current "process"
 // at its current point without unwinding: their stacks are dropped and the
 // objects they owned are abandoned, as a killed process's are. Tasks started
-// afterwards belong to the next incarnation.
+// afterwards belong to the next incarnation. A failed Run() abandons its
+// unfinished tasks the same way (when the Simulation is destroyed).
+// Those leaks are deliberate. Under LeakSanitizer, Run() brackets the whole
+// run with __lsan_disable()/__lsan_enable(), so nothing allocated inside a
+// simulation is ever reported as a leak (engine leaks are caught by the
+// engine's own tests on the real backend).
 //
 // Thread safety: none; everything runs on the thread that called Run().
 // Ownership: the Simulation owns its tasks, runtime and clock; it must
@@ -105,6 +110,10 @@ class Simulation final : public DiskContext {
   void Crash();
   // Incarnation number (0 before the first crash).
   uint64_t incarnation() const;
+
+  // Decides Runtime::FaultPoint(name) (the faults layer installs this);
+  // without a hook every fault point answers false.
+  void set_fault_point_hook(std::function<bool(const char* name)> hook);
 
   // A human-readable line per task: name, state, what it waits on.
   std::string DescribeTasks() const;

@@ -20,10 +20,36 @@
 //  * ProcessCrash(): every open handle becomes dead (any later call on it
 //    returns IOError); locks are released; page-cache views survive.
 //  * PowerLoss(): ProcessCrash(), then every directory reverts to its durable
-//    table and every inode to its durable view, except that each pending
-//    sector write survives with probability survive_one_in (drawn from the
-//    context's PRNG, in a fixed order): whole, torn (a prefix of it), or
-//    garbage-filled. Inodes no durable name reaches are freed.
+//    table and every inode to its durable view (data AND size: pending
+//    appends, truncates and extensions are undone), except that each pending
+//    sector write survives with probability 1/survive_one_in (drawn from the
+//    context's PRNG, in a fixed order: inode creation order, then write
+//    order). A surviving write is applied over the durable view, to the
+//    sector's DIRTY RANGE only (the bytes the unsynced writes changed):
+//    powersafe overwrite, as modern drives promise (SQLite's PSOW): a write
+//    cut short by power loss never harms bytes of the sector it did not
+//    write, so synced data sharing a sector with an unsynced append stays.
+//      - whole (3 in 4): the dirty range's page-cache bytes; the file grows
+//        to cover them if they lie past its durable end;
+//      - torn (1 in 8): only a prefix of the dirty range (shorter than
+//        whole); the file grows to cover the prefix;
+//      - garbage (1 in 8): the dirty range is filled with PRNG bytes.
+//    A gap between the old end and a surviving sector reads as zeros (a
+//    hole). Consecutive writes to the same sector are one pending write (the
+//    page is written back once). Inodes no durable name reaches are freed.
+//    last_power_loss() lists what survived.
+//  * Direct I/O handles (FileOptions::use_direct_io) reject with
+//    InvalidArgument any offset, length or buffer address that is not a
+//    multiple of 4096 (GetRequiredBufferAlignment()).
+//  * Paths: "/a/b" names b in directory "/a"; the parent is everything before
+//    the last '/'; a missing leading '/' is implied and a trailing '/' is
+//    ignored. The root ("" or "/") always exists durably. Directories exist
+//    only once created (CreateDirIfMissing); creating a file in a missing
+//    directory is PathNotFound.
+//  * Fault hooks: FileExists, GetChildren, GetFileSize, Flush, Skip, Close and
+//    UnlockFile consult no hook. Reads use kRead; Append, PositionedAppend,
+//    Truncate and Allocate kWrite; NewWritableFile and CreateDirIfMissing
+//    kCreate; other opens and LockFile kOpen; DeleteFile and DeleteDir kDelete.
 //
 // Every call is a scheduling point (context->SwitchPoint) and costs latency
 // (context->Delay) from the LatencyProfile; every call and crash is folded
@@ -45,6 +71,10 @@
 #include "sim/disk_context.h"
 
 namespace shale::sim {
+
+namespace disk_internal {
+class DiskState;
+}
 
 // Latency per operation in simulated nanoseconds: fixed + per-KiB.
 struct LatencyProfile {
@@ -105,7 +135,20 @@ class SimDisk final : public FileSystem {
   // REQUIRES: survive_one_in >= 1 (1 = every pending sector write survives).
   void PowerLoss(uint64_t survive_one_in);
 
-  void set_fault_hooks(DiskFaultHooks* hooks) { hooks_ = hooks; }
+  // REQUIRES: hooks (if not null) outlives the SimDisk or is reset first.
+  void set_fault_hooks(DiskFaultHooks* hooks);
+
+  // What the last PowerLoss() let survive of the pending sector writes, in
+  // the order they were decided (inode creation order, then write order).
+  // Only sectors of inodes that still have a durable name are listed.
+  struct SurvivingSector {
+    enum class Fate : uint8_t { kWhole, kTorn, kGarbage };
+    std::vector<std::string> paths;  // the inode's names after the power loss, sorted
+    uint64_t sector = 0;             // byte offset / kSectorBytes
+    Fate fate = Fate::kWhole;
+    uint64_t applied_bytes = 0;      // bytes written into the sector
+  };
+  const std::vector<SurvivingSector>& last_power_loss() const;
 
   // For tests and reports: the page-cache / durable contents of a path
   // (NotFound if no such name in that view).
@@ -113,12 +156,9 @@ class SimDisk final : public FileSystem {
   Status ReadDurable(const std::string& path, std::string* data) const;
 
  private:
-  struct Inode;
-  struct Handle;
-  class Impl;
-  std::unique_ptr<Impl> impl_;
-  DiskContext* const context_;
-  DiskFaultHooks* hooks_ = nullptr;
+  // All state lives in disk_internal::DiskState (sim/disk/disk_state.h),
+  // shared with the file handles.
+  std::unique_ptr<disk_internal::DiskState> state_;
 };
 
 }  // namespace shale::sim

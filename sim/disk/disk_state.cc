@@ -1,0 +1,186 @@
+// DiskState: paths, inode bookkeeping, page-cache writes and the per-call
+// plumbing (switch point, fault hook, latency, trace). See disk_state.h.
+#include "sim/disk/disk_state.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace shale::sim::disk_internal {
+
+Status DeadHandleError() { return Status::IOError("handle from a crashed process"); }
+
+DiskState::DiskState(DiskContext* ctx, const LatencyProfile& latency)
+    : context(ctx), latency_(latency) {
+  dirs[""];  // the root always exists
+}
+
+Status DiskState::RunOp(const OpSpec& spec, const std::function<Status()>& effect) {
+  assert(spec.path != nullptr);
+  context->SwitchPoint(spec.name);
+  Status s;
+  if (spec.handle_incarnation != 0 && spec.handle_incarnation != incarnation) {
+    s = DeadHandleError();
+  } else {
+    if (hooks != nullptr && spec.hook.has_value()) s = hooks->BeforeOp(*spec.hook, *spec.path);
+    if (!s.ok()) {
+      if (spec.on_injected_failure) spec.on_injected_failure();
+    } else {
+      s = effect();
+    }
+    context->Delay(spec.latency_ns);
+  }
+  context->Fold(HashString(spec.name));
+  context->Fold(HashString(*spec.path));
+  context->Fold(spec.bytes);
+  context->Fold(static_cast<uint64_t>(s.code()));
+  return s;
+}
+
+// ---- paths
+
+std::string DiskState::Normalize(const std::string& path) {
+  std::string p = path;
+  while (!p.empty() && p.back() == '/') p.pop_back();
+  if (!p.empty() && p.front() != '/') p.insert(p.begin(), '/');
+  return p;
+}
+
+PathParts DiskState::Split(const std::string& normalized) {
+  const size_t slash = normalized.rfind('/');
+  if (slash == std::string::npos) return {"", normalized};
+  return {normalized.substr(0, slash), normalized.substr(slash + 1)};
+}
+
+std::string DiskState::Join(const std::string& dir, const std::string& name) {
+  return dir + "/" + name;
+}
+
+bool DiskState::DirVisible(const std::string& dir) const {
+  if (dir.empty()) return true;
+  const Entry* e = FindVisible(dir);
+  return e != nullptr && e->is_dir;
+}
+
+bool DiskState::DirDurable(const std::string& dir) const {
+  if (dir.empty()) return true;
+  const Entry* e = FindDurable(dir);
+  return e != nullptr && e->is_dir;
+}
+
+const Entry* DiskState::FindVisible(const std::string& path) const {
+  if (path.empty()) return nullptr;
+  const PathParts parts = Split(path);
+  if (!DirVisible(parts.parent)) return nullptr;
+  const auto dir = dirs.find(parts.parent);
+  if (dir == dirs.end()) return nullptr;
+  const auto it = dir->second.visible.find(parts.name);
+  return it == dir->second.visible.end() ? nullptr : &it->second;
+}
+
+const Entry* DiskState::FindDurable(const std::string& path) const {
+  if (path.empty()) return nullptr;
+  const PathParts parts = Split(path);
+  if (!DirDurable(parts.parent)) return nullptr;
+  const auto dir = dirs.find(parts.parent);
+  if (dir == dirs.end()) return nullptr;
+  const auto it = dir->second.durable.find(parts.name);
+  return it == dir->second.durable.end() ? nullptr : &it->second;
+}
+
+Inode* DiskState::VisibleFile(const std::string& path, uint64_t* id) {
+  const Entry* e = FindVisible(path);
+  if (e == nullptr || e->is_dir) return nullptr;
+  auto it = inodes.find(e->inode);
+  assert(it != inodes.end());
+  *id = e->inode;
+  return &it->second;
+}
+
+uint64_t DiskState::NewInode() {
+  const uint64_t id = next_inode_++;
+  inodes[id];
+  return id;
+}
+
+bool DiskState::Referenced(uint64_t id) const {
+  const auto it = inodes.find(id);
+  if (it != inodes.end() && it->second.open_handles > 0) return true;
+  for (const auto& [path, dir] : dirs) {
+    for (const auto* table : {&dir.visible, &dir.durable}) {
+      for (const auto& [name, entry] : *table) {
+        if (!entry.is_dir && entry.inode == id) return true;
+      }
+    }
+  }
+  return false;
+}
+
+void DiskState::MaybeFree(uint64_t id) {
+  if (!Referenced(id)) inodes.erase(id);
+}
+
+void DiskState::FreeUnreferenced() {
+  std::vector<uint64_t> ids;
+  for (const auto& [id, inode] : inodes) ids.push_back(id);
+  for (uint64_t id : ids) MaybeFree(id);
+}
+
+// ---- data
+
+void DiskState::Write(Inode* inode, uint64_t offset, const Slice& data) {
+  if (data.size() == 0) return;
+  std::string& v = inode->visible;
+  const uint64_t end = offset + data.size();
+  if (v.size() < end) v.resize(end, '\0');
+  std::copy(data.data(), data.data() + data.size(), v.begin() + static_cast<ptrdiff_t>(offset));
+  const uint64_t first = offset / SimDisk::kSectorBytes;
+  const uint64_t last = (end - 1) / SimDisk::kSectorBytes;
+  for (uint64_t s = first; s <= last; ++s) {
+    const uint64_t start = s * SimDisk::kSectorBytes;
+    std::string image = v.substr(start, std::min<uint64_t>(SimDisk::kSectorBytes, v.size() - start));
+    const auto begin = static_cast<uint32_t>(std::max(offset, start) - start);
+    const auto finish = static_cast<uint32_t>(std::min(end, start + SimDisk::kSectorBytes) - start);
+    auto& pending = inode->pending;
+    if (!pending.empty() && pending.back().sector == s) {
+      PendingSector& p = pending.back();  // the page is written back once
+      p.image = std::move(image);
+      p.dirty_begin = std::min(p.dirty_begin, begin);
+      p.dirty_end = std::max(p.dirty_end, finish);
+    } else {
+      pending.push_back({s, std::move(image), begin, finish});
+    }
+  }
+}
+
+void DiskState::Truncate(Inode* inode, uint64_t size) { inode->visible.resize(size, '\0'); }
+
+void DiskState::MakeDurable(Inode* inode) {
+  inode->durable = inode->visible;
+  inode->pending.clear();
+}
+
+void DiskState::DropPending(Inode* inode) {
+  inode->visible = inode->durable;
+  inode->pending.clear();
+}
+
+// ---- latency and hashing
+
+uint64_t DiskState::ReadLatency(uint64_t bytes) const {
+  return latency_.read_ns + latency_.read_per_kib_ns * bytes / 1024;
+}
+
+uint64_t DiskState::WriteLatency(uint64_t bytes) const {
+  return latency_.write_ns + latency_.write_per_kib_ns * bytes / 1024;
+}
+
+uint64_t DiskState::HashString(const std::string& text) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+}  // namespace shale::sim::disk_internal

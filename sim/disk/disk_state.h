@@ -1,0 +1,151 @@
+// DiskState: everything a SimDisk knows, shared by SimDisk and the file
+// handles it returns. Internal to sim/disk; the contract users see is
+// sim/disk/sim_disk.h.
+//
+// Model:
+//  * inodes: id -> Inode. An inode holds its page-cache bytes (`visible`),
+//    its durable bytes, and the sector writes made since its last successful
+//    sync (`pending`). Ids are never reused, so a dead handle's id can never
+//    name somebody else's file.
+//  * dirs: normalized path -> Dir, each with a page-cache and a durable entry
+//    table. The root is "" and always present. A Dir record may outlive its
+//    name (DeleteDir removes only the name); whether a directory exists is
+//    decided by walking names from the root (DirVisible / DirDurable).
+//  * incarnation: the current "process". Handles and locks remember theirs;
+//    a crash bumps it, so every older handle is dead.
+//
+// Thread safety: none (one simulated task runs at a time).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "shale/slice.h"
+#include "shale/status.h"
+#include "sim/disk/sim_disk.h"
+#include "sim/disk_context.h"
+
+namespace shale::sim::disk_internal {
+
+inline constexpr size_t kDirectIoAlignment = 4096;
+
+// One pending (unsynced) write of one sector.
+struct PendingSector {
+  uint64_t sector = 0;
+  std::string image;  // page-cache bytes of the sector after the write (short at EOF)
+  // The bytes of the sector the unsynced writes changed, [dirty_begin,
+  // dirty_end) within the sector. Power loss damages only these (powersafe
+  // overwrite: a failed write never harms bytes it did not write).
+  uint32_t dirty_begin = 0;
+  uint32_t dirty_end = 0;
+};
+
+struct Inode {
+  std::string visible;
+  std::string durable;
+  std::vector<PendingSector> pending;  // oldest first
+  int open_handles = 0;                // live handles (current incarnation)
+};
+
+struct Entry {
+  bool is_dir = false;
+  uint64_t inode = 0;  // 0 for directories
+};
+
+struct Dir {
+  std::map<std::string, Entry> visible;
+  std::map<std::string, Entry> durable;
+};
+
+struct PathParts {
+  std::string parent;  // normalized; "" is the root
+  std::string name;
+};
+
+// How one operation is run (see DiskState::RunOp).
+struct OpSpec {
+  const char* name = "";                         // switch point and trace name
+  std::optional<DiskFaultHooks::Op> hook;        // none: no fault injection
+  const std::string* path = nullptr;             // for hooks and the trace
+  uint64_t handle_incarnation = 0;               // 0: not a handle call
+  uint64_t bytes = 0;                            // folded into the trace
+  uint64_t latency_ns = 0;
+  std::function<void()> on_injected_failure;     // e.g. drop dirty pages
+};
+
+class DiskState {
+ public:
+  DiskState(DiskContext* context, const LatencyProfile& latency);
+
+  // Runs one call: SwitchPoint, handle liveness check, fault hook, effect,
+  // Delay, Fold. A failed hook skips the effect (after on_injected_failure).
+  Status RunOp(const OpSpec& spec, const std::function<Status()>& effect);
+
+  // ---- paths and names
+  static std::string Normalize(const std::string& path);
+  static PathParts Split(const std::string& normalized);
+  static std::string Join(const std::string& dir, const std::string& name);
+  bool DirVisible(const std::string& dir) const;
+  bool DirDurable(const std::string& dir) const;
+  // The page-cache / durable entry for a normalized path; nullptr if none.
+  const Entry* FindVisible(const std::string& path) const;
+  const Entry* FindDurable(const std::string& path) const;
+  // The inode of a visible file, or nullptr (absent or a directory).
+  Inode* VisibleFile(const std::string& path, uint64_t* id);
+  uint64_t NewInode();
+  // Frees the inode if no name in either view and no live handle reaches it.
+  void MaybeFree(uint64_t id);
+  void FreeUnreferenced();
+
+  // ---- data (page cache; the pending list records what a sync would keep)
+  static void Write(Inode* inode, uint64_t offset, const Slice& data);
+  static void Truncate(Inode* inode, uint64_t size);
+  static void MakeDurable(Inode* inode);
+  static void DropPending(Inode* inode);
+
+  // ---- latency
+  uint64_t ReadLatency(uint64_t bytes) const;
+  uint64_t WriteLatency(uint64_t bytes) const;
+  uint64_t SyncLatency() const { return latency_.sync_ns; }
+  uint64_t MetadataLatency() const { return latency_.metadata_ns; }
+
+  static uint64_t HashString(const std::string& text);
+
+  DiskContext* const context;
+  DiskFaultHooks* hooks = nullptr;
+  uint64_t incarnation = 1;
+  std::map<uint64_t, Inode> inodes;
+  std::map<std::string, Dir> dirs;
+  std::set<std::string> locks;
+  std::vector<SimDisk::SurvivingSector> last_power_loss;
+
+ private:
+  bool Referenced(uint64_t id) const;
+
+  const LatencyProfile latency_;
+  uint64_t next_inode_ = 1;
+};
+
+// A status for calls on a handle from a crashed process.
+Status DeadHandleError();
+
+// Handle factories (sim_disk_files.cc). Each registers a live handle on the
+// inode (open_handles) until it is closed or destroyed; a handle from an
+// older incarnation touches nothing, not even in its destructor.
+std::unique_ptr<SequentialFile> NewSequentialHandle(DiskState* state, uint64_t id,
+                                                    const std::string& path, bool direct);
+std::unique_ptr<RandomAccessFile> NewRandomAccessHandle(DiskState* state, uint64_t id,
+                                                        const std::string& path, bool direct);
+std::unique_ptr<WritableFile> NewWritableHandle(DiskState* state, uint64_t id,
+                                                const std::string& path, bool direct);
+std::unique_ptr<FileLock> NewLockHandle(const std::string& path, uint64_t incarnation);
+// The path and incarnation of a lock made by NewLockHandle.
+void LockDetails(const FileLock& lock, std::string* path, uint64_t* incarnation);
+
+}  // namespace shale::sim::disk_internal

@@ -1,0 +1,251 @@
+// SimDisk's FileSystem calls: opening files and the name space (create,
+// rename, delete, directories, locks). Crashes are in sim_disk_crash.cc,
+// handles in sim_disk_files.cc, shared state in disk_state.{h,cc}.
+#include "sim/disk/sim_disk.h"
+
+#include "sim/disk/disk_state.h"
+
+namespace shale::sim {
+
+using disk_internal::DiskState;
+using disk_internal::Entry;
+using disk_internal::Inode;
+using disk_internal::OpSpec;
+using disk_internal::PathParts;
+using Op = DiskFaultHooks::Op;
+
+namespace {
+
+OpSpec MetaSpec(const DiskState& st, const char* name, std::optional<Op> hook,
+                const std::string& path) {
+  OpSpec spec;
+  spec.name = name;
+  spec.hook = hook;
+  spec.path = &path;
+  spec.latency_ns = st.MetadataLatency();
+  return spec;
+}
+
+Status Missing(const std::string& path) { return Status::PathNotFound("no such file", path); }
+
+}  // namespace
+
+LatencyProfile LatencyProfile::NVMe() {
+  return {10'000, 250, 15'000, 500, 30'000, 5'000};
+}
+LatencyProfile LatencyProfile::SataSsd() {
+  return {80'000, 2'000, 100'000, 2'000, 1'000'000, 50'000};
+}
+LatencyProfile LatencyProfile::Hdd() {
+  return {5'000'000, 7'000, 100'000, 7'000, 5'000'000, 200'000};
+}
+LatencyProfile LatencyProfile::Zero() { return {}; }
+
+SimDisk::SimDisk(DiskContext* context, const LatencyProfile& latency)
+    : state_(std::make_unique<DiskState>(context, latency)) {}
+
+SimDisk::~SimDisk() = default;
+
+void SimDisk::set_fault_hooks(DiskFaultHooks* hooks) { state_->hooks = hooks; }
+
+const std::vector<SimDisk::SurvivingSector>& SimDisk::last_power_loss() const {
+  return state_->last_power_loss;
+}
+
+Status SimDisk::NewSequentialFile(const std::string& path, const FileOptions& opts,
+                                  std::unique_ptr<SequentialFile>* result) {
+  const std::string p = DiskState::Normalize(path);
+  return state_->RunOp(MetaSpec(*state_, "disk.open_sequential", Op::kOpen, p), [&] {
+    uint64_t id = 0;
+    if (state_->VisibleFile(p, &id) == nullptr) return Missing(p);
+    *result = disk_internal::NewSequentialHandle(state_.get(), id, p, opts.use_direct_io);
+    return Status::OK();
+  });
+}
+
+Status SimDisk::NewRandomAccessFile(const std::string& path, const FileOptions& opts,
+                                    std::unique_ptr<RandomAccessFile>* result) {
+  const std::string p = DiskState::Normalize(path);
+  return state_->RunOp(MetaSpec(*state_, "disk.open_random", Op::kOpen, p), [&] {
+    uint64_t id = 0;
+    if (state_->VisibleFile(p, &id) == nullptr) return Missing(p);
+    *result = disk_internal::NewRandomAccessHandle(state_.get(), id, p, opts.use_direct_io);
+    return Status::OK();
+  });
+}
+
+// Finds the visible file at p, creating it (empty) if absent; truncates it if
+// `truncate`. PathNotFound if the directory is missing.
+static Status OpenOrCreate(DiskState* st, const std::string& p, bool truncate, uint64_t* id) {
+  const PathParts parts = DiskState::Split(p);
+  if (parts.name.empty() || !st->DirVisible(parts.parent)) return Missing(p);
+  auto& table = st->dirs[parts.parent].visible;
+  const auto it = table.find(parts.name);
+  if (it == table.end()) {
+    *id = st->NewInode();
+    table[parts.name] = Entry{false, *id};
+    return Status::OK();
+  }
+  if (it->second.is_dir) return Status::IOError("is a directory", p);
+  *id = it->second.inode;
+  if (truncate) DiskState::Truncate(&st->inodes.at(*id), 0);
+  return Status::OK();
+}
+
+Status SimDisk::NewWritableFile(const std::string& path, const FileOptions& opts,
+                                std::unique_ptr<WritableFile>* result) {
+  const std::string p = DiskState::Normalize(path);
+  return state_->RunOp(MetaSpec(*state_, "disk.create", Op::kCreate, p), [&] {
+    uint64_t id = 0;
+    Status s = OpenOrCreate(state_.get(), p, /*truncate=*/true, &id);
+    if (s.ok()) *result = disk_internal::NewWritableHandle(state_.get(), id, p, opts.use_direct_io);
+    return s;
+  });
+}
+
+Status SimDisk::ReopenWritableFile(const std::string& path, const FileOptions& opts,
+                                   std::unique_ptr<WritableFile>* result) {
+  const std::string p = DiskState::Normalize(path);
+  return state_->RunOp(MetaSpec(*state_, "disk.reopen", Op::kOpen, p), [&] {
+    uint64_t id = 0;
+    Status s = OpenOrCreate(state_.get(), p, /*truncate=*/false, &id);
+    if (s.ok()) *result = disk_internal::NewWritableHandle(state_.get(), id, p, opts.use_direct_io);
+    return s;
+  });
+}
+
+Status SimDisk::FileExists(const std::string& path) {
+  const std::string p = DiskState::Normalize(path);
+  return state_->RunOp(MetaSpec(*state_, "disk.exists", std::nullopt, p), [&] {
+    const bool exists = p.empty() || state_->FindVisible(p) != nullptr;
+    return exists ? Status::OK() : Status::NotFound(p);
+  });
+}
+
+Status SimDisk::GetChildren(const std::string& dir, std::vector<std::string>* names) {
+  const std::string p = DiskState::Normalize(dir);
+  return state_->RunOp(MetaSpec(*state_, "disk.children", std::nullopt, p), [&] {
+    names->clear();
+    if (!state_->DirVisible(p)) return Missing(p);
+    for (const auto& [name, entry] : state_->dirs[p].visible) names->push_back(name);
+    return Status::OK();
+  });
+}
+
+Status SimDisk::GetFileSize(const std::string& path, uint64_t* size) {
+  const std::string p = DiskState::Normalize(path);
+  return state_->RunOp(MetaSpec(*state_, "disk.file_size", std::nullopt, p), [&] {
+    uint64_t id = 0;
+    const Inode* inode = state_->VisibleFile(p, &id);
+    if (inode == nullptr) return Missing(p);
+    *size = inode->visible.size();
+    return Status::OK();
+  });
+}
+
+Status SimDisk::DeleteFile(const std::string& path) {
+  const std::string p = DiskState::Normalize(path);
+  return state_->RunOp(MetaSpec(*state_, "disk.delete", Op::kDelete, p), [&] {
+    uint64_t id = 0;
+    if (state_->VisibleFile(p, &id) == nullptr) return Missing(p);
+    const PathParts parts = DiskState::Split(p);
+    state_->dirs[parts.parent].visible.erase(parts.name);
+    state_->MaybeFree(id);
+    return Status::OK();
+  });
+}
+
+Status SimDisk::RenameFile(const std::string& src, const std::string& dst) {
+  const std::string from = DiskState::Normalize(src);
+  const std::string to = DiskState::Normalize(dst);
+  return state_->RunOp(MetaSpec(*state_, "disk.rename", Op::kRename, from), [&] {
+    uint64_t id = 0;
+    if (state_->VisibleFile(from, &id) == nullptr) return Missing(from);
+    const PathParts to_parts = DiskState::Split(to);
+    if (to_parts.name.empty() || !state_->DirVisible(to_parts.parent)) return Missing(to);
+    if (from == to) return Status::OK();
+    const Entry* old = state_->FindVisible(to);
+    if (old != nullptr && old->is_dir) return Status::IOError("rename onto a directory", to);
+    const uint64_t replaced = old == nullptr ? 0 : old->inode;
+    const PathParts from_parts = DiskState::Split(from);
+    state_->dirs[from_parts.parent].visible.erase(from_parts.name);
+    state_->dirs[to_parts.parent].visible[to_parts.name] = Entry{false, id};
+    if (replaced != 0) state_->MaybeFree(replaced);
+    return Status::OK();
+  });
+}
+
+Status SimDisk::CreateDirIfMissing(const std::string& dir) {
+  const std::string p = DiskState::Normalize(dir);
+  return state_->RunOp(MetaSpec(*state_, "disk.mkdir", Op::kCreate, p), [&] {
+    if (p.empty()) return Status::OK();
+    const PathParts parts = DiskState::Split(p);
+    if (!state_->DirVisible(parts.parent)) return Missing(parts.parent);
+    const Entry* e = state_->FindVisible(p);
+    if (e != nullptr) return e->is_dir ? Status::OK() : Status::IOError("exists as a file", p);
+    // A record whose name is still durable keeps its durable table (the
+    // delete was never made durable); otherwise this is a new, empty dir.
+    const bool durable_name = state_->FindDurable(p) != nullptr;
+    state_->dirs[parts.parent].visible[parts.name] = Entry{true, 0};
+    if (!durable_name) state_->dirs[p].durable.clear();
+    state_->dirs[p];
+    return Status::OK();
+  });
+}
+
+Status SimDisk::DeleteDir(const std::string& dir) {
+  const std::string p = DiskState::Normalize(dir);
+  return state_->RunOp(MetaSpec(*state_, "disk.rmdir", Op::kDelete, p), [&] {
+    if (p.empty()) return Status::IOError("cannot delete the root");
+    if (!state_->DirVisible(p)) return Missing(p);
+    if (!state_->dirs[p].visible.empty()) return Status::IOError("directory not empty", p);
+    const PathParts parts = DiskState::Split(p);
+    state_->dirs[parts.parent].visible.erase(parts.name);
+    return Status::OK();
+  });
+}
+
+Status SimDisk::SyncDir(const std::string& dir) {
+  const std::string p = DiskState::Normalize(dir);
+  OpSpec spec = MetaSpec(*state_, "disk.sync_dir", Op::kSyncDir, p);
+  spec.latency_ns = state_->SyncLatency();
+  return state_->RunOp(spec, [&] {
+    if (!state_->DirVisible(p)) return Missing(p);
+    auto& record = state_->dirs[p];
+    std::vector<uint64_t> dropped;
+    for (const auto& [name, entry] : record.durable) dropped.push_back(entry.inode);
+    record.durable = record.visible;
+    for (uint64_t id : dropped) {
+      if (id != 0) state_->MaybeFree(id);
+    }
+    return Status::OK();
+  });
+}
+
+Status SimDisk::LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) {
+  const std::string p = DiskState::Normalize(path);
+  return state_->RunOp(MetaSpec(*state_, "disk.lock", Op::kOpen, p), [&] {
+    if (state_->locks.count(p) != 0) return Status::IOError("lock held", p);
+    uint64_t id = 0;
+    Status s = OpenOrCreate(state_.get(), p, /*truncate=*/false, &id);
+    if (!s.ok()) return s;
+    state_->locks.insert(p);
+    *lock = disk_internal::NewLockHandle(p, state_->incarnation);
+    return Status::OK();
+  });
+}
+
+Status SimDisk::UnlockFile(std::unique_ptr<FileLock> lock) {
+  if (lock == nullptr) return Status::InvalidArgument("UnlockFile: null lock");
+  std::string p;
+  uint64_t incarnation = 0;
+  disk_internal::LockDetails(*lock, &p, &incarnation);
+  OpSpec spec = MetaSpec(*state_, "disk.unlock", std::nullopt, p);
+  spec.handle_incarnation = incarnation;
+  return state_->RunOp(spec, [&] {
+    state_->locks.erase(p);
+    return Status::OK();
+  });
+}
+
+}  // namespace shale::sim

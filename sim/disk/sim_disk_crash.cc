@@ -1,0 +1,159 @@
+// SimDisk crashes (process crash, power loss) and the test views
+// (ReadVisible, ReadDurable). The power-loss rules are stated in
+// sim/disk/sim_disk.h; every PRNG draw happens here, in a fixed order.
+#include <cassert>
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "sim/disk/disk_state.h"
+#include "sim/disk/sim_disk.h"
+
+namespace shale::sim {
+
+using disk_internal::DiskState;
+using disk_internal::Inode;
+using disk_internal::PendingSector;
+using Fate = SimDisk::SurvivingSector::Fate;
+
+namespace {
+
+// Writes bytes at offset into data, growing it (zero-filled hole) if needed.
+void Place(std::string* data, uint64_t offset, const std::string& bytes) {
+  if (bytes.empty()) return;
+  if (data->size() < offset + bytes.size()) data->resize(offset + bytes.size(), '\0');
+  data->replace(offset, bytes.size(), bytes);
+}
+
+// Fills [begin, end) of bytes with rng bytes.
+void Garble(Random* rng, size_t begin, size_t end, std::string* bytes) {
+  for (size_t i = begin; i < end; i += 8) {
+    uint64_t word = rng->Next64();
+    for (size_t b = 0; b < 8 && i + b < end; ++b, word >>= 8) {
+      (*bytes)[i + b] = static_cast<char>(word & 0xff);
+    }
+  }
+}
+
+// Decides one pending sector write's fate and applies it to data.
+// Returns false if it does not survive.
+bool ApplyOne(Random* rng, uint64_t survive_one_in, const PendingSector& w, std::string* data,
+              SimDisk::SurvivingSector* out) {
+  if (!rng->OneIn(survive_one_in)) return false;
+  // Only the dirty range can be torn or garbled: bytes of the sector that
+  // the unsynced writes did not touch keep their durable contents.
+  const uint64_t start = w.sector * SimDisk::kSectorBytes + w.dirty_begin;
+  const size_t dirty = std::min<size_t>(w.dirty_end, w.image.size()) - w.dirty_begin;
+  const uint64_t roll = rng->Uniform(8);
+  std::string bytes = w.image.substr(w.dirty_begin, dirty);
+  if (roll < 6) {
+    out->fate = Fate::kWhole;
+  } else if (roll == 6) {
+    out->fate = Fate::kTorn;
+    bytes.resize(rng->Uniform(bytes.size()));
+  } else {
+    out->fate = Fate::kGarbage;
+    Garble(rng, 0, bytes.size(), &bytes);
+  }
+  Place(data, start, bytes);
+  out->sector = w.sector;
+  out->applied_bytes = bytes.size();
+  return true;
+}
+
+// Every directory reverts to its durable table; records no durable name
+// reaches are dropped. Parents sort before their children.
+void RevertDirectories(DiskState* st) {
+  std::set<std::string> reachable{""};
+  for (auto it = st->dirs.begin(); it != st->dirs.end();) {
+    const std::string& path = it->first;
+    bool keep = path.empty();
+    if (!keep) {
+      const auto parts = DiskState::Split(path);
+      if (reachable.count(parts.parent) != 0) {
+        const auto& table = st->dirs.at(parts.parent).durable;
+        const auto e = table.find(parts.name);
+        keep = e != table.end() && e->second.is_dir;
+      }
+    }
+    if (!keep) {
+      it = st->dirs.erase(it);
+      continue;
+    }
+    reachable.insert(path);
+    it->second.visible = it->second.durable;
+    ++it;
+  }
+}
+
+// The sorted durable names of every named inode.
+std::map<uint64_t, std::vector<std::string>> NamesByInode(const DiskState& st) {
+  std::map<uint64_t, std::vector<std::string>> names;
+  for (const auto& [dir, record] : st.dirs) {
+    for (const auto& [name, entry] : record.durable) {
+      if (!entry.is_dir) names[entry.inode].push_back(DiskState::Join(dir, name));
+    }
+  }
+  for (auto& [id, list] : names) std::sort(list.begin(), list.end());
+  return names;
+}
+
+}  // namespace
+
+void SimDisk::ProcessCrash() {
+  ++state_->incarnation;
+  state_->locks.clear();
+  for (auto& [id, inode] : state_->inodes) inode.open_handles = 0;
+  state_->FreeUnreferenced();
+  state_->context->Fold(DiskState::HashString("disk.process_crash"));
+  state_->context->Fold(state_->inodes.size());
+}
+
+void SimDisk::PowerLoss(uint64_t survive_one_in) {
+  assert(survive_one_in >= 1);
+  ProcessCrash();
+  RevertDirectories(state_.get());
+  state_->FreeUnreferenced();
+  DiskContext* ctx = state_->context;
+  std::vector<uint64_t> owners;
+  state_->last_power_loss.clear();
+  for (auto& [id, inode] : state_->inodes) {
+    std::string data = inode.durable;
+    for (const PendingSector& w : inode.pending) {
+      SurvivingSector survivor;
+      if (!ApplyOne(ctx->rng(), survive_one_in, w, &data, &survivor)) continue;
+      ctx->Fold(id);
+      ctx->Fold(survivor.sector);
+      ctx->Fold(static_cast<uint64_t>(survivor.fate) << 32 | survivor.applied_bytes);
+      state_->last_power_loss.push_back(std::move(survivor));
+      owners.push_back(id);
+    }
+    inode.pending.clear();
+    inode.durable = data;
+    inode.visible = std::move(data);
+  }
+  const auto names = NamesByInode(*state_);
+  for (size_t i = 0; i < owners.size(); ++i) {
+    state_->last_power_loss[i].paths = names.at(owners[i]);
+  }
+  ctx->Fold(DiskState::HashString("disk.power_loss"));
+  ctx->Fold(state_->last_power_loss.size());
+}
+
+Status SimDisk::ReadVisible(const std::string& path, std::string* data) const {
+  const std::string p = DiskState::Normalize(path);
+  const disk_internal::Entry* e = state_->FindVisible(p);
+  if (e == nullptr || e->is_dir) return Status::NotFound(p);
+  *data = state_->inodes.at(e->inode).visible;
+  return Status::OK();
+}
+
+Status SimDisk::ReadDurable(const std::string& path, std::string* data) const {
+  const std::string p = DiskState::Normalize(path);
+  const disk_internal::Entry* e = state_->FindDurable(p);
+  if (e == nullptr || e->is_dir) return Status::NotFound(p);
+  *data = state_->inodes.at(e->inode).durable;
+  return Status::OK();
+}
+
+}  // namespace shale::sim

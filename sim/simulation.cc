@@ -1,0 +1,105 @@
+// Simulation and TraceHash: see simulation.h. The scheduler, runtime and
+// clock live in scheduler.{h,cc} and sim_runtime.{h,cc}.
+#include "sim/simulation.h"
+
+#include "sim/scheduler.h"
+#include "sim/sim_runtime.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#define SHALE_SIM_LSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(SHALE_SIM_LSAN)
+#define SHALE_SIM_LSAN 1
+#endif
+#ifdef SHALE_SIM_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
+namespace shale::sim {
+
+namespace {
+constexpr uint64_t kFnvPrime = 0x100000001b3ull;
+}  // namespace
+
+// FNV-1a over the value's 8 bytes, least significant first (so the hash does
+// not depend on the host's byte order).
+void TraceHash::Fold(uint64_t value) {
+  for (int i = 0; i < 8; i++) {
+    hash_ ^= (value >> (8 * i)) & 0xff;
+    hash_ *= kFnvPrime;
+  }
+}
+
+// FNV-1a over the bytes, then a terminator so "ab","c" differs from "a","bc".
+void TraceHash::Fold(const char* text) {
+  for (const char* p = text; *p != '\0'; p++) {
+    hash_ ^= static_cast<unsigned char>(*p);
+    hash_ *= kFnvPrime;
+  }
+  hash_ ^= 0x100;
+  hash_ *= kFnvPrime;
+}
+
+class Simulation::Impl {
+ public:
+  Impl(Simulation* sim, const SimulationOptions& options)
+      : scheduler(options, SchedulerState{&sim->rng_, &sim->trace_, &sim->now_ns_, &sim->steps_}),
+        runtime(&scheduler, &sim->trace_, &sim->now_ns_),
+        clock(&sim->now_ns_) {}
+
+  Scheduler scheduler;
+  SimRuntime runtime;
+  SimClock clock;
+  bool ran = false;
+};
+
+Simulation::Simulation(const SimulationOptions& options)
+    : impl_(std::make_unique<Impl>(this, options)), rng_(options.seed) {
+  trace_.Fold(options.seed);
+  trace_.Fold(static_cast<uint64_t>(options.strategy));
+}
+
+Simulation::~Simulation() = default;
+
+Status Simulation::Run(std::function<void()> main) {
+  if (impl_->ran) return Status::InvalidArgument("Simulation::Run called twice");
+  impl_->ran = true;
+#ifdef SHALE_SIM_LSAN
+  __lsan_disable();
+#endif
+  Status status = impl_->scheduler.Run(std::move(main));
+#ifdef SHALE_SIM_LSAN
+  __lsan_enable();
+#endif
+  return status;
+}
+
+Runtime* Simulation::runtime() { return &impl_->runtime; }
+Clock* Simulation::clock() { return &impl_->clock; }
+
+void Simulation::SwitchPoint(const char* what) {
+  impl_->scheduler.NotePoint(what);
+  impl_->scheduler.Point(what);
+}
+
+void Simulation::Delay(uint64_t ns) { impl_->runtime.SleepNanos(ns, "delay"); }
+
+void Simulation::Crash() { impl_->scheduler.Crash(); }
+
+uint64_t Simulation::incarnation() const { return impl_->scheduler.incarnation(); }
+
+void Simulation::set_fault_point_hook(std::function<bool(const char* name)> hook) {
+  impl_->runtime.set_fault_point_hook(std::move(hook));
+}
+
+std::string Simulation::DescribeTasks() const { return impl_->scheduler.DescribeTasks(); }
+
+void Simulation::set_trace_sink(std::function<void(const std::string& line)> sink) {
+  impl_->scheduler.set_trace_sink(std::move(sink));
+}
+
+void Simulation::TraceEvent(const std::string& line) { impl_->scheduler.TraceEvent(line); }
+
+}  // namespace shale::sim

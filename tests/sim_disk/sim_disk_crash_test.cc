@@ -1,0 +1,206 @@
+// SimDisk crashes: what a process crash and a power loss keep, drop, tear,
+// and what they do to handles and locks.
+#include <catch2/catch.hpp>
+
+#include "sim_disk/test_disk_context.h"
+
+namespace shale_test {
+namespace {
+
+using shale::FileOptions;
+using shale::Slice;
+using shale::Status;
+using shale::sim::LatencyProfile;
+using shale::sim::SimDisk;
+
+constexpr uint64_t kNeverSurvives = uint64_t{1} << 62;
+
+std::string Visible(const SimDisk& disk, const std::string& path) {
+  std::string data;
+  const Status s = disk.ReadVisible(path, &data);
+  return s.ok() ? data : "<missing>";
+}
+
+// A disk with a durable, empty "/db".
+struct Fixture {
+  explicit Fixture(uint64_t seed = 7) : ctx(seed), disk(&ctx, LatencyProfile::Zero()) {
+    REQUIRE(disk.CreateDirIfMissing("/db").ok());
+    REQUIRE(disk.SyncDir("/").ok());
+  }
+  // Creates path holding data; syncs the file if sync_file, the dir if sync_dir.
+  void Write(const std::string& path, const std::string& data, bool sync_file, bool sync_dir) {
+    std::unique_ptr<shale::WritableFile> w;
+    REQUIRE(disk.NewWritableFile(path, FileOptions(), &w).ok());
+    REQUIRE(w->Append(data).ok());
+    if (sync_file) REQUIRE(w->Sync().ok());
+    if (sync_dir) REQUIRE(disk.SyncDir("/db").ok());
+    REQUIRE(w->Close().ok());
+  }
+  TestDiskContext ctx;
+  SimDisk disk;
+};
+
+TEST_CASE("sim_disk crash: a synced file under a synced name survives power loss",
+          "[sim_disk]") {
+  Fixture fx;
+  fx.Write("/db/a", std::string(1500, 'a'), true, true);
+  fx.disk.PowerLoss(kNeverSurvives);
+  CHECK(Visible(fx.disk, "/db/a") == std::string(1500, 'a'));
+}
+
+TEST_CASE("sim_disk crash: unsynced appends die with power, not with the process",
+          "[sim_disk]") {
+  Fixture fx;
+  fx.Write("/db/a", "abc", true, true);
+  std::unique_ptr<shale::WritableFile> w;
+  REQUIRE(fx.disk.ReopenWritableFile("/db/a", FileOptions(), &w).ok());
+  REQUIRE(w->Append(std::string(2000, 'x')).ok());
+  REQUIRE(w->Truncate(1000).ok());
+  fx.disk.ProcessCrash();
+  CHECK(Visible(fx.disk, "/db/a") == "abc" + std::string(997, 'x'));
+  fx.disk.PowerLoss(kNeverSurvives);
+  CHECK(Visible(fx.disk, "/db/a") == "abc");
+  CHECK(fx.disk.last_power_loss().empty());
+}
+
+TEST_CASE("sim_disk crash: a synced file in an unsynced directory disappears",
+          "[sim_disk]") {
+  Fixture fx;
+  fx.Write("/db/a", "data", /*sync_file=*/true, /*sync_dir=*/false);
+  std::string durable;
+  CHECK(fx.disk.ReadDurable("/db/a", &durable).IsNotFound());
+  fx.disk.PowerLoss(1);
+  CHECK(fx.disk.FileExists("/db/a").IsNotFound());
+  // A directory whose own name was never made durable vanishes with its files.
+  REQUIRE(fx.disk.CreateDirIfMissing("/db/sub").ok());
+  fx.Write("/db/sub/f", "x", true, false);
+  REQUIRE(fx.disk.SyncDir("/db/sub").ok());
+  fx.disk.PowerLoss(1);
+  CHECK(fx.disk.FileExists("/db/sub").IsNotFound());
+}
+
+TEST_CASE("sim_disk crash: a rename without SyncDir is undone by power loss", "[sim_disk]") {
+  Fixture fx;
+  fx.Write("/db/a", "A", true, true);
+  fx.Write("/db/b", "B", true, true);
+  fx.Write("/db/c", "C", true, true);
+  REQUIRE(fx.disk.RenameFile("/db/a", "/db/b").ok());  // over an existing target
+  REQUIRE(fx.disk.RenameFile("/db/c", "/db/d").ok());  // to a new name
+  CHECK(Visible(fx.disk, "/db/b") == "A");
+  fx.disk.PowerLoss(kNeverSurvives);
+  CHECK(Visible(fx.disk, "/db/a") == "A");
+  CHECK(Visible(fx.disk, "/db/b") == "B");
+  CHECK(Visible(fx.disk, "/db/c") == "C");
+  CHECK(fx.disk.FileExists("/db/d").IsNotFound());
+}
+
+TEST_CASE("sim_disk crash: rename plus SyncDir survives power loss", "[sim_disk]") {
+  Fixture fx;
+  fx.Write("/db/a", "A", true, true);
+  fx.Write("/db/b", "B", true, true);
+  REQUIRE(fx.disk.RenameFile("/db/a", "/db/b").ok());
+  REQUIRE(fx.disk.SyncDir("/db").ok());
+  fx.disk.PowerLoss(kNeverSurvives);
+  CHECK(fx.disk.FileExists("/db/a").IsNotFound());
+  CHECK(Visible(fx.disk, "/db/b") == "A");
+  std::vector<std::string> names;
+  REQUIRE(fx.disk.GetChildren("/db", &names).ok());
+  CHECK(names == std::vector<std::string>{"b"});
+}
+
+TEST_CASE("sim_disk crash: a failed sync drops dirty pages; a retry does not restore them",
+          "[sim_disk]") {
+  Fixture fx;
+  fx.Write("/db/a", "abc", true, true);
+  FailingHooks hooks;
+  fx.disk.set_fault_hooks(&hooks);
+  std::unique_ptr<shale::WritableFile> w;
+  REQUIRE(fx.disk.ReopenWritableFile("/db/a", FileOptions(), &w).ok());
+  REQUIRE(w->Append("def").ok());
+  hooks.op = FailingHooks::Op::kSync;
+  hooks.remaining = 1;
+  CHECK(w->Sync().IsIOError());
+  CHECK(Visible(fx.disk, "/db/a") == "abc");
+  CHECK(w->GetFileSize() == 3);
+  REQUIRE(w->Sync().ok());
+  fx.disk.PowerLoss(1);
+  CHECK(Visible(fx.disk, "/db/a") == "abc");
+  fx.disk.set_fault_hooks(nullptr);
+}
+
+TEST_CASE("sim_disk crash: handles from a crashed process are dead", "[sim_disk]") {
+  Fixture fx;
+  fx.Write("/db/a", "abc", true, true);
+  std::unique_ptr<shale::WritableFile> w;
+  std::unique_ptr<shale::SequentialFile> seq;
+  std::unique_ptr<shale::RandomAccessFile> ra;
+  REQUIRE(fx.disk.ReopenWritableFile("/db/a", FileOptions(), &w).ok());
+  REQUIRE(fx.disk.NewSequentialFile("/db/a", FileOptions(), &seq).ok());
+  REQUIRE(fx.disk.NewRandomAccessFile("/db/a", FileOptions(), &ra).ok());
+  const bool power = GENERATE(false, true);
+  if (power) {
+    fx.disk.PowerLoss(2);
+  } else {
+    fx.disk.ProcessCrash();
+  }
+  char scratch[8];
+  Slice got;
+  for (const Status& s : {w->Append("x"), w->PositionedAppend("x", 0), w->Truncate(0),
+                          w->Flush(), w->Sync(), w->Fsync(), w->Allocate(0, 10), w->Close(),
+                          seq->Read(1, &got, scratch), seq->Skip(1),
+                          ra->Read(0, 1, &got, scratch)}) {
+    CHECK(s.IsIOError());
+    CHECK(s.message().find("crashed process") != std::string::npos);
+  }
+  CHECK(w->GetFileSize() == 0);
+  CHECK(Visible(fx.disk, "/db/a") == "abc");
+  w.reset();  // destroying dead handles touches nothing
+  seq.reset();
+  ra.reset();
+  REQUIRE(fx.disk.ReopenWritableFile("/db/a", FileOptions(), &w).ok());
+  CHECK(w->Append("d").ok());
+}
+
+TEST_CASE("sim_disk crash: a crash releases every lock", "[sim_disk]") {
+  Fixture fx;
+  std::unique_ptr<shale::FileLock> lock, again;
+  REQUIRE(fx.disk.LockFile("/db/LOCK", &lock).ok());
+  CHECK(fx.disk.LockFile("/db/LOCK", &again).IsIOError());
+  fx.disk.ProcessCrash();
+  REQUIRE(fx.disk.LockFile("/db/LOCK", &again).ok());
+  CHECK(fx.disk.UnlockFile(std::move(lock)).IsIOError());  // from the dead process
+  CHECK(fx.disk.LockFile("/db/LOCK", &lock).IsIOError());   // still held by `again`
+}
+
+TEST_CASE("sim_disk crash: with survive_one_in = 1 whole sectors keep every byte",
+          "[sim_disk]") {
+  const std::string data = std::string(700, 'p') + std::string(800, 'q');  // 3 sectors
+  int all_whole = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    Fixture fx(seed);
+    fx.Write("/db/a", "", true, true);
+    std::unique_ptr<shale::WritableFile> w;
+    REQUIRE(fx.disk.ReopenWritableFile("/db/a", FileOptions(), &w).ok());
+    REQUIRE(w->Append(data).ok());
+    fx.disk.PowerLoss(1);
+    const auto& report = fx.disk.last_power_loss();
+    REQUIRE(report.size() == 3);
+    bool whole = true;
+    for (const auto& s : report) {
+      CHECK(s.paths == std::vector<std::string>{"/db/a"});
+      whole = whole && s.fate == SimDisk::SurvivingSector::Fate::kWhole;
+    }
+    const std::string got = Visible(fx.disk, "/db/a");
+    if (whole) {
+      ++all_whole;
+      CHECK(got == data);
+    } else {
+      CHECK(got.size() <= 3 * SimDisk::kSectorBytes);  // at most sector-rounded
+    }
+  }
+  CHECK(all_whole > 5);
+  CHECK(all_whole < 40);
+}
+
+}  // namespace
+}  // namespace shale_test

@@ -1,0 +1,51 @@
+// Test helpers for SimDisk: a trivial DiskContext (no scheduler: switch
+// points are counted, delays summed, the PRNG seeded, folds recorded) and a
+// fault hook that fails chosen operations.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/disk/sim_disk.h"
+#include "sim/disk_context.h"
+#include "util/random.h"
+
+namespace shale_test {
+
+class TestDiskContext final : public shale::sim::DiskContext {
+ public:
+  explicit TestDiskContext(uint64_t seed = 7) : rng_(seed) {}
+  void SwitchPoint(const char* what) override {
+    (void)what;
+    ++switch_points;
+  }
+  void Delay(uint64_t ns) override { delay_ns += ns; }
+  shale::Random* rng() override { return &rng_; }
+  void Fold(uint64_t value) override { folds.push_back(value); }
+
+  uint64_t switch_points = 0;
+  uint64_t delay_ns = 0;
+  std::vector<uint64_t> folds;
+
+ private:
+  shale::Random rng_;
+};
+
+// Fails the next `remaining` operations of kind `op` with IOError.
+class FailingHooks final : public shale::sim::DiskFaultHooks {
+ public:
+  shale::Status BeforeOp(Op o, const std::string& path) override {
+    (void)path;
+    if (o == op && remaining > 0) {
+      --remaining;
+      return shale::Status::IOError("injected");
+    }
+    return shale::Status::OK();
+  }
+  Op op = Op::kSync;
+  int remaining = 0;
+};
+
+}  // namespace shale_test
