@@ -1,4 +1,5 @@
 // The one list of built-in scenarios.
+#include "scenarios/crash_recovery/crash_recovery.h"
 #include "scenarios/scenario.h"
 
 namespace shale::scenario {
@@ -7,8 +8,7 @@ void RegisterBuiltinScenarios() {
   static bool registered = false;
   if (registered) return;
   registered = true;
-  // Each scenario's file adds a line here as it lands, e.g.
-  //   RegisterScenario(CrashRecoveryScenario());
+  RegisterScenario(CrashRecoveryScenario());
 }
 
 }  // namespace shale::scenario

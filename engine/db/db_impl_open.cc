@@ -18,6 +18,16 @@
 
 namespace shale {
 
+namespace {
+// "/a/b" -> "/a", "/db" -> "/", "db" -> ".".
+std::string ParentDir(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+}  // namespace
+
 Status DBImpl::OpenImpl() {
   MutexLock l(mutex_.get());
   VersionEdit edit;
@@ -53,7 +63,10 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
     if (!options_.create_if_missing) {
       return Status::InvalidArgument(dbname_, "does not exist (create_if_missing is false)");
     }
-    s = WriteNewDBManifest(fs_, dbname_, internal_comparator_.user_comparator(), &stats_);
+    // The DB directory's own name must be durable too, or a power loss can
+    // take the whole new DB with it: sync its parent.
+    s = fs_->SyncDir(ParentDir(dbname_));
+    if (s.ok()) s = WriteNewDBManifest(fs_, dbname_, internal_comparator_.user_comparator(), &stats_);
     if (!s.ok()) return s;
   } else if (!s.ok()) {
     return s;

@@ -103,6 +103,12 @@ std::vector<Value> History::PossibleValues(const std::string& key, uint64_t sinc
   return values;
 }
 
+void History::AbandonPending() {
+  for (WriteRecord& w : writes_) {
+    if (w.outcome == WriteRecord::Outcome::kPending) w.outcome = WriteRecord::Outcome::kFailed;
+  }
+}
+
 void History::Reset(State base) {
   base_ = std::move(base);
   writes_.clear();

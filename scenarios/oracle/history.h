@@ -81,6 +81,8 @@ class History {
   const State& base() const { return base_; }
   const std::vector<WriteRecord>& writes() const { return writes_; }
   std::vector<WriteRecord>& mutable_writes() { return writes_; }
+  // A crash cut the writes still pending short: they become indeterminate.
+  void AbandonPending();
   // Starts a fresh history from a recovered state (after a crash check).
   void Reset(State base);
   bool any_pending() const;

@@ -1,0 +1,276 @@
+// Scenario `crash-recovery` (issue 3, section 4).
+//
+// One seed: draw engine options and a disk from the seed (swarm), open a DB
+// on a SimDisk inside a Simulation, run 2-4 concurrent client tasks, and
+// crash `crashes` times at a random point (a process crash, or a power loss
+// where a seeded subset of unsynced sector writes survives, whole, torn or
+// garbage). After each crash, reopen and check the recovered state with
+// CheckRecovery (durability, prefix recovery, atomicity, no phantoms); the
+// recovered state becomes the model's new base. At the end, close cleanly,
+// reopen, and require exactly the model's state.
+#include <memory>
+#include <string>
+
+#include "scenarios/crash_recovery/crash_recovery.h"
+#include "scenarios/crash_recovery/workload.h"
+#include "scenarios/oracle/recovery_check.h"
+#include "sim/disk/sim_disk.h"
+#include "sim/simulation.h"
+
+namespace shale::scenario {
+
+namespace {
+
+constexpr const char* kDbPath = "/db";
+
+struct Drawn {
+  Options options;
+  WorkloadOptions workload;
+  sim::LatencyProfile latency;
+  int clients = 2;
+  std::map<std::string, std::string> described;
+};
+
+// Swarm: engine options and workload shape drawn from the seed, within
+// valid ranges, small enough that many files and >= 3 levels form.
+Drawn DrawConfig(Random* rng) {
+  Drawn d;
+  Options& o = d.options;
+  o.create_if_missing = true;
+  o.write_buffer_size = size_t{4096} << rng->Uniform(4);          // 4..32 KiB
+  o.target_file_size_base = uint64_t{4096} << rng->Uniform(4);    // 4..32 KiB
+  o.max_bytes_for_level_base = uint64_t{16384} << rng->Uniform(3);
+  o.max_bytes_for_level_multiplier = 2.0 + static_cast<double>(rng->Uniform(5));
+  o.level0_file_num_compaction_trigger = 2 + static_cast<int>(rng->Uniform(3));
+  o.block_size = size_t{256} << rng->Uniform(4);
+  o.bloom_bits_per_key = rng->OneIn(4) ? 0 : 10;
+  o.max_open_files = rng->OneIn(3) ? -1 : 20 + static_cast<int>(rng->Uniform(40));
+  d.workload.key_space = 100 << rng->Uniform(3);
+  d.workload.skewed_keys = rng->OneIn(2);
+  d.workload.sync_one_in = 2 + static_cast<int>(rng->Uniform(12));
+  d.workload.no_wal_one_in = 4 + static_cast<int>(rng->Uniform(20));
+  d.clients = 2 + static_cast<int>(rng->Uniform(3));
+  const uint64_t disk = rng->Uniform(3);
+  d.latency = disk == 0 ? sim::LatencyProfile::NVMe()
+              : disk == 1 ? sim::LatencyProfile::SataSsd()
+                          : sim::LatencyProfile::Hdd();
+  auto& m = d.described;
+  m["write_buffer_size"] = std::to_string(o.write_buffer_size);
+  m["target_file_size_base"] = std::to_string(o.target_file_size_base);
+  m["max_bytes_for_level_base"] = std::to_string(o.max_bytes_for_level_base);
+  m["max_bytes_for_level_multiplier"] = std::to_string(o.max_bytes_for_level_multiplier);
+  m["level0_file_num_compaction_trigger"] = std::to_string(o.level0_file_num_compaction_trigger);
+  m["block_size"] = std::to_string(o.block_size);
+  m["bloom_bits_per_key"] = std::to_string(o.bloom_bits_per_key);
+  m["max_open_files"] = std::to_string(o.max_open_files);
+  m["key_space"] = std::to_string(d.workload.key_space);
+  m["skewed_keys"] = d.workload.skewed_keys ? "true" : "false";
+  m["sync_one_in"] = std::to_string(d.workload.sync_one_in);
+  m["no_wal_one_in"] = std::to_string(d.workload.no_wal_one_in);
+  m["clients"] = std::to_string(d.clients);
+  m["disk"] = disk == 0 ? "nvme" : disk == 1 ? "sata-ssd" : "hdd";
+  return d;
+}
+
+// Everything one run holds; lives on the Run() stack.
+class CrashRecoveryRun {
+ public:
+  CrashRecoveryRun(const RunConfig& config, RunResult* result)
+      : config_(config), result_(result), sim_(SimOptions(config)) {}
+
+  void Execute() {
+    drawn_ = DrawConfig(sim_.rng());
+    drawn_.options.planted_bugs = static_cast<uint32_t>(config_.planted_bugs);
+    result_->options_drawn = drawn_.described;
+    result_->options_drawn["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;
+    disk_ = std::make_unique<sim::SimDisk>(&sim_, drawn_.latency);
+    env_ = std::make_unique<Env>(disk_.get(), sim_.clock(), sim_.runtime());
+    drawn_.options.env = env_.get();
+    const Status s = sim_.Run([this] { Main(); });
+    if (!s.ok() && !state_.failed) {
+      state_.Fail(s.message().rfind("deadlock", 0) == 0 ? "deadlock" : "simulation", "", "", "",
+                  s.ToString());
+    }
+    result_->passed = !state_.failed;
+    result_->failure = state_.failure;
+    result_->ops = state_.ops_done;
+    result_->trace_hash = sim_.trace()->value();
+    result_->sim_time_ns = sim_.now_ns();
+    result_->steps = sim_.steps();
+  }
+
+ private:
+  static sim::SimulationOptions SimOptions(const RunConfig& config) {
+    sim::SimulationOptions o;
+    o.seed = config.seed;
+    Random pick(config.seed ^ 0x5ca1ab1eull);
+    o.strategy = config.strategy == "pct"      ? sim::Strategy::kPct
+                 : config.strategy == "random" ? sim::Strategy::kRandom
+                 : pick.OneIn(2)               ? sim::Strategy::kPct
+                                               : sim::Strategy::kRandom;
+    return o;
+  }
+
+  void Main() {
+    state_.runtime = sim_.runtime();
+    state_.step = [this] { return sim_.steps(); };
+    history_ = std::make_unique<History>(State{});
+    if (!Open()) return;
+    state_.history = history_.get();
+    const int crashes = config_.crashes < 0 ? 3 : config_.crashes;
+    const int ops_per_phase = std::max(1, (config_.ops > 0 ? config_.ops : 2000) / (crashes + 1));
+    for (int phase = 0; phase <= crashes && !state_.failed; phase++) {
+      RunClients(ops_per_phase, /*crash_after=*/phase < crashes);
+      if (state_.failed) return;
+      if (phase < crashes) {
+        CrashAndRecover();
+      }
+    }
+    if (!state_.failed) CloseAndVerify();
+    if (db_ != nullptr) {
+      // A failure left the DB open mid-run: abandon it as a crash would,
+      // ending its background tasks (a DB is never destroyed outside Run).
+      sim_.Crash();
+      (void)db_.release();
+    }
+  }
+
+  bool Open() {
+    std::unique_ptr<DB> db;
+    const Status s = DB::Open(drawn_.options, kDbPath, &db);
+    if (!s.ok()) {
+      state_.Fail("recovery", "", "Open OK", s.ToString(), "DB::Open failed");
+      return false;
+    }
+    db_ = std::move(db);
+    state_.db = db_.get();
+    return true;
+  }
+
+  void RunClients(int ops, bool crash_after) {
+    const int clients = drawn_.clients;
+    std::vector<std::unique_ptr<Thread>> threads;
+    state_.clients_running = clients;
+    for (int c = 0; c < clients; c++) {
+      const uint64_t seed = sim_.rng()->Next64();
+      threads.push_back(sim_.runtime()->StartThread(
+          "client" + std::to_string(c), [this, seed, ops, clients, c] {
+            RunClient(&state_, drawn_.workload, seed, ops / clients + 1, c);
+            state_.clients_running--;
+          }));
+    }
+    if (!crash_after) {
+      for (auto& t : threads) t->Join();
+      return;
+    }
+    // Crash once a random share of this phase's operations is done: the
+    // clients, flush and compaction are wherever the schedule left them.
+    const uint64_t target = state_.ops_done + sim_.rng()->Uniform(static_cast<uint64_t>(ops) + 1);
+    while (state_.ops_done < target && state_.clients_running > 0 && !state_.failed) {
+      sim_.runtime()->SleepForMicroseconds(20);
+    }
+    // The crashed process's threads and DB are abandoned, never destroyed
+    // (their stacks are gone); see Simulation::Crash.
+    for (auto& t : threads) (void)t.release();
+  }
+
+  void CrashAndRecover() {
+    sim_.Crash();
+    result_->crashes++;
+    state_.phase++;
+    const bool power_loss = sim_.rng()->OneIn(2);
+    if (power_loss) {
+      disk_->PowerLoss(1 + sim_.rng()->Uniform(4));
+      result_->faults_by_kind["power_loss"]++;
+    } else {
+      disk_->ProcessCrash();
+      result_->faults_by_kind["process_crash"]++;
+    }
+    (void)db_.release();  // abandoned with the crashed process
+    state_.db = nullptr;
+    history_->AbandonPending();
+    if (!Open()) return;
+    State recovered;
+    if (!Scan(&recovered)) return;
+    const RecoveryVerdict v = CheckRecovery(*history_, !power_loss, recovered);
+    if (!v.ok) {
+      state_.Fail(v.property, v.key, v.expected, v.observed,
+                  std::string("after a ") + (power_loss ? "power loss" : "process crash") +
+                      ", the recovered DB breaks " + v.property);
+      return;
+    }
+    history_->Reset(std::move(recovered));
+  }
+
+  bool Scan(State* out) {
+    std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      (*out)[it->key().ToString()] = it->value().ToString();
+    }
+    if (!it->status().ok()) {
+      state_.Fail("recovery", "", "a readable DB", it->status().ToString(),
+                  "scanning the recovered DB failed");
+      return false;
+    }
+    return true;
+  }
+
+  void CloseAndVerify() {
+    history_->FlushDone(history_->DurabilityBarrierStart());  // Close flushes
+    const State expected = history_->ExpectedState();
+    const Status s = db_->Close();
+    if (!s.ok()) return state_.Fail("no spurious errors", "", "OK", s.ToString(), "Close failed");
+    db_.reset();
+    if (!Open()) return;
+    State recovered;
+    if (!Scan(&recovered)) return;
+    const RecoveryVerdict v = CheckRecovery(*history_, /*process_crash=*/true, recovered);
+    if (!v.ok || recovered != expected) {
+      state_.Fail(v.ok ? "durability" : v.property, v.key, v.expected, v.observed,
+                  "after a clean close, the reopened DB differs from the model");
+      return;
+    }
+    if (!db_->Close().ok()) state_.Fail("no spurious errors", "", "OK", "error", "Close failed");
+    db_.reset();
+  }
+
+  const RunConfig config_;
+  RunResult* const result_;
+  sim::Simulation sim_;
+  Drawn drawn_;
+  std::unique_ptr<sim::SimDisk> disk_;
+  std::unique_ptr<Env> env_;
+  std::unique_ptr<DB> db_;
+  std::unique_ptr<History> history_;
+  WorkloadState state_;
+};
+
+class CrashRecovery final : public Scenario {
+ public:
+  const char* name() const override { return "crash-recovery"; }
+  const char* summary() const override {
+    return "concurrent clients write, read and iterate; the process crashes or loses power; "
+           "recovery is checked against the model";
+  }
+  std::vector<std::string> properties() const override {
+    return {"durability", "prefix recovery", "atomicity", "no phantoms", "read consistency",
+            "no spurious errors", "deadlock"};
+  }
+  RunResult Run(const RunConfig& config) const override {
+    RunResult result;
+    result.scenario = name();
+    result.seed = config.seed;
+    CrashRecoveryRun run(config, &result);
+    run.Execute();
+    return result;
+  }
+};
+
+}  // namespace
+
+const Scenario* CrashRecoveryScenario() {
+  static const auto* const scenario = new CrashRecovery();
+  return scenario;
+}
+
+}  // namespace shale::scenario

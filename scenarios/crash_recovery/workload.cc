@@ -1,0 +1,172 @@
+#include "scenarios/crash_recovery/workload.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "memtable/write_batch_internal.h"
+#include "scenarios/oracle/recovery_check.h"
+
+namespace shale::scenario {
+
+namespace {
+
+class Client {
+ public:
+  Client(WorkloadState* state, const WorkloadOptions& options, uint64_t seed, int id)
+      : s_(state), o_(options), rng_(seed), id_(id) {}
+
+  void Run(int ops) {
+    for (int i = 0; i < ops && !s_->failed; i++) {
+      Step(i);
+      s_->ops_done++;
+    }
+  }
+
+ private:
+  void Step(int i) {
+    const uint64_t pick = rng_.Uniform(100);
+    if (pick < 40) return Write(i, /*batch=*/false);
+    if (pick < 50) return Write(i, /*batch=*/true);
+    if (pick < 72) return Get();
+    if (pick < 78) return Iterate();
+    if (pick < 82) return Barrier(/*flush=*/false);
+    if (pick < 85) return Barrier(/*flush=*/true);
+    if (pick < 87) return Compact();
+    return Write(i, /*batch=*/false);
+  }
+
+  int PickKey() {
+    const uint64_t n = static_cast<uint64_t>(o_.key_space);
+    if (!o_.skewed_keys) return static_cast<int>(rng_.Uniform(n));
+    return static_cast<int>(rng_.Skewed(12) % n);
+  }
+
+  std::string NewValue(int i) {
+    char head[48];
+    snprintf(head, sizeof(head), "p%d.c%d.%d.", s_->phase, id_, i);
+    std::string v = head;
+    v.resize(v.size() + rng_.Uniform(static_cast<uint64_t>(o_.value_bytes_max)), 'a' + id_ % 26);
+    return v;
+  }
+
+  void Write(int i, bool batch) {
+    std::vector<KeyOp> ops;
+    const int n = batch ? 1 + static_cast<int>(rng_.Uniform(static_cast<uint64_t>(o_.max_batch))) : 1;
+    WriteBatch wb;
+    for (int j = 0; j < n; j++) {
+      const std::string key = KeyName(PickKey());
+      if (rng_.OneIn(5)) {
+        wb.Delete(key);
+        ops.push_back(KeyOp{key, std::nullopt});
+      } else {
+        std::string v = NewValue(i * 16 + j);
+        wb.Put(key, v);
+        ops.push_back(KeyOp{key, std::move(v)});
+      }
+    }
+    WriteOptions wo;
+    wo.sync = rng_.OneIn(static_cast<uint64_t>(o_.sync_one_in));
+    wo.disable_wal = !wo.sync && rng_.OneIn(static_cast<uint64_t>(o_.no_wal_one_in));
+    const uint64_t id = s_->history->BeginWrite(std::move(ops), !wo.disable_wal, wo.sync);
+    const Status st = s_->db->Write(wo, &wb);
+    s_->history->EndWrite(id, st, WriteBatchInternal::Sequence(&wb));
+    CheckStatus(st, "Write");
+  }
+
+  void Get() {
+    const std::string key = KeyName(PickKey());
+    const uint64_t since = s_->history->acked_count();
+    std::string value;
+    const Status st = s_->db->Get(ReadOptions(), key, &value);
+    if (!st.ok() && !st.IsNotFound()) return CheckStatus(st, "Get");
+    const Value observed = st.ok() ? Value(value) : Value();
+    CheckPossible(key, observed, since, "Get");
+  }
+
+  void Iterate() {
+    const uint64_t since = s_->history->acked_count();
+    std::unique_ptr<Iterator> it(s_->db->NewIterator(ReadOptions()));
+    std::vector<std::pair<std::string, std::string>> forward, backward;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      forward.emplace_back(it->key().ToString(), it->value().ToString());
+    }
+    for (it->SeekToLast(); it->Valid(); it->Prev()) {
+      backward.emplace_back(it->key().ToString(), it->value().ToString());
+    }
+    if (!it->status().ok()) return CheckStatus(it->status(), "Iterator");
+    std::reverse(backward.begin(), backward.end());
+    if (forward != backward) {
+      return s_->Fail("read consistency", "", std::to_string(forward.size()) + " entries forward",
+                      std::to_string(backward.size()) + " entries backward",
+                      "one iterator's forward and backward passes disagree");
+    }
+    for (const auto& [k, v] : forward) {
+      CheckPossible(k, Value(v), since, "Iterator");
+      if (s_->failed) return;
+    }
+  }
+
+  void Barrier(bool flush) {
+    const uint64_t token = s_->history->DurabilityBarrierStart();
+    const Status st = flush ? s_->db->Flush(FlushOptions()) : s_->db->SyncWAL();
+    if (st.ok()) {
+      flush ? s_->history->FlushDone(token) : s_->history->SyncWalDone(token);
+    }
+    CheckStatus(st, flush ? "Flush" : "SyncWAL");
+  }
+
+  void Compact() {
+    std::string a = KeyName(PickKey()), b = KeyName(PickKey());
+    if (b < a) std::swap(a, b);
+    Slice lo(a), hi(b);
+    CheckStatus(s_->db->CompactRange(CompactRangeOptions(), &lo, &hi), "CompactRange");
+  }
+
+  void CheckPossible(const std::string& key, const Value& observed, uint64_t since,
+                     const char* what) {
+    const std::vector<Value> possible = s_->history->PossibleValues(key, since);
+    if (std::find(possible.begin(), possible.end(), observed) != possible.end()) return;
+    s_->Fail("read consistency", key, DescribeValue(possible.front()), DescribeValue(observed),
+             std::string(what) + " returned a value the key never had during the call");
+  }
+
+  void CheckStatus(const Status& st, const char* what) {
+    if (st.ok() || o_.faults_enabled) return;
+    s_->Fail("no spurious errors", "", "OK", st.ToString(),
+             std::string(what) + " failed with no I/O fault injected");
+  }
+
+  WorkloadState* const s_;
+  const WorkloadOptions o_;
+  Random rng_;
+  const int id_;
+};
+
+}  // namespace
+
+void WorkloadState::Fail(const std::string& property, const std::string& key,
+                         const std::string& expected, const std::string& observed,
+                         const std::string& message) {
+  if (failed) return;
+  failed = true;
+  failure.property = property;
+  failure.key = key;
+  failure.expected = expected;
+  failure.observed = observed;
+  failure.message = message;
+  failure.step = step ? step() : 0;
+}
+
+void RunClient(WorkloadState* state, const WorkloadOptions& options, uint64_t client_seed,
+               int ops, int client_id) {
+  Client client(state, options, client_seed, client_id);
+  client.Run(ops);
+}
+
+std::string KeyName(int index) {
+  char buf[16];
+  snprintf(buf, sizeof(buf), "key%06d", index);
+  return buf;
+}
+
+}  // namespace shale::scenario
