@@ -213,8 +213,13 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const Slice* beg
   for (int level = 0; level < current->NumLevels(); level++) {
     if (current->OverlapInLevel(level, begin, end)) max_level_with_files = level;
   }
-  const int last = options.bottommost_level_compaction ? max_level_with_files
-                                                       : max_level_with_files - 1;
+  // Levels [0, last] are each compacted into the next. The last level is
+  // never rewritten in place: an automatic compaction into it could then
+  // write an overlapping range at the same time (only input files are
+  // reserved, not output ranges); its tombstones were already dropped when
+  // data was compacted into it.
+  int last = options.bottommost_level_compaction ? max_level_with_files : max_level_with_files - 1;
+  if (last > current->NumLevels() - 2) last = current->NumLevels() - 2;
   for (int level = 0; s.ok() && level <= last; level++) {
     s = CompactLevelRange(level, begin, end);
   }

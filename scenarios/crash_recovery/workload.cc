@@ -32,6 +32,7 @@ class Client {
     if (pick < 82) return Barrier(/*flush=*/false);
     if (pick < 85) return Barrier(/*flush=*/true);
     if (pick < 87) return Compact();
+    if (pick < 88) return SnapshotReread();
     return Write(i, /*batch=*/false);
   }
 
@@ -104,6 +105,43 @@ class Client {
       CheckPossible(k, Value(v), since, "Iterator");
       if (s_->failed) return;
     }
+  }
+
+  // Immutable snapshots: reads at one snapshot give the same answers before
+  // and after a flush and a compaction of everything.
+  void SnapshotReread() {
+    const Snapshot* snap = s_->db->GetSnapshot();
+    ReadOptions ro;
+    ro.snapshot = snap;
+    std::vector<std::string> keys;
+    std::vector<Value> first;
+    for (int j = 0; j < 4; j++) {
+      keys.push_back(KeyName(PickKey()));
+      std::string v;
+      const Status st = s_->db->Get(ro, keys.back(), &v);
+      if (!st.ok() && !st.IsNotFound()) {
+        s_->db->ReleaseSnapshot(snap);
+        return CheckStatus(st, "Get at a snapshot");
+      }
+      first.push_back(st.ok() ? Value(v) : Value());
+    }
+    Status st = s_->db->Flush(FlushOptions());
+    if (st.ok()) st = s_->db->CompactRange(CompactRangeOptions(), nullptr, nullptr);
+    for (size_t j = 0; st.ok() && j < keys.size() && !s_->failed; j++) {
+      std::string v;
+      const Status again = s_->db->Get(ro, keys[j], &v);
+      if (!again.ok() && !again.IsNotFound()) {
+        st = again;
+        break;
+      }
+      const Value second = again.ok() ? Value(v) : Value();
+      if (second != first[j]) {
+        s_->Fail("immutable snapshots", keys[j], DescribeValue(first[j]), DescribeValue(second),
+                 "a read at one snapshot changed after a flush and compaction");
+      }
+    }
+    s_->db->ReleaseSnapshot(snap);
+    CheckStatus(st, "Flush/CompactRange");
   }
 
   void Barrier(bool flush) {

@@ -8,6 +8,8 @@
 //     call, or one a write in flight during it gave);
 //   * iterators: a forward and a backward pass over one iterator (one
 //     implicit snapshot) agree, and each value is one the key could have;
+//   * immutable snapshots: reads at a snapshot repeat exactly after a flush
+//     and a full compaction;
 //   * no spurious errors: with I/O faults off, no operation fails.
 //
 // Thread safety: all tasks run on the simulation's one thread; the shared

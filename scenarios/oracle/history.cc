@@ -23,6 +23,10 @@ uint64_t History::BeginWrite(std::vector<KeyOp> ops, bool wal, bool sync) {
   w.ops = std::move(ops);
   w.wal = wal;
   w.sync = sync;
+  for (const KeyOp& op : w.ops) {
+    std::vector<uint64_t>& ids = writes_by_key_[op.key];
+    if (ids.empty() || ids.back() != w.id) ids.push_back(w.id);
+  }
   writes_.push_back(std::move(w));
   return writes_.back().id;
 }
@@ -38,6 +42,7 @@ void History::EndWrite(uint64_t id, const Status& status, uint64_t sequence) {
   w.outcome = WriteRecord::Outcome::kAcked;
   w.sequence = sequence;
   w.must_survive = w.wal && w.sync;
+  w.ack_index = ack_order_.size();
   ack_order_.push_back(id);
   acked_count_++;
 }
@@ -82,24 +87,30 @@ State History::StateAtSequence(uint64_t seq) const {
 }
 
 std::vector<Value> History::PossibleValues(const std::string& key, uint64_t since_acked) const {
-  // The value after every write acked before the read began...
-  State before = base_;
-  std::vector<bool> early(writes_.size(), false);
-  for (uint64_t i = 0; i < since_acked && i < ack_order_.size(); i++) early[ack_order_[i]] = true;
-  std::vector<const WriteRecord*> acked = AckedInOrder();
-  for (const WriteRecord* w : acked) {
-    if (early[w->id]) Apply(*w, &before);
-  }
-  std::vector<Value> values;
-  auto it = before.find(key);
-  values.push_back(it == before.end() ? Value() : Value(it->second));
-  // ...or what any write not acked before the read began gave it.
-  for (const WriteRecord& w : writes_) {
-    if (early[w.id]) continue;
-    for (const KeyOp& op : w.ops) {
-      if (op.key == key) values.push_back(op.value);
+  // The value after every write acknowledged before the read began (the
+  // newest of them by sequence), or what any later write gave the key.
+  auto base = base_.find(key);
+  Value settled = base == base_.end() ? Value() : Value(base->second);
+  uint64_t settled_seq = 0;
+  std::vector<Value> later;
+  auto it = writes_by_key_.find(key);
+  if (it != writes_by_key_.end()) {
+    for (uint64_t id : it->second) {
+      const WriteRecord& w = writes_[id];
+      const bool early = w.ack_index < since_acked;
+      for (const KeyOp& op : w.ops) {
+        if (op.key != key) continue;
+        if (!early) {
+          later.push_back(op.value);
+        } else if (w.sequence >= settled_seq) {
+          settled = op.value;  // the last op of a batch on a key wins
+          settled_seq = w.sequence;
+        }
+      }
     }
   }
+  std::vector<Value> values{settled};
+  values.insert(values.end(), later.begin(), later.end());
   return values;
 }
 
@@ -113,6 +124,7 @@ void History::Reset(State base) {
   base_ = std::move(base);
   writes_.clear();
   ack_order_.clear();
+  writes_by_key_.clear();
   acked_count_ = 0;
 }
 

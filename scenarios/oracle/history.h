@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -48,6 +49,7 @@ struct WriteRecord {
   Outcome outcome = Outcome::kPending;
   uint64_t sequence = 0;     // first sequence, when acked
   bool must_survive = false; // durable (see the file comment)
+  uint64_t ack_index = std::numeric_limits<uint64_t>::max();  // position in acknowledgement order
 };
 
 class History {
@@ -95,6 +97,9 @@ class History {
   std::vector<WriteRecord> writes_;  // in issue order; index == id
   uint64_t acked_count_ = 0;         // writes acked so far (any order)
   std::vector<uint64_t> ack_order_;  // ids in the order their acks arrived
+  // For each key, the ids of the writes that touch it, in issue order, so a
+  // read check costs the key's writes, not the whole history.
+  std::map<std::string, std::vector<uint64_t>> writes_by_key_;
 };
 
 }  // namespace shale::scenario

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "scenarios/crash_recovery/crash_recovery.h"
+#include "shale/options.h"
 
 using namespace shale::scenario;
 
@@ -40,4 +41,35 @@ TEST_CASE("crash-recovery is deterministic per seed", "[scenario]") {
     REQUIRE(a.sim_time_ns == b.sim_time_ns);
   }
   REQUIRE(RunSeed(3).trace_hash != RunSeed(4).trace_hash);
+}
+
+// The checker bites: each planted bug is found within a bounded number of
+// seeds, and the failing seed replays to the same failure and trace hash.
+// (kBugRecoveryStopsAtCorruption needs bit flips in synced WAL data, which
+// the fault injectors of a later change bring; it is not listed yet.)
+TEST_CASE("crash-recovery finds every planted bug and the failure replays", "[scenario][bugs]") {
+  const std::pair<uint64_t, const char*> bugs[] = {
+      {shale::kBugAckSyncWriteBeforeWalSync, "ack before WAL sync"},
+      {shale::kBugSkipDirSyncAfterCurrent, "no dir sync after CURRENT"},
+      {shale::kBugDeleteWalBeforeManifest, "WAL deleted before MANIFEST"},
+      {shale::kBugCompactionIgnoresSnapshots, "compaction ignores snapshots"},
+  };
+  for (const auto& [bug, name] : bugs) {
+    uint64_t found_at = 0;
+    RunResult failure;
+    for (uint64_t seed = 1; seed <= 600 && found_at == 0; seed++) {
+      RunResult r = RunSeed(seed, 2000, 3, bug);
+      if (!r.passed) {
+        found_at = seed;
+        failure = r;
+      }
+    }
+    INFO("planted bug: " << name);
+    REQUIRE(found_at != 0);
+    const RunResult again = RunSeed(found_at, 2000, 3, bug);
+    REQUIRE_FALSE(again.passed);
+    REQUIRE(again.trace_hash == failure.trace_hash);
+    REQUIRE(again.failure.property == failure.failure.property);
+    REQUIRE(again.failure.key == failure.failure.key);
+  }
 }

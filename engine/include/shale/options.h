@@ -132,7 +132,9 @@ struct FlushOptions {
 };
 
 struct CompactRangeOptions {
-  // Always compact the bottommost level too (drops tombstones there).
+  // Also compact the deepest level that holds data in the range into the
+  // level below it (not when it is the last level: that is never rewritten
+  // in place by CompactRange).
   bool bottommost_level_compaction = true;
 };
 
