@@ -8,6 +8,9 @@
 #include "bench_flags.h"
 #include "bench_runner.h"
 #include "command_table.h"
+#include "replay_command.h"
+#include "run_command.h"
+#include "worker_command.h"
 
 namespace shale::cli {
 namespace {
@@ -46,7 +49,15 @@ constexpr Command kCommands[] = {
     {"bench", "db_bench-style benchmarks on Shale, LevelDB and RocksDB", RunBenchCommand,
      BenchUsage},
     {"help", "list commands, or show one command's flags", RunHelpCommand, nullptr},
+    {"replay", "re-run one seed in-process (a failure file, or --scenario --seed)",
+     RunReplayCommand, ReplayUsage},
+    {"report", "report merge OUT.json IN...: join shard reports", RunReportCommand, ReportUsage},
+    {"run", "run scenarios over a seed range in worker processes", RunRunCommand, RunUsage},
+    {"scenarios", "list the registered scenarios and their properties", RunScenariosCommand,
+     nullptr},
     {"version", "print the version", RunVersion, nullptr},
+    {"worker", "run one seed, print its result as JSON (used by run)", RunWorkerCommand,
+     nullptr, /*hidden=*/true},
 };
 
 int RunHelpCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err) {

@@ -1,0 +1,98 @@
+#include "run_command.h"
+
+#include <unistd.h>
+
+#include "command_table.h"
+#include "report/file_io.h"
+#include "run_summary.h"
+#include "scenarios/scenario.h"
+#include "worker_pool.h"
+
+namespace shale::cli {
+namespace {
+
+int UsageError(std::ostream& err, const std::string& command, const std::string& message) {
+  err << "shale " << command << ": " << message << "\n";
+  return kExitUsage;
+}
+
+bool ReadReport(const std::string& path, report::Report* r, std::string* error) {
+  std::string text;
+  if (!report::ReadWholeFile(path, &text, error)) return false;
+  if (report::DecodeReport(text, r, error)) return true;
+  *error = path + ": " + *error;
+  return false;
+}
+
+}  // namespace
+
+int RunRunCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  const CampaignEnv env{SelfExecutablePath(), ::isatty(STDERR_FILENO) == 1};
+  return RunRunCommandWith(args, env, out, err);
+}
+
+int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env,
+                      std::ostream& out, std::ostream& err) {
+  scenario::RegisterBuiltinScenarios();
+  RunOptions options;
+  std::string error;
+  switch (ParseRunFlags(args, &options, &error)) {
+    case RunParse::kUsageError: return UsageError(err, "run", error);
+    case RunParse::kHelp: out << RunUsage(); return kExitOk;
+    case RunParse::kRun: break;
+  }
+  if (env.self_path.empty()) return UsageError(err, "run", "cannot find the shale binary to run workers");
+  if (!report::MakeDirectories(options.out_dir + "/failures", &error)) {
+    return UsageError(err, "run", error);
+  }
+  const report::Report report = RunCampaign(options, env, err);
+  if (!WriteCampaignOutputs(options, report, &error)) return UsageError(err, "run", error);
+  PrintRunSummary(report, ReportPath(options.out_dir), out);
+  return report::ComputeTotals(report.entries).failed == 0 ? kExitOk : kExitFailure;
+}
+
+int RunScenariosCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  if (!args.empty()) return UsageError(err, "scenarios", "takes no arguments");
+  scenario::RegisterBuiltinScenarios();
+  const auto& all = scenario::AllScenarios();
+  if (all.empty()) {
+    out << "no scenarios are registered yet (scenarios/builtin.cc lists none)\n";
+    return kExitOk;
+  }
+  for (const scenario::Scenario* s : all) {
+    out << s->name() << "\n  " << s->summary() << "\n  properties:";
+    const std::vector<std::string> properties = s->properties();
+    for (size_t i = 0; i < properties.size(); ++i) out << (i ? ", " : " ") << properties[i];
+    out << "\n";
+  }
+  return kExitOk;
+}
+
+int RunReportCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  if (args.empty() || args[0] != "merge") {
+    return UsageError(err, "report", "want 'report merge OUT.json IN1.json [IN2.json ...]'");
+  }
+  if (args.size() < 3) return UsageError(err, "report merge", "needs OUT.json and at least one input");
+  std::vector<report::Report> inputs(args.size() - 2);
+  std::vector<std::string> names(args.begin() + 2, args.end());
+  std::string error;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!ReadReport(names[i], &inputs[i], &error)) return UsageError(err, "report merge", error);
+  }
+  report::Report merged;
+  if (!report::MergeReports(inputs, names, &merged, &error) ||
+      !report::WriteFileAtomically(args[1], report::EncodeReport(merged), &error)) {
+    return UsageError(err, "report merge", error);
+  }
+  const report::Totals t = report::ComputeTotals(merged.entries);
+  out << "merged " << names.size() << " reports into " << args[1] << ": " << t.seeds
+      << " seeds, " << t.passed << " passed, " << t.failed << " failed\n";
+  return kExitOk;
+}
+
+std::string ReportUsage() {
+  return "  merge OUT.json IN1.json [IN2.json ...]   join shard reports (entries sorted by\n"
+         "                                          scenario, seed; totals recomputed)\n";
+}
+
+}  // namespace shale::cli

@@ -1,0 +1,30 @@
+// `shale run`, `shale scenarios` and `shale report merge`: the campaign-side
+// subcommands (flags: run_flags.h; work: campaign.h).
+//
+// Exit codes (command_table.h): run — 0 all passed, 1 a seed failed, 2 bad
+// usage/input or the output directory is unwritable; scenarios — 0 (2 on
+// arguments); report merge — 0, or 2 on unreadable/malformed input or an
+// unwritable OUT.
+// Thread safety: call from one thread.
+#pragma once
+
+#include <ostream>
+#include <span>
+#include <string>
+
+#include "campaign.h"
+
+namespace shale::cli {
+
+int RunRunCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+// As RunRunCommand, with the worker binary and terminal-ness given (tests).
+int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env,
+                      std::ostream& out, std::ostream& err);
+
+int RunScenariosCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+
+// `shale report merge OUT.json IN1.json [IN2.json ...]`.
+int RunReportCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+std::string ReportUsage();
+
+}  // namespace shale::cli

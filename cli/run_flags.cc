@@ -1,0 +1,116 @@
+#include "run_flags.h"
+
+#include <algorithm>
+#include <limits>
+#include <thread>
+
+#include "flag_set.h"
+#include "scenarios/scenario.h"
+
+namespace shale::cli {
+namespace {
+
+constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+constexpr int64_t kMaxJobs = 1024;
+constexpr int64_t kMaxTimeoutS = 7 * 24 * 3600;
+
+struct RunFlagValues {
+  std::string scenario, seeds, shard, strategy, out, planted_bugs = "0";
+  int64_t jobs = 0, ops = 2000, crashes = 3, timeout_s = 120;
+  bool help = false;
+};
+
+void DefineRunFlags(FlagSet* f, RunFlagValues* v, bool hidden) {
+  f->AddString("scenario", &v->scenario, "scenario name or 'all' (see 'shale scenarios')");
+  f->AddString("seeds", &v->seeds, "inclusive seed range A..B");
+  f->AddString("shard", &v->shard, "K/N: keep seeds with seed % N == K-1 (1 <= K <= N)");
+  f->AddInt("jobs", &v->jobs, 0, kMaxJobs, "parallel worker processes; 0 = number of cores");
+  f->AddInt("ops", &v->ops, 0, kIntMax, "workload operations per seed; 0 = scenario default");
+  f->AddInt("crashes", &v->crashes, -1, kIntMax, "crashes per seed; -1 = scenario default");
+  f->AddString("strategy", &v->strategy, "scheduler: random, pct, or empty = drawn from seed");
+  f->AddString("out", &v->out, "output directory; empty = out/run-<scenario>-<A>-<B>");
+  f->AddInt("timeout_s", &v->timeout_s, 1, kMaxTimeoutS, "wall-clock limit per seed's worker");
+  f->AddBool("help", &v->help, "print this list");
+  if (hidden) f->AddString("planted_bugs", &v->planted_bugs, "PlantedBug bits (checker tests)");
+}
+
+bool Fail(std::string* error, std::string message) {
+  *error = std::move(message);
+  return false;
+}
+
+bool ResolveScenarios(const std::string& flag, std::vector<std::string>* names, std::string* error) {
+  const auto& all = scenario::AllScenarios();
+  if (flag.empty()) return Fail(error, "--scenario is required (a name or 'all'; see 'shale scenarios')");
+  if (flag == "all") {
+    if (all.empty()) return Fail(error, "no scenarios are registered yet (scenarios/builtin.cc lists none)");
+    for (const scenario::Scenario* s : all) names->push_back(s->name());
+    return true;
+  }
+  if (scenario::FindScenario(flag) == nullptr) {
+    std::string known;
+    for (const scenario::Scenario* s : all) known += (known.empty() ? "" : ", ") + std::string(s->name());
+    return Fail(error, "unknown scenario '" + flag + "' (known: " + (known.empty() ? "none" : known) + ")");
+  }
+  names->push_back(flag);
+  return true;
+}
+
+bool CheckAndFill(const RunFlagValues& v, RunOptions* o, std::string* error) {
+  o->scenario_flag = v.scenario;
+  if (!ResolveScenarios(v.scenario, &o->scenarios, error)) return false;
+  if (v.seeds.empty()) return Fail(error, "--seeds A..B is required");
+  if (!ParseSeedRange(v.seeds, &o->seeds, error)) return false;
+  o->seeds_text = v.seeds;
+  o->shard_text = v.shard;
+  if (!v.shard.empty() && !ParseShard(v.shard, &o->shard, error)) return false;
+  const uint64_t per_scenario = ShardSeedCount(o->seeds, o->shard);
+  if (per_scenario == 0) return Fail(error, "shard " + v.shard + " keeps no seed of " + v.seeds);
+  if (per_scenario > kMaxCampaignSeeds / o->scenarios.size()) {
+    return Fail(error, "too many seeds (limit " + std::to_string(kMaxCampaignSeeds) +
+                           " per run; split the range or use --shard)");
+  }
+  if (v.strategy != "" && v.strategy != "random" && v.strategy != "pct") {
+    return Fail(error, "unknown strategy '" + v.strategy + "' (want random or pct)");
+  }
+  if (!ParseUint64(v.planted_bugs, &o->planted_bugs)) {
+    return Fail(error, "bad value for --planted_bugs: '" + v.planted_bugs + "'");
+  }
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o->jobs = v.jobs == 0 ? cores : static_cast<int>(v.jobs);
+  o->ops = static_cast<int>(v.ops);
+  o->crashes = static_cast<int>(v.crashes);
+  o->strategy = v.strategy;
+  o->timeout_ms = v.timeout_s * 1000;
+  o->out_dir = !v.out.empty() ? v.out
+                              : "out/run-" + v.scenario + "-" + std::to_string(o->seeds.first) +
+                                    "-" + std::to_string(o->seeds.last);
+  return true;
+}
+
+}  // namespace
+
+RunParse ParseRunFlags(std::span<const std::string> args, RunOptions* options, std::string* error) {
+  RunFlagValues v;
+  FlagSet flags("run");
+  DefineRunFlags(&flags, &v, /*hidden=*/true);
+  if (!flags.Parse(args, error)) return RunParse::kUsageError;
+  if (v.help) return RunParse::kHelp;
+  if (!flags.positional().empty()) {
+    *error = "unexpected argument '" + flags.positional()[0] + "' (see 'shale help run')";
+    return RunParse::kUsageError;
+  }
+  RunOptions o;
+  if (!CheckAndFill(v, &o, error)) return RunParse::kUsageError;
+  *options = std::move(o);
+  return RunParse::kRun;
+}
+
+std::string RunUsage() {
+  RunFlagValues v;
+  FlagSet flags("run");
+  DefineRunFlags(&flags, &v, /*hidden=*/false);
+  return flags.Usage();
+}
+
+}  // namespace shale::cli

@@ -1,0 +1,52 @@
+// The flags of `shale run`, parsed and checked into RunOptions.
+//
+//   --scenario NAME|all   required; "all" = every registered scenario
+//   --seeds A..B          required; inclusive uint64 range (seed_range.h)
+//   --shard K/N           keep seeds with seed % N == K-1 (default: all)
+//   --jobs N              concurrent worker processes (0 = number of cores)
+//   --ops N, --crashes N, --strategy random|pct|""  (scenario::RunConfig)
+//   --out DIR             default out/run-<scenario>-<A>-<B>
+//   --timeout_s S         wall-clock watchdog per worker (default 120)
+//   --planted_bugs B      hidden: RunConfig::planted_bugs for checker tests
+//
+// A campaign is capped at kMaxCampaignSeeds (scenario, seed) pairs; larger
+// ranges are a usage error that says to shard them.
+// Thread safety: stateless; call from one thread (reads the registry).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "seed_range.h"
+
+namespace shale::cli {
+
+inline constexpr uint64_t kMaxCampaignSeeds = 10'000'000;
+
+struct RunOptions {
+  std::string scenario_flag;            // as given: a name or "all"
+  std::vector<std::string> scenarios;   // resolved, sorted
+  std::string seeds_text;
+  SeedRange seeds;
+  std::string shard_text;               // "" when not sharded
+  Shard shard;
+  int jobs = 1;
+  int ops = 2000;
+  int crashes = 3;
+  std::string strategy;
+  uint64_t planted_bugs = 0;
+  std::string out_dir;
+  int64_t timeout_ms = 120'000;
+};
+
+enum class RunParse { kRun, kHelp, kUsageError };
+
+// args are the words after "run". kUsageError leaves one line in *error.
+// REQUIRES: scenarios are registered (RegisterBuiltinScenarios, or tests').
+RunParse ParseRunFlags(std::span<const std::string> args, RunOptions* options, std::string* error);
+
+std::string RunUsage();
+
+}  // namespace shale::cli

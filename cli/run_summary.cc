@@ -1,0 +1,54 @@
+#include "run_summary.h"
+
+#include <cstdio>
+
+#include "report/run_json.h"
+
+namespace shale::cli {
+namespace {
+
+std::string Fixed(double value, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, value);
+  return buf;
+}
+
+std::string JoinCounts(const std::map<std::string, uint64_t>& counts) {
+  if (counts.empty()) return "none";
+  std::string s;
+  for (const auto& [name, n] : counts) s += (s.empty() ? "" : " ") + name + "=" + std::to_string(n);
+  return s;
+}
+
+void PrintFailures(const report::Report& report, std::ostream& out) {
+  size_t listed = 0, failed = 0;
+  for (const report::SeedEntry& e : report.entries) {
+    if (e.result.passed) continue;
+    if (++failed > kMaxListedFailures) continue;
+    ++listed;
+    out << "  FAILED " << e.result.scenario << " seed " << e.result.seed << ": "
+        << report::DescribeFailure(e.result.failure) << "\n"
+        << "    replay: " << e.replay << "\n";
+  }
+  if (failed > listed) out << "  ... and " << failed - listed << " more failed seeds\n";
+}
+
+}  // namespace
+
+void PrintRunSummary(const report::Report& report, const std::string& report_path,
+                     std::ostream& out) {
+  const report::Totals t = report::ComputeTotals(report.entries);
+  const double wall_s = static_cast<double>(report.campaign.wall_ms) / 1000.0;
+  const double per_s = wall_s > 0 ? 1.0 / wall_s : 0.0;
+  out << "shale run: " << t.seeds << " seeds, " << t.passed << " passed, " << t.failed
+      << (t.failed ? " FAILED" : " failed") << "\n";
+  out << "  wall " << Fixed(wall_s, 1) << " s  " << Fixed(static_cast<double>(t.seeds) * per_s, 1)
+      << " seeds/s  " << Fixed(static_cast<double>(t.ops) * per_s, 0) << " simulated ops/s"
+      << "  simulated time " << Fixed(static_cast<double>(t.sim_time_ns) / 1e9, 3) << " s\n";
+  out << "  faults injected: " << JoinCounts(t.faults_by_kind) << "\n";
+  out << "  failures by property: " << JoinCounts(t.failures_by_property) << "\n";
+  PrintFailures(report, out);
+  out << "report: " << report_path << "\n";
+}
+
+}  // namespace shale::cli

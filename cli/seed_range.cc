@@ -1,0 +1,83 @@
+#include "seed_range.h"
+
+#include <charconv>
+#include <limits>
+
+namespace shale::cli {
+namespace {
+
+bool Fail(std::string* error, std::string message) {
+  *error = std::move(message);
+  return false;
+}
+
+// The smallest seed >= first with seed % count == index-1, or false if it
+// would pass last.
+bool FirstInShard(const SeedRange& range, const Shard& shard, uint64_t* seed) {
+  const uint64_t want = shard.index - 1;
+  const uint64_t have = range.first % shard.count;
+  const uint64_t step = want >= have ? want - have : shard.count - (have - want);
+  if (step > range.last - range.first) return false;
+  *seed = range.first + step;
+  return true;
+}
+
+}  // namespace
+
+bool ParseUint64(std::string_view text, uint64_t* value) {
+  if (text.empty() || text[0] < '0' || text[0] > '9') return false;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, *value);
+  return ec == std::errc() && ptr == end;
+}
+
+bool ParseSeedRange(std::string_view text, SeedRange* range, std::string* error) {
+  const std::string bad = "malformed seed range '" + std::string(text) + "' ";
+  const size_t dots = text.find("..");
+  if (dots == std::string_view::npos) return Fail(error, bad + "(want A..B, e.g. 1..1000)");
+  SeedRange r;
+  if (!ParseUint64(text.substr(0, dots), &r.first) ||
+      !ParseUint64(text.substr(dots + 2), &r.last)) {
+    return Fail(error, bad + "(A and B must be unsigned 64-bit integers)");
+  }
+  if (r.first > r.last) return Fail(error, bad + "(A must not exceed B)");
+  *range = r;
+  return true;
+}
+
+bool ParseShard(std::string_view text, Shard* shard, std::string* error) {
+  const std::string bad = "malformed shard '" + std::string(text) + "' ";
+  const size_t slash = text.find('/');
+  Shard s;
+  if (slash == std::string_view::npos || !ParseUint64(text.substr(0, slash), &s.index) ||
+      !ParseUint64(text.substr(slash + 1), &s.count)) {
+    return Fail(error, bad + "(want K/N, e.g. 2/8)");
+  }
+  if (s.count == 0 || s.index == 0 || s.index > s.count) {
+    return Fail(error, bad + "(need 1 <= K <= N)");
+  }
+  *shard = s;
+  return true;
+}
+
+bool InShard(uint64_t seed, const Shard& shard) { return seed % shard.count == shard.index - 1; }
+
+uint64_t ShardSeedCount(const SeedRange& range, const Shard& shard) {
+  uint64_t first = 0;
+  if (!FirstInShard(range, shard, &first)) return 0;
+  const uint64_t after_first = (range.last - first) / shard.count;
+  return after_first == std::numeric_limits<uint64_t>::max() ? after_first : after_first + 1;
+}
+
+std::vector<uint64_t> ShardSeeds(const SeedRange& range, const Shard& shard) {
+  std::vector<uint64_t> seeds;
+  const uint64_t n = ShardSeedCount(range, shard);
+  if (n == 0) return seeds;
+  uint64_t seed = 0;
+  (void)FirstInShard(range, shard, &seed);
+  seeds.reserve(n);
+  for (uint64_t i = 0; i < n; ++i) seeds.push_back(seed + i * shard.count);
+  return seeds;
+}
+
+}  // namespace shale::cli

@@ -1,0 +1,43 @@
+// Seed ranges and shards for `shale run --seeds A..B --shard K/N`.
+//
+// A..B is inclusive, both uint64 decimal, A <= B. Shard K/N (1 <= K <= N)
+// keeps the seeds with seed % N == K-1, so N machines given shards 1/N..N/N
+// run disjoint sets whose union is the whole range (and shard 1/1 is all).
+//
+// Thread safety: stateless. Parsers are strict: the whole string must match.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shale::cli {
+
+struct SeedRange {
+  uint64_t first = 1;
+  uint64_t last = 1;  // inclusive
+};
+
+struct Shard {
+  uint64_t index = 1;  // K, 1-based
+  uint64_t count = 1;  // N
+};
+
+// Decimal, no sign, no spaces, no overflow.
+[[nodiscard]] bool ParseUint64(std::string_view text, uint64_t* value);
+// "A..B"; false with one line in *error.
+[[nodiscard]] bool ParseSeedRange(std::string_view text, SeedRange* range, std::string* error);
+// "K/N"; false with one line in *error.
+[[nodiscard]] bool ParseShard(std::string_view text, Shard* shard, std::string* error);
+
+// True if shard keeps seed.
+bool InShard(uint64_t seed, const Shard& shard);
+// How many seeds of range the shard keeps (saturates at UINT64_MAX: the
+// whole uint64 range has 2^64 seeds).
+uint64_t ShardSeedCount(const SeedRange& range, const Shard& shard);
+// The seeds of range the shard keeps, ascending. REQUIRES:
+// ShardSeedCount(range, shard) fits in memory (callers cap it first).
+std::vector<uint64_t> ShardSeeds(const SeedRange& range, const Shard& shard);
+
+}  // namespace shale::cli

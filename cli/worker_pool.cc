@@ -1,0 +1,266 @@
+#include "worker_pool.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include <cerrno>
+#include <cstdio>
+#include <chrono>
+#include <cstring>
+
+#include "report/run_json.h"
+#include "worker_command.h"
+
+namespace shale::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kStdoutKeepBytes = size_t{1} << 20;  // the JSON line is far smaller
+constexpr size_t kStderrKeepBytes = 4096;
+constexpr int kPollIntervalMs = 50;
+
+struct Running {
+  size_t index = 0;
+  pid_t pid = -1;
+  int out_fd = -1;  // -1 once closed
+  int err_fd = -1;
+  std::string out;
+  std::string err;
+  Clock::time_point start;
+};
+
+uint64_t ElapsedMs(Clock::time_point start) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+}
+
+// "120 s", or "0.250 s" when not whole seconds.
+std::string FormatSeconds(int64_t ms) {
+  if (ms % 1000 == 0) return std::to_string(ms / 1000) + " s";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3f s", static_cast<double>(ms) / 1000.0);
+  return buf;
+}
+
+void CloseFd(int* fd) {
+  if (*fd >= 0) ::close(*fd);
+  *fd = -1;
+}
+
+// Reads what is available on *fd into *buf, keeping at most keep bytes (the
+// tail). Closes *fd at EOF or on a read error.
+void Drain(int* fd, std::string* buf, size_t keep) {
+  char chunk[8192];
+  while (*fd >= 0) {
+    const ssize_t n = ::read(*fd, chunk, sizeof(chunk));
+    if (n > 0) {
+      buf->append(chunk, static_cast<size_t>(n));
+      if (buf->size() > 2 * keep) buf->erase(0, buf->size() - keep);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      return;
+    } else {
+      CloseFd(fd);  // EOF or error
+    }
+  }
+}
+
+void DrainBoth(Running* w) {
+  Drain(&w->out_fd, &w->out, kStdoutKeepBytes);
+  Drain(&w->err_fd, &w->err, kStderrKeepBytes);
+}
+
+// Child side of fork: never returns. Only async-signal-safe calls.
+[[noreturn]] void ExecWorker(const char* path, char* const* argv, int out_fd, int err_fd,
+                             pid_t parent) {
+#ifdef __linux__
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(127);
+#else
+  (void)parent;
+#endif
+  ::dup2(out_fd, STDOUT_FILENO);
+  ::dup2(err_fd, STDERR_FILENO);
+  ::execv(path, argv);
+  static const char kMsg[] = "exec of the shale binary failed\n";
+  ssize_t ignored = ::write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
+  (void)ignored;
+  ::_exit(127);
+}
+
+// Starts `self worker ...` for config. False with *error on failure.
+bool Spawn(const std::string& self, const scenario::RunConfig& config, Running* w,
+           std::string* error) {
+  std::vector<std::string> args = WorkerArgv(config);
+  args.insert(args.begin(), self);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int out_pipe[2], err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
+    *error = std::string("pipe: ") + std::strerror(errno);
+    return false;
+  }
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    *error = std::string("pipe: ") + std::strerror(errno);
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    return false;
+  }
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) ExecWorker(self.c_str(), argv.data(), out_pipe[1], err_pipe[1], parent);
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  if (pid < 0) {
+    *error = std::string("fork: ") + std::strerror(errno);
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+    return false;
+  }
+  ::fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
+  ::fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
+  w->pid = pid;
+  w->out_fd = out_pipe[0];
+  w->err_fd = err_pipe[0];
+  w->start = Clock::now();
+  return true;
+}
+
+std::string LastLine(const std::string& text) {
+  size_t end = text.find_last_not_of("\r\n");
+  if (end == std::string::npos) return "";
+  const size_t begin = text.rfind('\n', end);
+  return text.substr(begin == std::string::npos ? 0 : begin + 1,
+                     end - (begin == std::string::npos ? 0 : begin + 1) + 1);
+}
+
+scenario::RunResult WorkerFailure(const scenario::RunConfig& config, std::string property,
+                                  std::string expected, std::string observed,
+                                  const std::string& stderr_text) {
+  scenario::RunResult r;
+  r.scenario = config.scenario;
+  r.seed = config.seed;
+  r.passed = false;
+  r.failure.property = std::move(property);
+  r.failure.expected = std::move(expected);
+  r.failure.observed = std::move(observed);
+  const std::string last = LastLine(stderr_text);
+  r.failure.message = last.empty() ? "(worker wrote nothing to stderr)" : "stderr: " + last;
+  return r;
+}
+
+std::string DescribeStatus(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    return "signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
+  }
+  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status)) + " without a result";
+  return "status " + std::to_string(status);
+}
+
+// Turns a reaped worker into an outcome.
+WorkerOutcome Finish(const Running& w, const scenario::RunConfig& config, int status) {
+  WorkerOutcome o;
+  o.index = w.index;
+  o.wall_ms = ElapsedMs(w.start);
+  std::string error;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+      report::DecodeRunResultLine(LastLine(w.out), &o.result, &error) &&
+      o.result.scenario == config.scenario && o.result.seed == config.seed) {
+    return o;
+  }
+  const std::string observed = WIFEXITED(status) && WEXITSTATUS(status) == 0
+                                   ? "exit 0 without a parsable result"
+                                   : DescribeStatus(status);
+  o.result = WorkerFailure(config, "worker crashed", "a result line", observed, w.err);
+  o.trace_hash_known = false;
+  return o;
+}
+
+WorkerOutcome TimeOut(Running* w, const scenario::RunConfig& config, int64_t timeout_ms) {
+  ::kill(w->pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  DrainBoth(w);
+  WorkerOutcome o;
+  o.index = w->index;
+  o.wall_ms = ElapsedMs(w->start);
+  const std::string limit = FormatSeconds(timeout_ms);
+  o.result = WorkerFailure(config, "worker timeout", "a result within " + limit,
+                           "none after " + limit + "; killed with signal 9 (SIGKILL)", w->err);
+  o.trace_hash_known = false;
+  return o;
+}
+
+// Polls every open pipe for up to the poll interval (1 ms when some worker
+// closed its pipes but is not reaped yet).
+void WaitForOutput(std::vector<Running>* running) {
+  std::vector<pollfd> fds;
+  int wait_ms = kPollIntervalMs;
+  for (const Running& w : *running) {
+    if (w.out_fd >= 0) fds.push_back({w.out_fd, POLLIN, 0});
+    if (w.err_fd >= 0) fds.push_back({w.err_fd, POLLIN, 0});
+    if (w.out_fd < 0 && w.err_fd < 0) wait_ms = 1;
+  }
+  ::poll(fds.data(), fds.size(), wait_ms);
+  for (Running& w : *running) DrainBoth(&w);
+}
+
+}  // namespace
+
+void RunWorkers(const PoolConfig& config, const std::vector<scenario::RunConfig>& jobs,
+                const OutcomeFn& on_done) {
+  std::vector<Running> running;
+  size_t next = 0;
+  while (next < jobs.size() || !running.empty()) {
+    while (running.size() < static_cast<size_t>(config.jobs) && next < jobs.size()) {
+      Running w;
+      w.index = next++;
+      std::string error;
+      if (Spawn(config.self_path, jobs[w.index], &w, &error)) {
+        running.push_back(std::move(w));
+        continue;
+      }
+      WorkerOutcome o{w.index, WorkerFailure(jobs[w.index], "worker crashed", "a worker process",
+                                             error, ""), false, 0};
+      on_done(o);
+    }
+    WaitForOutput(&running);
+    for (size_t i = 0; i < running.size();) {
+      Running& w = running[i];
+      int status = 0;
+      const pid_t reaped = ::waitpid(w.pid, &status, WNOHANG);
+      const bool late = static_cast<int64_t>(ElapsedMs(w.start)) > config.timeout_ms;
+      if (reaped != w.pid && !late) {
+        ++i;
+        continue;
+      }
+      DrainBoth(&w);
+      const WorkerOutcome o = reaped == w.pid ? Finish(w, jobs[w.index], status)
+                                              : TimeOut(&w, jobs[w.index], config.timeout_ms);
+      CloseFd(&w.out_fd);
+      CloseFd(&w.err_fd);
+      running.erase(running.begin() + static_cast<ptrdiff_t>(i));
+      on_done(o);
+    }
+  }
+}
+
+std::string SelfExecutablePath() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "";
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+}  // namespace shale::cli

@@ -1,0 +1,70 @@
+#include "report/failure_file.h"
+
+#include <stdexcept>
+
+#include "report/json_internal.h"
+#include "report/run_json.h"
+
+namespace shale::report {
+namespace {
+
+using internal::json;
+
+FailureFile FailureFileFromJson(const json& j) {
+  FailureFile f;
+  f.config.scenario = j.at("scenario").get<std::string>();
+  f.config.seed = j.at("seed").get<uint64_t>();
+  f.config.ops = j.at("ops").get<int>();
+  f.config.crashes = j.at("crashes").get<int>();
+  f.config.strategy = j.value("strategy", "");
+  f.config.planted_bugs = j.value("planted_bugs", uint64_t{0});
+  const json& hash = j.at("trace_hash");
+  if (!hash.is_null()) {
+    uint64_t h = 0;
+    if (!ParseTraceHashHex(hash.get<std::string>(), &h)) {
+      throw std::runtime_error("trace_hash is not 0x + 16 hex digits");
+    }
+    f.trace_hash = h;
+  }
+  f.failure = internal::FailureFromJson(j.at("failure"));
+  if (j.contains("options")) {
+    f.options_drawn = j.at("options").get<std::map<std::string, std::string>>();
+  }
+  f.replay = j.value("replay", "");
+  return f;
+}
+
+}  // namespace
+
+std::string EncodeFailureFile(const FailureFile& f) {
+  const json j = {
+      {"format", "shale-failure"},
+      {"version", 1},
+      {"scenario", f.config.scenario},
+      {"seed", f.config.seed},
+      {"ops", f.config.ops},
+      {"crashes", f.config.crashes},
+      {"strategy", f.config.strategy},
+      {"planted_bugs", f.config.planted_bugs},
+      {"trace_hash", f.trace_hash ? json(TraceHashHex(*f.trace_hash)) : json(nullptr)},
+      {"failure", internal::FailureToJson(f.failure)},
+      {"options", f.options_drawn},
+      {"replay", f.replay}};
+  return j.dump(2) + "\n";
+}
+
+bool DecodeFailureFile(std::string_view text, FailureFile* file, std::string* error) {
+  json j;
+  if (!internal::ParseObject(text, "failure file", &j, error)) return false;
+  if (j.value("format", "") != "shale-failure") {
+    *error = "failure file: not a shale failure file (\"format\" is not \"shale-failure\")";
+    return false;
+  }
+  return internal::Guarded("failure file", error, [&] { *file = FailureFileFromJson(j); });
+}
+
+std::string FailureFileName(const std::string& scenario, uint64_t seed) {
+  return scenario + "-" + std::to_string(seed) + ".json";
+}
+
+}  // namespace shale::report

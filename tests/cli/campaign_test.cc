@@ -1,0 +1,232 @@
+// `shale run`, `shale replay` and `shale report merge` end to end, with the
+// scenario doubles of test_scenarios.h; workers are this test binary itself.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "command_table.h"
+#include "replay_command.h"
+#include "report/failure_file.h"
+#include "report/file_io.h"
+#include "report/report.h"
+#include "run_command.h"
+#include "test_scenarios.h"
+#include "worker_pool.h"
+
+using namespace shale;
+using namespace shale::cli;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliRun {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+// A fresh, empty directory for one test case, removed at scope exit.
+struct TempDir {
+  explicit TempDir(const std::string& name)
+      : path((fs::temp_directory_path() /
+              ("shale-cli-test-" + std::to_string(::getpid()) + "-" + name))
+                 .string()) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  const std::string path;
+};
+
+CliRun Run(std::vector<std::string> args) {
+  testing::RegisterTestScenarios();
+  std::ostringstream out, err;
+  const int code = RunRunCommandWith(args, CampaignEnv{SelfExecutablePath(), false}, out, err);
+  return {code, out.str(), err.str()};
+}
+
+CliRun Replay(std::vector<std::string> args) {
+  testing::RegisterTestScenarios();
+  std::ostringstream out, err;
+  const int code = RunReplayCommand(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+CliRun Merge(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  args.insert(args.begin(), "merge");
+  const int code = RunReportCommand(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+report::Report LoadReport(const std::string& path) {
+  std::string text, error;
+  report::Report r;
+  REQUIRE(report::ReadWholeFile(path, &text, &error));
+  REQUIRE(report::DecodeReport(text, &r, &error));
+  return r;
+}
+
+void RequireOneErrorLine(const CliRun& run, const std::string& needle) {
+  INFO("stderr: " << run.err << "stdout: " << run.out);
+  REQUIRE(run.exit_code == kExitUsage);
+  REQUIRE(std::count(run.err.begin(), run.err.end(), '\n') == 1);
+  REQUIRE(run.err.find(needle) != std::string::npos);
+}
+
+void WriteText(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+}  // namespace
+
+TEST_CASE("run finds the failing seeds and writes report and failures and junit", "[cli][run]") {
+  const TempDir temp("fail7");
+  const std::string& dir = temp.path;
+  const CliRun run = Run({"--scenario=test-fail-on-7", "--seeds=1..15", "--jobs=3",
+                          "--ops=50", "--out=" + dir});
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == kExitFailure);
+  REQUIRE(run.out.find("15 seeds, 13 passed, 2 FAILED") != std::string::npos);
+  REQUIRE(run.out.find("failures by property: durability=2") != std::string::npos);
+  REQUIRE(run.out.find("faults injected: eio=30 power_loss=15") != std::string::npos);
+  REQUIRE(run.out.find("FAILED test-fail-on-7 seed 14: durability key 'k7'") != std::string::npos);
+  REQUIRE(run.out.find("build/shale replay " + dir + "/failures/test-fail-on-7-7.json") !=
+          std::string::npos);
+  const report::Report r = LoadReport(dir + "/report.json");
+  REQUIRE(r.entries.size() == 15);
+  REQUIRE(r.entries[6].result.seed == 7);
+  REQUIRE_FALSE(r.entries[6].result.passed);
+  REQUIRE(r.entries[6].result.ops == 50);
+  REQUIRE(r.entries[6].result.trace_hash == 7 * 0x9e3779b97f4a7c15ull);
+  REQUIRE(fs::exists(dir + "/failures/test-fail-on-7-14.json"));
+  REQUIRE(!fs::exists(dir + "/failures/test-fail-on-7-13.json"));
+  REQUIRE(fs::exists(dir + "/junit.xml"));
+}
+
+TEST_CASE("a crashing or hanging worker is one failed seed and not a dead campaign", "[cli][run]") {
+  const TempDir temp("crash");
+  const std::string& dir = temp.path;
+  const CliRun run = Run({"--scenario=test-crash", "--seeds=1..6", "--jobs=6", "--timeout_s=1",
+                          "--out=" + dir});
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == kExitFailure);
+  REQUIRE(run.out.find("6 seeds, 4 passed, 2 FAILED") != std::string::npos);
+  const report::Report r = LoadReport(dir + "/report.json");
+  REQUIRE(r.entries[2].result.failure.property == "worker crashed");
+  REQUIRE(r.entries[2].result.failure.observed.find("signal 6") != std::string::npos);
+  REQUIRE_FALSE(r.entries[2].trace_hash_known);
+  REQUIRE(r.entries[3].result.failure.property == "worker timeout");
+  REQUIRE(r.entries[3].result.failure.observed.find("SIGKILL") != std::string::npos);
+  REQUIRE(r.entries[3].wall_ms >= 1000);
+  std::string text, error;
+  report::FailureFile f;
+  REQUIRE(report::ReadWholeFile(dir + "/failures/test-crash-4.json", &text, &error));
+  REQUIRE(report::DecodeFailureFile(text, &f, &error));
+  REQUIRE_FALSE(f.trace_hash.has_value());
+}
+
+TEST_CASE("shards split a campaign and merge joins them", "[cli][run][merge]") {
+  const TempDir temp("shards");
+  const std::string& dir = temp.path;
+  for (const char* shard : {"1/2", "2/2"}) {
+    const CliRun run = Run({"--scenario=test-fail-on-7", "--seeds=5..12", "--jobs=2",
+                            std::string("--shard=") + shard,
+                            "--out=" + dir + "/s" + std::string(1, shard[0])});
+    REQUIRE(run.exit_code == (shard[0] == '1' ? kExitOk : kExitFailure));  // 7 is odd: shard 2/2
+  }
+  const CliRun merge = Merge({dir + "/all.json", dir + "/s2/report.json", dir + "/s1/report.json"});
+  INFO(merge.err);
+  REQUIRE(merge.exit_code == kExitOk);
+  const report::Report m = LoadReport(dir + "/all.json");
+  REQUIRE(m.entries.size() == 8);
+  for (size_t i = 0; i < m.entries.size(); ++i) REQUIRE(m.entries[i].result.seed == 5 + i);
+  REQUIRE(report::ComputeTotals(m.entries).failed == 1);
+  RequireOneErrorLine(Merge({dir + "/x.json", dir + "/s1/report.json", dir + "/s1/report.json"}),
+                      "appears in two inputs");
+  RequireOneErrorLine(Merge({dir + "/x.json", dir + "/missing.json"}), "cannot read");
+  WriteText(dir + "/bad.json", "{ not json");
+  RequireOneErrorLine(Merge({dir + "/x.json", dir + "/bad.json"}), "not valid JSON");
+  RequireOneErrorLine(Merge({dir + "/x.json"}), "needs OUT.json");
+  REQUIRE(!fs::exists(dir + "/x.json"));
+}
+
+TEST_CASE("replay re-runs a failure file and checks its trace hash", "[cli][replay]") {
+  const TempDir temp("replay");
+  const std::string& dir = temp.path;
+  REQUIRE(Run({"--scenario=test-fail-on-7", "--seeds=7..7", "--out=" + dir}).exit_code ==
+          kExitFailure);
+  const std::string file = dir + "/failures/test-fail-on-7-7.json";
+  const CliRun replay = Replay({file, "--trace"});
+  INFO(replay.out << replay.err);
+  REQUIRE(replay.exit_code == kExitFailure);
+  REQUIRE(replay.out.find("verdict: FAIL") != std::string::npos);
+  REQUIRE(replay.out.find("trace_hash matches the failure file") != std::string::npos);
+  REQUIRE(replay.out.find("step 2: crash") != std::string::npos);
+  const CliRun pass = Replay({"--scenario=test-fail-on-7", "--seed=8"});
+  REQUIRE(pass.exit_code == kExitOk);
+  REQUIRE(pass.out.find("verdict: PASS") != std::string::npos);
+
+  std::string text, error;
+  REQUIRE(report::ReadWholeFile(file, &text, &error));
+  const std::string hash = "\"trace_hash\": \"0x";
+  text.replace(text.find(hash) + hash.size(), 16, "0000000000000001");
+  WriteText(dir + "/tampered.json", text);
+  const CliRun nondet = Replay({dir + "/tampered.json"});
+  REQUIRE(nondet.exit_code == kExitFailure);
+  REQUIRE(nondet.out.find("NONDETERMINISM") != std::string::npos);
+}
+
+TEST_CASE("bad run input exits 2 with one line and writes nothing", "[cli][run]") {
+  const TempDir temp("bad");
+  const std::string& dir = temp.path;
+  const std::string out = "--out=" + dir + "/o";
+  RequireOneErrorLine(Run({"--scenario=nope", "--seeds=1..2", out}), "unknown scenario 'nope'");
+  RequireOneErrorLine(Run({"--seeds=1..2", out}), "--scenario is required");
+  RequireOneErrorLine(Run({"--scenario=test-crash", out}), "--seeds A..B is required");
+  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=2..1", out}), "malformed seed range");
+  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=1-2", out}), "malformed seed range");
+  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=1..2", "--shard=3/2", out}),
+                      "malformed shard");
+  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=1..1", "--shard=1/2", out}),
+                      "keeps no seed");
+  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=1..2", "--strategy=dfs", out}),
+                      "unknown strategy");
+  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=1..2", "--jobs=x", out}),
+                      "bad value for --jobs");
+  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=0..18446744073709551615", out}),
+                      "too many seeds");
+  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=1..2", "--bogus", out}),
+                      "unknown flag --bogus");
+  REQUIRE(!fs::exists(dir + "/o"));
+  WriteText(dir + "/file", "");
+  RequireOneErrorLine(Run({"--scenario=test-fail-on-7", "--seeds=1..2", "--out=" + dir + "/file"}),
+                      "cannot create directory");
+}
+
+TEST_CASE("bad replay input exits 2 with one line", "[cli][replay]") {
+  const TempDir temp("badreplay");
+  const std::string& dir = temp.path;
+  RequireOneErrorLine(Replay({dir + "/missing.json"}), "cannot read");
+  RequireOneErrorLine(Replay({dir}), "not a regular file");
+  WriteText(dir + "/garbage.json", "garbage");
+  RequireOneErrorLine(Replay({dir + "/garbage.json"}), "not valid JSON");
+  WriteText(dir + "/other.json", "{\"format\":\"shale-report\"}");
+  RequireOneErrorLine(Replay({dir + "/other.json"}), "not a shale failure file");
+  WriteText(dir + "/short.json", "{\"format\":\"shale-failure\",\"scenario\":\"test-crash\"}");
+  RequireOneErrorLine(Replay({dir + "/short.json"}), "failure file:");
+  RequireOneErrorLine(Replay({"--scenario=nope", "--seed=1"}), "unknown scenario 'nope'");
+  RequireOneErrorLine(Replay({"--scenario=test-crash", "--seed=-1"}), "bad value for --seed");
+  RequireOneErrorLine(Replay({}), "give a failure FILE");
+  RequireOneErrorLine(Replay({"a.json", "b.json"}), "unexpected argument");
+}

@@ -1,0 +1,102 @@
+#include "test_scenarios.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "scenarios/scenario.h"
+#include "worker_command.h"
+
+namespace shale::cli::testing {
+namespace {
+
+using scenario::RunConfig;
+using scenario::RunResult;
+
+RunResult Passing(const RunConfig& c) {
+  RunResult r;
+  r.scenario = c.scenario;
+  r.seed = c.seed;
+  r.trace_hash = c.seed * 0x9e3779b97f4a7c15ull;
+  r.ops = static_cast<uint64_t>(c.ops);
+  r.crashes = 1;
+  r.steps = 10;
+  r.sim_time_ns = 1000;
+  r.faults_by_kind = {{"eio", 2}, {"power_loss", 1}};
+  r.options_drawn = {{"write_buffer_size", "65536"}};
+  if (c.trace) r.trace = {"step 1: put k", "step 2: crash"};
+  return r;
+}
+
+class FailOn7 : public scenario::Scenario {
+ public:
+  const char* name() const override { return "test-fail-on-7"; }
+  const char* summary() const override { return "fails multiples of 7"; }
+  std::vector<std::string> properties() const override { return {"durability"}; }
+  RunResult Run(const RunConfig& c) const override {
+    RunResult r = Passing(c);
+    if (c.seed % 7 != 0) return r;
+    r.passed = false;
+    r.failure = {"durability", "k7", "v1", "<missing>", 12, "acknowledged sync write lost"};
+    return r;
+  }
+};
+
+class Crash : public scenario::Scenario {
+ public:
+  const char* name() const override { return "test-crash"; }
+  const char* summary() const override { return "aborts on seed 3, hangs on seed 4"; }
+  std::vector<std::string> properties() const override { return {}; }
+  RunResult Run(const RunConfig& c) const override {
+    if (c.seed == 3) std::abort();
+    if (c.seed == 4) {
+      for (;;) ::pause();
+    }
+    return Passing(c);
+  }
+};
+
+std::vector<std::string> CommandLine() {
+  std::ifstream f("/proc/self/cmdline", std::ios::binary);
+  const std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args;
+  size_t start = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i] != '\0') continue;
+    args.push_back(all.substr(start, i - start));
+    start = i + 1;
+  }
+  return args;
+}
+
+// Runs before Catch's main: this binary as `shale worker`.
+const bool kWorkerHook = [] {
+  const std::vector<std::string> args = CommandLine();
+  if (args.size() < 2 || args[1] != "worker") return false;
+  RegisterTestScenarios();
+  const std::vector<std::string> rest(args.begin() + 2, args.end());
+  const int code = RunWorkerCommand(rest, std::cout, std::cerr);
+  std::cout.flush();
+  std::exit(code);
+}();
+
+}  // namespace
+
+void RegisterTestScenarios() {
+  static const bool registered = [] {
+    static const FailOn7 fail_on_7;
+    static const Crash crash;
+    scenario::RegisterScenario(&fail_on_7);
+    scenario::RegisterScenario(&crash);
+    return true;
+  }();
+  (void)registered;
+  (void)kWorkerHook;
+}
+
+}  // namespace shale::cli::testing
