@@ -257,10 +257,13 @@ void RunWorkers(const PoolConfig& config, const std::vector<scenario::RunConfig>
 }
 
 std::string SelfExecutablePath() {
+  // Exec "/proc/self/exe" itself, not the path it links to: it always names
+  // the image this process runs, even if the file was rebuilt or replaced
+  // during a long campaign (workers must run the same code as the parent).
   char buf[4096];
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
   if (n <= 0) return "";
-  return std::string(buf, static_cast<size_t>(n));
+  return "/proc/self/exe";
 }
 
 }  // namespace shale::cli

@@ -4,7 +4,8 @@
 // on a SimDisk inside a Simulation, run 2-4 concurrent client tasks, and
 // crash `crashes` times at a random point (a process crash, or a power loss
 // where a seeded subset of unsynced sector writes survives, whole, torn or
-// garbage). After each crash, reopen and check the recovered state with
+// garbage); a quarter of the time, recovery itself is crashed partway and
+// restarted. After each crash, reopen and check the recovered state with
 // CheckRecovery (durability, prefix recovery, atomicity, no phantoms); the
 // recovered state becomes the model's new base. At the end, close cleanly,
 // reopen, and require exactly the model's state.
@@ -177,10 +178,11 @@ class CrashRecoveryRun {
     for (auto& t : threads) (void)t.release();
   }
 
-  void CrashAndRecover() {
+  // Crashes the process (the caller survives as the next incarnation) and
+  // then the disk: a process crash or a power loss. Returns true for a
+  // power loss.
+  bool CrashOnce() {
     sim_.Crash();
-    result_->crashes++;
-    state_.phase++;
     const bool power_loss = sim_.rng()->OneIn(2);
     if (power_loss) {
       disk_->PowerLoss(1 + sim_.rng()->Uniform(4));
@@ -189,9 +191,31 @@ class CrashRecoveryRun {
       disk_->ProcessCrash();
       result_->faults_by_kind["process_crash"]++;
     }
+    return power_loss;
+  }
+
+  // Starts recovery in a task and crashes partway through it (or just after
+  // it finished): recovery itself must be crash safe.
+  bool CrashDuringRecovery() {
+    std::unique_ptr<Thread> opener = sim_.runtime()->StartThread("recovery", [this] {
+      std::unique_ptr<DB> db;
+      if (DB::Open(drawn_.options, kDbPath, &db).ok()) (void)db.release();  // dies with the crash
+    });
+    sim_.runtime()->SleepForMicroseconds(sim_.rng()->Uniform(20000));
+    (void)opener.release();  // abandoned with the crashed process
+    result_->faults_by_kind["crash_during_recovery"]++;
+    return CrashOnce();
+  }
+
+  void CrashAndRecover() {
+    bool power_loss = CrashOnce();
+    result_->crashes++;
+    state_.phase++;
     (void)db_.release();  // abandoned with the crashed process
     state_.db = nullptr;
     history_->AbandonPending();
+    // After any power loss in the chain, only what must survive one does.
+    if (sim_.rng()->OneIn(4)) power_loss = CrashDuringRecovery() || power_loss;
     if (!Open()) return;
     State recovered;
     if (!Scan(&recovered)) return;
