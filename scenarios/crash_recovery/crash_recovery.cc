@@ -13,6 +13,7 @@
 #include <string>
 
 #include "scenarios/crash_recovery/crash_recovery.h"
+#include "scenarios/crash_recovery/fault_plan.h"
 #include "scenarios/crash_recovery/workload.h"
 #include "scenarios/oracle/recovery_check.h"
 #include "sim/disk/sim_disk.h"
@@ -85,6 +86,13 @@ class CrashRecoveryRun {
     result_->options_drawn = drawn_.described;
     result_->options_drawn["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;
     disk_ = std::make_unique<sim::SimDisk>(&sim_, drawn_.latency);
+    // Swarm: half the runs inject I/O faults (each kind on or off, with its
+    // own rate); the other half keep the stricter no-spurious-errors check.
+    plan_ = std::make_unique<FaultPlan>(&sim_, sim_.rng()->OneIn(2));
+    disk_->set_fault_hooks(plan_.get());
+    drawn_.workload.faults_enabled = plan_->enabled();
+    for (const auto& [k, v] : plan_->Describe()) result_->options_drawn[k] = v;
+    result_->options_drawn["faults"] = plan_->enabled() ? "on" : "off";
     env_ = std::make_unique<Env>(disk_.get(), sim_.clock(), sim_.runtime());
     drawn_.options.env = env_.get();
     const Status s = sim_.Run([this] { Main(); });
@@ -95,6 +103,8 @@ class CrashRecoveryRun {
       state_.Fail(s.message().rfind("deadlock", 0) == 0 ? "deadlock" : "simulation", "", "", "",
                   s.ToString());
     }
+    for (const auto& [kind, n] : plan_->counts()) result_->faults_by_kind[kind] += n;
+    if (detected_) result_->options_drawn["ended"] = "damage detected: " + detected_what_;
     result_->passed = !state_.failed;
     result_->failure = state_.failure;
     result_->ops = state_.ops_done;
@@ -123,14 +133,14 @@ class CrashRecoveryRun {
     state_.history = history_.get();
     const int crashes = config_.crashes < 0 ? 3 : config_.crashes;
     const int ops_per_phase = std::max(1, (config_.ops > 0 ? config_.ops : 2000) / (crashes + 1));
-    for (int phase = 0; phase <= crashes && !state_.failed; phase++) {
+    for (int phase = 0; phase <= crashes && !state_.failed && !detected_; phase++) {
       RunClients(ops_per_phase, /*crash_after=*/phase < crashes);
-      if (state_.failed) return;
+      if (state_.failed) break;
       if (phase < crashes) {
         CrashAndRecover();
       }
     }
-    if (!state_.failed) CloseAndVerify();
+    if (!state_.failed && !detected_ && db_ != nullptr) CloseAndVerify();
     if (db_ != nullptr) {
       // A failure left the DB open mid-run: abandon it as a crash would,
       // ending its background tasks (a DB is never destroyed outside Run).
@@ -139,15 +149,31 @@ class CrashRecoveryRun {
     }
   }
 
+  // Opens (recovers) the DB. Injected I/O errors are retried; Corruption
+  // after injected damage ends the run as detected (returns false, no
+  // failure); any other error is a failure.
   bool Open() {
-    std::unique_ptr<DB> db;
-    const Status s = DB::Open(drawn_.options, kDbPath, &db);
-    if (!s.ok()) {
-      state_.Fail("recovery", "", "Open OK", s.ToString(), "DB::Open failed");
-      return false;
+    Status s;
+    for (int attempt = 0; attempt < kMaxOpenAttempts; attempt++) {
+      std::unique_ptr<DB> db;
+      s = DB::Open(drawn_.options, kDbPath, &db);
+      if (s.ok()) {
+        db_ = std::move(db);
+        state_.db = db_.get();
+        return true;
+      }
+      if (!plan_->enabled() || Detected(s)) break;
     }
-    db_ = std::move(db);
-    state_.db = db_.get();
+    if (!detected_) state_.Fail("recovery", "", "Open OK", s.ToString(), "DB::Open failed");
+    return false;
+  }
+
+  // True (and the run ends as detected) if s reports damage that was
+  // injected: the engine kept its promise to detect it.
+  bool Detected(const Status& s) {
+    if (plan_->detect_total() == 0 || !(s.IsCorruption() || s.IsIOError())) return false;
+    detected_ = true;
+    detected_what_ = s.ToString();
     return true;
   }
 
@@ -191,6 +217,7 @@ class CrashRecoveryRun {
       disk_->ProcessCrash();
       result_->faults_by_kind["process_crash"]++;
     }
+    plan_->AfterCrash(disk_.get());
     return power_loss;
   }
 
@@ -219,7 +246,11 @@ class CrashRecoveryRun {
     if (!Open()) return;
     State recovered;
     if (!Scan(&recovered)) return;
-    const RecoveryVerdict v = CheckRecovery(*history_, !power_loss, recovered);
+    // A failed sync may have dropped unsynced pages: after any injected
+    // fault, only what must survive a power loss must survive.
+    const bool page_cache_kept = !power_loss && plan_->total() == faults_at_last_check_;
+    faults_at_last_check_ = plan_->total();
+    const RecoveryVerdict v = CheckRecovery(*history_, page_cache_kept, recovered);
     if (!v.ok) {
       state_.Fail(v.property, v.key, v.expected, v.observed,
                   std::string("after a ") + (power_loss ? "power loss" : "process crash") +
@@ -229,20 +260,33 @@ class CrashRecoveryRun {
     history_->Reset(std::move(recovered));
   }
 
+  // Reads the whole DB. Injected read errors are retried; detected damage
+  // ends the run (false, no failure).
   bool Scan(State* out) {
-    std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      (*out)[it->key().ToString()] = it->value().ToString();
+    Status s;
+    for (int attempt = 0; attempt < kMaxOpenAttempts; attempt++) {
+      out->clear();
+      std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        (*out)[it->key().ToString()] = it->value().ToString();
+      }
+      s = it->status();
+      if (s.ok()) return true;
+      if (!plan_->enabled() || Detected(s)) break;
     }
-    if (!it->status().ok()) {
-      state_.Fail("recovery", "", "a readable DB", it->status().ToString(),
-                  "scanning the recovered DB failed");
-      return false;
+    if (!detected_) {
+      state_.Fail("recovery", "", "a readable DB", s.ToString(), "scanning the recovered DB failed");
     }
-    return true;
+    return false;
   }
 
   void CloseAndVerify() {
+    if (plan_->total() > 0) {
+      // With faults, Close itself may fail: end with one more crash check.
+      CrashAndRecover();
+      if (db_ != nullptr && !state_.failed && db_->Close().ok()) db_.reset();
+      return;
+    }
     history_->FlushDone(history_->DurabilityBarrierStart());  // Close flushes
     const State expected = history_->ExpectedState();
     const Status s = db_->Close();
@@ -270,6 +314,11 @@ class CrashRecoveryRun {
   std::unique_ptr<DB> db_;
   std::unique_ptr<History> history_;
   WorkloadState state_;
+  std::unique_ptr<FaultPlan> plan_;
+  uint64_t faults_at_last_check_ = 0;
+  bool detected_ = false;
+  std::string detected_what_;
+  static constexpr int kMaxOpenAttempts = 8;
 };
 
 class CrashRecovery final : public Scenario {

@@ -21,19 +21,47 @@ Status DiskState::RunOp(const OpSpec& spec, const std::function<Status()>& effec
   if (spec.handle_incarnation != 0 && spec.handle_incarnation != incarnation) {
     s = DeadHandleError();
   } else {
-    if (hooks != nullptr && spec.hook.has_value()) s = hooks->BeforeOp(*spec.hook, *spec.path);
+    const DiskFaultHooks::Decision d = Decide(spec);
+    s = d.status;
     if (!s.ok()) {
-      if (spec.on_injected_failure) spec.on_injected_failure();
+      if (spec.on_injected_failure && !d.failed_sync_keeps_pages) spec.on_injected_failure();
     } else {
       s = effect();
     }
-    context->Delay(spec.latency_ns);
+    context->Delay(spec.latency_ns * (1 + uint64_t{d.short_reads}) + d.extra_latency_ns);
   }
   context->Fold(HashString(spec.name));
   context->Fold(HashString(*spec.path));
   context->Fold(spec.bytes);
   context->Fold(static_cast<uint64_t>(s.code()));
   return s;
+}
+
+DiskFaultHooks::Decision DiskState::Decide(const OpSpec& spec) {
+  DiskFaultHooks::Decision d;
+  if (hooks == nullptr || !spec.hook.has_value()) return d;
+  DiskFaultHooks::Request request;
+  request.op = *spec.hook;
+  request.path = spec.path;
+  if (spec.describe) spec.describe(&request);
+  d = hooks->Decide(request);
+  assert(!d.misdirect_to.has_value() ||
+         (request.has_range && *d.misdirect_to != request.offset &&
+          (*d.misdirect_to > request.offset ? *d.misdirect_to - request.offset
+                                            : request.offset - *d.misdirect_to) %
+                  SimDisk::kSectorBytes ==
+              0));
+  if (d.extra_latency_ns != 0 || d.short_reads != 0 || d.unreadable_sector.has_value() ||
+      d.misdirect_to.has_value() || d.failed_sync_keeps_pages) {
+    context->Fold(HashString("disk.fault"));
+    context->Fold(d.extra_latency_ns);
+    context->Fold(d.short_reads);
+    context->Fold(d.unreadable_sector.has_value() ? *d.unreadable_sector + 1 : 0);
+    context->Fold(d.misdirect_to.has_value() ? *d.misdirect_to + 1 : 0);
+    context->Fold(d.failed_sync_keeps_pages ? 1 : 0);
+  }
+  if (spec.decision != nullptr) *spec.decision = d;
+  return d;
 }
 
 // ---- paths
@@ -162,6 +190,30 @@ void DiskState::MakeDurable(Inode* inode) {
 void DiskState::DropPending(Inode* inode) {
   inode->visible = inode->durable;
   inode->pending.clear();
+}
+
+void DiskState::WriteMisdirected(Inode* inode, uint64_t offset, const Slice& data,
+                                 uint64_t target) {
+  const std::string& v = inode->visible;
+  std::string old(data.size(), '\0');
+  if (offset < v.size()) {
+    const size_t kept = std::min<uint64_t>(data.size(), v.size() - offset);
+    std::copy(v.begin() + static_cast<ptrdiff_t>(offset),
+              v.begin() + static_cast<ptrdiff_t>(offset + kept), old.begin());
+  }
+  Write(inode, offset, old);
+  Write(inode, target, data);
+}
+
+Status DiskState::CheckReadable(const Inode& inode, uint64_t offset, uint64_t length) {
+  if (length == 0 || inode.unreadable.empty()) return Status::OK();
+  const uint64_t first = offset / SimDisk::kSectorBytes;
+  const uint64_t last = (offset + length - 1) / SimDisk::kSectorBytes;
+  const auto it = inode.unreadable.lower_bound(first);
+  if (it != inode.unreadable.end() && *it <= last) {
+    return Status::IOError("unreadable sector (injected media error)");
+  }
+  return Status::OK();
 }
 
 // ---- latency and hashing

@@ -51,6 +51,7 @@ struct Inode {
   std::string durable;
   std::vector<PendingSector> pending;  // oldest first
   int open_handles = 0;                // live handles (current incarnation)
+  std::set<uint64_t> unreadable;       // sticky bad sectors (never healed)
 };
 
 struct Entry {
@@ -77,6 +78,10 @@ struct OpSpec {
   uint64_t bytes = 0;                            // folded into the trace
   uint64_t latency_ns = 0;
   std::function<void()> on_injected_failure;     // e.g. drop dirty pages
+  // Fills the hook's Request range fields (reads and data writes).
+  std::function<void(DiskFaultHooks::Request*)> describe;
+  // If set, receives the hook's Decision before the effect runs.
+  DiskFaultHooks::Decision* decision = nullptr;
 };
 
 class DiskState {
@@ -84,7 +89,9 @@ class DiskState {
   DiskState(DiskContext* context, const LatencyProfile& latency);
 
   // Runs one call: SwitchPoint, handle liveness check, fault hook, effect,
-  // Delay, Fold. A failed hook skips the effect (after on_injected_failure).
+  // Delay, Fold. A failed hook skips the effect (after on_injected_failure,
+  // unless the decision keeps a failed sync's pages). A decision's extra
+  // latency and retried short reads add to the Delay.
   Status RunOp(const OpSpec& spec, const std::function<Status()>& effect);
 
   // ---- paths and names
@@ -108,6 +115,12 @@ class DiskState {
   static void Truncate(Inode* inode, uint64_t size);
   static void MakeDurable(Inode* inode);
   static void DropPending(Inode* inode);
+  // A misdirected write (see sim_disk.h): [offset, offset+size) keeps its
+  // old bytes (zeros past the end) and data is written at target instead.
+  static void WriteMisdirected(Inode* inode, uint64_t offset, const Slice& data,
+                               uint64_t target);
+  // IOError if [offset, offset+length) touches an unreadable sector.
+  static Status CheckReadable(const Inode& inode, uint64_t offset, uint64_t length);
 
   // ---- latency
   uint64_t ReadLatency(uint64_t bytes) const;
@@ -127,6 +140,8 @@ class DiskState {
 
  private:
   bool Referenced(uint64_t id) const;
+  // Asks the hooks (if any, and if spec.hook) and folds any fault decided.
+  DiskFaultHooks::Decision Decide(const OpSpec& spec);
 
   const LatencyProfile latency_;
   uint64_t next_inode_ = 1;

@@ -13,7 +13,8 @@
 //    the inode is freed when its last handle closes and no name remains.
 //  * A Sync that fails (injected) drops the inode's pending writes: the
 //    page-cache view reverts to the durable view (Linux may evict the dirty
-//    pages after a failed fsync; retrying does not bring them back).
+//    pages after a failed fsync; retrying does not bring them back), unless
+//    the hook's Decision says failed_sync_keeps_pages.
 //  * LockFile is exclusive per path within the simulated machine.
 //
 // Crashes:
@@ -50,6 +51,18 @@
 //    UnlockFile consult no hook. Reads use kRead; Append, PositionedAppend,
 //    Truncate and Allocate kWrite; NewWritableFile and CreateDirIfMissing
 //    kCreate; other opens and LockFile kOpen; DeleteFile and DeleteDir kDelete.
+//  * Injected media faults (DiskFaultHooks::Decision and the calls below):
+//      - unreadable ("sticky") sectors: a read whose returned bytes touch one
+//        fails with IOError, for the inode's whole life (crashes, power
+//        losses, rewrites and truncation do not heal it);
+//      - misdirected writes: the intended range keeps its old bytes (zeros
+//        past the old end; the file still grows to cover it) and the data is
+//        written at the other offset instead (the file grows to cover that
+//        too); both are ordinary pending writes until synced;
+//      - bit flips (CorruptDurable): one bit of durable data changes; if its
+//        sector has no pending write the page cache sees it too (a clean
+//        page is re-read from the media).
+//    Each is folded into the trace.
 //
 // Every call is a scheduling point (context->SwitchPoint) and costs latency
 // (context->Delay) from the LatencyProfile; every call and crash is folded
@@ -63,6 +76,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -91,15 +105,63 @@ struct LatencyProfile {
 
 // Decides injected I/O faults. The default injects none. faults/ provides
 // the seeded implementations.
+//
+// SimDisk asks Decide() once per hooked operation, after the switch point
+// and the handle checks and right before the operation's effect; nothing else
+// happens in between, so the Request describes exactly what the effect sees.
+// The default Decide() asks only BeforeOp() (the simple interface).
 class DiskFaultHooks {
  public:
   enum class Op : uint8_t { kOpen, kRead, kWrite, kSync, kSyncDir, kRename, kDelete, kCreate };
+
+  // One operation about to run.
+  struct Request {
+    Op op = Op::kOpen;
+    const std::string* path = nullptr;  // normalized; never null
+    // Reads and data writes (Append, PositionedAppend) of an open handle set
+    // has_range; the other fields are then the byte range asked for and the
+    // file's page-cache and durable sizes. Otherwise they are all zero.
+    bool has_range = false;
+    uint64_t offset = 0;
+    uint64_t length_bytes = 0;
+    uint64_t file_size_bytes = 0;
+    uint64_t durable_size_bytes = 0;
+  };
+
+  // What happens to that operation. The default is no fault.
+  struct Decision {
+    // Non-OK: the operation fails with it before having any effect.
+    Status status;
+    // kSync only, with a failed status: the dirty pages stay (a retry may
+    // succeed). Otherwise a failed sync drops them (see SimDisk).
+    bool failed_sync_keeps_pages = false;
+    // Slow I/O: simulated time added to the operation's latency.
+    uint64_t extra_latency_ns = 0;
+    // kRead: how many times the underlying pread returned short (not at EOF)
+    // and the backend read the rest; each costs the read's latency again.
+    // The caller still gets every byte (env.h: short only at end of file).
+    uint32_t short_reads = 0;
+    // kRead with has_range: this sector of the file (byte offset /
+    // kSectorBytes) becomes unreadable, before the read, for the inode's
+    // life (see SimDisk::MarkSectorUnreadable).
+    std::optional<uint64_t> unreadable_sector;
+    // Data writes with has_range and length_bytes > 0: the bytes land at this
+    // offset instead (see SimDisk, "misdirected writes").
+    // REQUIRES: differs from Request::offset by a nonzero multiple of kSectorBytes.
+    std::optional<uint64_t> misdirect_to;
+  };
+
   virtual ~DiskFaultHooks() = default;
   // A non-OK status fails the operation before it has any effect.
   virtual Status BeforeOp(Op op, const std::string& path) {
     (void)op;
     (void)path;
     return Status::OK();
+  }
+  virtual Decision Decide(const Request& request) {
+    Decision d;
+    d.status = BeforeOp(request.op, *request.path);
+    return d;
   }
 };
 
@@ -149,6 +211,21 @@ class SimDisk final : public FileSystem {
     uint64_t applied_bytes = 0;      // bytes written into the sector
   };
   const std::vector<SurvivingSector>& last_power_loss() const;
+
+  // ---- injected media faults (faults/ decides when; see the file comment)
+  // Flips bit `bit` of byte `byte_offset` of the durable data of the file
+  // durably named path. NotFound if no such durable file; InvalidArgument if
+  // byte_offset is past its durable end or bit > 7.
+  Status CorruptDurable(const std::string& path, uint64_t byte_offset, int bit);
+  // Makes sector `sector` (byte offset / kSectorBytes) of the file visibly
+  // named path unreadable for good. NotFound if no such visible file.
+  Status MarkSectorUnreadable(const std::string& path, uint64_t sector);
+  // Every durably named file with its durable size, sorted by path.
+  struct DurableFile {
+    std::string path;
+    uint64_t size_bytes = 0;
+  };
+  std::vector<DurableFile> DurableFiles() const;
 
   // For tests and reports: the page-cache / durable contents of a path
   // (NotFound if no such name in that view).

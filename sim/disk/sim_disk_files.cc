@@ -4,6 +4,7 @@
 // from a crashed process answers DeadHandleError() to everything.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 
 #include "sim/disk/disk_state.h"
 
@@ -62,14 +63,35 @@ class HandleCore {
     return spec;
   }
 
-  // Copies up to n visible bytes at offset into scratch.
-  Status ReadAt(uint64_t offset, size_t n, Slice* result, char* scratch) const {
+  // The hook's view of a read or data write of length bytes at *offset (read
+  // when the hook is asked: a sequential file's position or an append's end).
+  std::function<void(DiskFaultHooks::Request*)> Describe(const uint64_t* offset,
+                                                         uint64_t length) const {
+    return [this, offset, length](DiskFaultHooks::Request* request) {
+      if (!open()) return;
+      request->has_range = true;
+      request->offset = *offset;
+      request->length_bytes = length;
+      request->file_size_bytes = inode()->visible.size();
+      request->durable_size_bytes = inode()->durable.size();
+    };
+  }
+
+  // Copies up to n visible bytes at offset into scratch, after marking the
+  // sector the hook made unreadable (if any).
+  Status ReadAt(uint64_t offset, size_t n, Slice* result, char* scratch,
+                const DiskFaultHooks::Decision& decision) const {
     *result = Slice();
     if (!open()) return ClosedError();
     Status s = CheckAligned(direct_, offset, n, scratch);
     if (!s.ok()) return s;
+    if (decision.unreadable_sector.has_value()) {
+      inode()->unreadable.insert(*decision.unreadable_sector);
+    }
     const std::string& v = inode()->visible;
     const size_t k = offset >= v.size() ? 0 : std::min<uint64_t>(n, v.size() - offset);
+    s = DiskState::CheckReadable(*inode(), offset, k);
+    if (!s.ok()) return s;
     if (k > 0) std::memcpy(scratch, v.data() + offset, k);
     *result = Slice(scratch, k);
     return Status::OK();
@@ -91,9 +113,12 @@ class SimSequentialFile final : public SequentialFile {
 
   Status Read(size_t n, Slice* result, char* scratch) override {
     *result = Slice();
-    const OpSpec spec = core_.Spec("disk.seq_read", Op::kRead, n, core_.state()->ReadLatency(n));
+    DiskFaultHooks::Decision decision;
+    OpSpec spec = core_.Spec("disk.seq_read", Op::kRead, n, core_.state()->ReadLatency(n));
+    spec.describe = core_.Describe(&pos_, n);
+    spec.decision = &decision;
     return core_.state()->RunOp(spec, [&] {
-      Status s = core_.ReadAt(pos_, n, result, scratch);
+      Status s = core_.ReadAt(pos_, n, result, scratch, decision);
       if (s.ok()) pos_ += result->size();
       return s;
     });
@@ -119,8 +144,12 @@ class SimRandomAccessFile final : public RandomAccessFile {
 
   Status Read(uint64_t offset, size_t n, Slice* result, char* scratch) const override {
     *result = Slice();
-    const OpSpec spec = core_.Spec("disk.pread", Op::kRead, n, core_.state()->ReadLatency(n));
-    return core_.state()->RunOp(spec, [&] { return core_.ReadAt(offset, n, result, scratch); });
+    DiskFaultHooks::Decision decision;
+    OpSpec spec = core_.Spec("disk.pread", Op::kRead, n, core_.state()->ReadLatency(n));
+    spec.describe = core_.Describe(&offset, n);
+    spec.decision = &decision;
+    return core_.state()->RunOp(
+        spec, [&] { return core_.ReadAt(offset, n, result, scratch, decision); });
   }
   size_t GetRequiredBufferAlignment() const override {
     return core_.direct() ? kDirectIoAlignment : 1;
@@ -181,12 +210,25 @@ class SimWritableFile final : public WritableFile {
   // Writes at offset, or at the end of file if offset is empty.
   Status WriteOp(const char* name, const Slice& data, std::optional<uint64_t> offset) {
     DiskState* st = core_.state();
-    const OpSpec spec = core_.Spec(name, Op::kWrite, data.size(), st->WriteLatency(data.size()));
+    DiskFaultHooks::Decision decision;
+    uint64_t at = 0;  // where the write goes; settled when the hook is asked
+    OpSpec spec = core_.Spec(name, Op::kWrite, data.size(), st->WriteLatency(data.size()));
+    const auto describe = core_.Describe(&at, data.size());
+    spec.describe = [&](DiskFaultHooks::Request* request) {
+      if (core_.open()) at = offset.value_or(core_.inode()->visible.size());
+      describe(request);
+    };
+    spec.decision = &decision;
     return st->RunOp(spec, [&] {
       if (!core_.open()) return ClosedError();
-      const uint64_t at = offset.value_or(core_.inode()->visible.size());
+      at = offset.value_or(core_.inode()->visible.size());
       Status s = CheckAligned(core_.direct(), at, data.size(), data.data());
-      if (s.ok()) DiskState::Write(core_.inode(), at, data);
+      if (!s.ok()) return s;
+      if (decision.misdirect_to.has_value() && data.size() > 0) {
+        DiskState::WriteMisdirected(core_.inode(), at, data, *decision.misdirect_to);
+      } else {
+        DiskState::Write(core_.inode(), at, data);
+      }
       return s;
     });
   }

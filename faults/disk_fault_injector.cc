@@ -1,0 +1,150 @@
+// Survive: eio_read/write/sync/open/rename/delete, enospc, fsync_drops_pages,
+// short_read, slow_io. Detect only: bit_flip, sticky_unreadable_sector,
+// misdirected_write. The full statement is at the top of
+// disk_fault_injector.h.
+#include "faults/disk_fault_injector.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace shale::faults {
+namespace {
+
+using Op = sim::DiskFaultHooks::Op;
+constexpr uint64_t kSector = sim::SimDisk::kSectorBytes;
+
+uint64_t Fnv1a(const char* text) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *text != '\0'; ++text) {
+    h ^= static_cast<unsigned char>(*text);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+Status Injected(FaultKind kind) { return Status::IOError("injected fault", FaultKindName(kind)); }
+
+}  // namespace
+
+DiskFaultInjector::DiskFaultInjector(const FaultConfig& config, sim::DiskContext* context)
+    : config_(config), context_(context) {}
+
+bool DiskFaultInjector::Fires(FaultKind kind) {
+  if (!config_.enabled(kind)) return false;
+  if (!context_->rng()->OneIn(config_.rate_one_in(kind))) return false;
+  Count(kind);
+  return true;
+}
+
+void DiskFaultInjector::Count(FaultKind kind) {
+  ++counts_[FaultKindName(kind)];
+  context_->Fold(Fnv1a("fault.injected"));
+  context_->Fold(static_cast<uint64_t>(kind));
+}
+
+void DiskFaultInjector::MaybeFail(FaultKind kind, const Status& status, Decision* d) {
+  if (d->status.ok() && Fires(kind)) d->status = status;
+}
+
+DiskFaultInjector::Decision DiskFaultInjector::Decide(const Request& request) {
+  Decision d;
+  DecideFailure(request, &d);
+  if (d.status.ok() && request.op == Op::kRead) DecideRead(request, &d);
+  if (d.status.ok() && request.op == Op::kWrite) DecideWrite(request, &d);
+  if (Fires(FaultKind::kSlowIo)) {
+    d.extra_latency_ns = 1 + context_->rng()->Uniform(std::max<uint64_t>(config_.slow_io_max_ns, 1));
+  }
+  return d;
+}
+
+void DiskFaultInjector::DecideFailure(const Request& request, Decision* d) {
+  switch (request.op) {
+    case Op::kOpen:
+      MaybeFail(FaultKind::kEioOpen, Injected(FaultKind::kEioOpen), d);
+      break;
+    case Op::kCreate:
+      MaybeFail(FaultKind::kEioOpen, Injected(FaultKind::kEioOpen), d);
+      MaybeFail(FaultKind::kEnospc, Status::NoSpace("injected fault", "enospc"), d);
+      break;
+    case Op::kRead:
+      MaybeFail(FaultKind::kEioRead, Injected(FaultKind::kEioRead), d);
+      break;
+    case Op::kWrite:
+      MaybeFail(FaultKind::kEioWrite, Injected(FaultKind::kEioWrite), d);
+      MaybeFail(FaultKind::kEnospc, Status::NoSpace("injected fault", "enospc"), d);
+      break;
+    case Op::kSync:
+      MaybeFail(FaultKind::kEioSync, Injected(FaultKind::kEioSync), d);
+      d->failed_sync_keeps_pages = !d->status.ok();
+      MaybeFail(FaultKind::kFsyncDropsPages, Injected(FaultKind::kFsyncDropsPages), d);
+      break;
+    case Op::kSyncDir:
+      MaybeFail(FaultKind::kEioSync, Injected(FaultKind::kEioSync), d);
+      break;
+    case Op::kRename:
+      MaybeFail(FaultKind::kEioRename, Injected(FaultKind::kEioRename), d);
+      break;
+    case Op::kDelete:
+      MaybeFail(FaultKind::kEioDelete, Injected(FaultKind::kEioDelete), d);
+      break;
+  }
+}
+
+void DiskFaultInjector::DecideRead(const Request& request, Decision* d) {
+  if (!request.has_range || request.length_bytes == 0) return;
+  // Durable bytes the read would return: [offset, durable_end).
+  const uint64_t durable_end = std::min({request.offset + request.length_bytes,
+                                         request.durable_size_bytes, request.file_size_bytes});
+  if (request.offset < durable_end && Fires(FaultKind::kStickyUnreadableSector)) {
+    const uint64_t first = request.offset / kSector;
+    const uint64_t last = (durable_end - 1) / kSector;
+    d->unreadable_sector = first + context_->rng()->Uniform(last - first + 1);
+    return;  // the read fails; nothing else to decide
+  }
+  const uint64_t end = std::min(request.offset + request.length_bytes, request.file_size_bytes);
+  if (request.offset + 2 <= end && Fires(FaultKind::kShortRead)) {
+    d->short_reads = 1 + static_cast<uint32_t>(context_->rng()->Uniform(3));
+  }
+}
+
+void DiskFaultInjector::DecideWrite(const Request& request, Decision* d) {
+  if (!request.has_range || request.length_bytes == 0) return;
+  if (!Fires(FaultKind::kMisdirectedWrite)) return;
+  // Another sector of the file (as it will be after the write), same offset
+  // within the sector; just past it if the file has only one sector.
+  const uint64_t end = std::max(request.file_size_bytes, request.offset + request.length_bytes);
+  const uint64_t sectors = (end + kSector - 1) / kSector;
+  const uint64_t own = request.offset / kSector;
+  uint64_t target = own + 1;
+  if (sectors > 1) {
+    target = context_->rng()->Uniform(sectors - 1);
+    if (target >= own) ++target;
+  }
+  d->misdirect_to = target * kSector + request.offset % kSector;
+}
+
+void DiskFaultInjector::AfterCrash(sim::SimDisk* disk) {
+  if (!config_.enabled(FaultKind::kBitFlip)) return;
+  for (const sim::SimDisk::DurableFile& file : disk->DurableFiles()) {
+    if (file.size_bytes == 0 || !Fires(FaultKind::kBitFlip)) continue;
+    const uint64_t offset = context_->rng()->Uniform(file.size_bytes);
+    const int bit = static_cast<int>(context_->rng()->Uniform(8));
+    const Status s = disk->CorruptDurable(file.path, offset, bit);
+    assert(s.ok());  // the file is durable and offset < its size
+    s.PermitUncheckedError();
+  }
+}
+
+Status DiskFaultInjector::FlipRandomBit(sim::SimDisk* disk, const std::string& path) {
+  std::string data;
+  Status s = disk->ReadDurable(path, &data);
+  if (!s.ok()) return s;
+  if (data.empty()) return Status::InvalidArgument("FlipRandomBit: empty durable file", path);
+  const uint64_t offset = context_->rng()->Uniform(data.size());
+  const int bit = static_cast<int>(context_->rng()->Uniform(8));
+  s = disk->CorruptDurable(path, offset, bit);
+  if (s.ok()) Count(FaultKind::kBitFlip);
+  return s;
+}
+
+}  // namespace shale::faults

@@ -1,0 +1,83 @@
+// What the engine must SURVIVE (every promise kept; BRIEF section 5):
+//  * eio_read, eio_open, eio_rename, eio_delete: the call fails and had no
+//    effect; the engine reports an error or retries, never returns wrong
+//    data, and nothing acknowledged is lost.
+//  * eio_write, enospc: that write (or create) failed with no effect; the
+//    operation it served is indeterminate (it may or may not have happened)
+//    but nothing acknowledged earlier is lost.
+//  * eio_sync (dirty pages kept) and fsync_drops_pages (dirty pages dropped,
+//    as Linux may): the sync failed, so nothing it would have covered may be
+//    acknowledged as durable, and a later successful sync must not be taken
+//    to cover the dropped tail (fsyncgate); writes acknowledged as durable
+//    earlier survive. A failed SyncDir leaves names volatile.
+//  * short_read: hidden by the backend (env.h); no observable effect.
+//  * slow_io: latency only; no observable effect beyond timing.
+// What the engine must only DETECT (report Corruption or IOError, or repair
+// from redundancy; never return wrong data, never resurrect or invent keys):
+//  * bit_flip: one bit of durable data silently changed.
+//  * sticky_unreadable_sector: reads touching a sector fail forever.
+//  * misdirected_write: a write silently landed at another offset of the same
+//    file, overwriting (possibly durable) bytes there and leaving stale bytes
+//    or zeros where it should have gone.
+//
+// DiskFaultInjector: a sim::DiskFaultHooks that injects the disk faults of a
+// FaultConfig (swarm.h) at their rates, drawing from the DiskContext's PRNG
+// in a fixed order (FaultKind order per operation; path order at a crash),
+// folding every injected fault into the context's trace and counting it by
+// kind name. Named engine fault points are in fault_points.h.
+//
+// Thread safety: none (the simulation runs one task at a time).
+// Ownership: borrows the context, which must outlive the injector; a SimDisk
+// it is installed on (set_fault_hooks) must not outlive it either.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "faults/swarm.h"
+#include "sim/disk/sim_disk.h"
+#include "sim/disk_context.h"
+
+namespace shale::faults {
+
+// Injected faults by kind name (FaultKindName, or "fault_point.<name>").
+using FaultCounts = std::map<std::string, uint64_t>;
+
+class DiskFaultInjector final : public sim::DiskFaultHooks {
+ public:
+  DiskFaultInjector(const FaultConfig& config, sim::DiskContext* context);
+
+  // sim::DiskFaultHooks: the per-operation faults (see swarm.h for which
+  // kinds each operation is eligible for).
+  Decision Decide(const Request& request) override;
+
+  // bit_flip at a crash: call after SimDisk::ProcessCrash() or PowerLoss().
+  // Each durably named file (path order) with data gets one flipped bit with
+  // the bit_flip rate. No draws if bit_flip is off.
+  void AfterCrash(sim::SimDisk* disk);
+
+  // Flips one PRNG-chosen bit of path's durable data, whatever the config;
+  // counted as bit_flip. Errors as SimDisk::CorruptDurable; InvalidArgument
+  // if the durable file is empty.
+  Status FlipRandomBit(sim::SimDisk* disk, const std::string& path);
+
+  const FaultCounts& counts() const { return counts_; }
+  const FaultConfig& config() const { return config_; }
+
+ private:
+  // Draws for kind if it is enabled; true if it fires (then counted).
+  bool Fires(FaultKind kind);
+  void Count(FaultKind kind);
+  // Sets d->status to status if d has not failed yet and kind fires.
+  void MaybeFail(FaultKind kind, const Status& status, Decision* d);
+  void DecideFailure(const Request& request, Decision* d);
+  void DecideRead(const Request& request, Decision* d);
+  void DecideWrite(const Request& request, Decision* d);
+
+  const FaultConfig config_;
+  sim::DiskContext* const context_;
+  FaultCounts counts_;
+};
+
+}  // namespace shale::faults

@@ -1,0 +1,89 @@
+#include "scenarios/crash_recovery/fault_plan.h"
+
+#include "faults/fault_points.h"
+
+namespace shale::scenario {
+
+namespace {
+
+using faults::FaultKind;
+
+constexpr FaultKind kDetectKinds[] = {FaultKind::kBitFlip, FaultKind::kStickyUnreadableSector,
+                                      FaultKind::kMisdirectedWrite};
+
+bool IsTableFile(const std::string& path) {
+  return path.size() > 4 && path.compare(path.size() - 4, 4, ".sst") == 0;
+}
+
+uint64_t Sum(const faults::FaultCounts& counts) {
+  uint64_t total = 0;
+  for (const auto& [name, n] : counts) total += n;
+  return total;
+}
+
+}  // namespace
+
+FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled) : enabled_(enabled), sim_(sim) {
+  if (!enabled_) {
+    survive_ = std::make_unique<faults::DiskFaultInjector>(survive_config_, sim);
+    detect_ = std::make_unique<faults::DiskFaultInjector>(detect_config_, sim);
+    return;
+  }
+  const faults::FaultConfig drawn = faults::DrawFaultConfig(sim->rng());
+  survive_config_ = drawn;
+  for (FaultKind kind : kDetectKinds) {
+    survive_config_.set(kind, 0);
+    detect_config_.set(kind, drawn.rate_one_in(kind));
+  }
+  survive_ = std::make_unique<faults::DiskFaultInjector>(survive_config_, sim);
+  detect_ = std::make_unique<faults::DiskFaultInjector>(detect_config_, sim);
+  sim->set_fault_point_hook(faults::MakeFaultPointHook(survive_config_, sim, &point_counts_));
+}
+
+sim::DiskFaultHooks::Decision FaultPlan::Decide(const Request& request) {
+  if (!enabled_) return Decision();
+  Decision d = survive_->Decide(request);
+  if (d.status.ok() && IsTableFile(*request.path)) {
+    const Decision media = detect_->Decide(request);
+    const uint64_t extra = d.extra_latency_ns;
+    const uint32_t short_reads = d.short_reads;
+    d = media;
+    d.extra_latency_ns += extra;
+    d.short_reads += short_reads;
+  }
+  return d;
+}
+
+void FaultPlan::AfterCrash(sim::SimDisk* disk) {
+  if (!enabled_ || !detect_config_.enabled(FaultKind::kBitFlip)) return;
+  // Only table files: see the header for why WAL/MANIFEST damage waits.
+  for (const sim::SimDisk::DurableFile& file : disk->DurableFiles()) {
+    if (!IsTableFile(file.path) || file.size_bytes == 0) continue;
+    if (sim_->rng()->OneIn(detect_config_.rate_one_in(FaultKind::kBitFlip))) {
+      detect_->FlipRandomBit(disk, file.path).PermitUncheckedError();  // counted on success
+    }
+  }
+}
+
+uint64_t FaultPlan::total() const { return Sum(counts()); }
+
+uint64_t FaultPlan::detect_total() const { return Sum(detect_->counts()); }
+
+faults::FaultCounts FaultPlan::counts() const {
+  faults::FaultCounts all = survive_->counts();
+  for (const auto& [name, n] : detect_->counts()) all[name] += n;
+  for (const auto& [name, n] : point_counts_) all[name] += n;
+  return all;
+}
+
+std::map<std::string, std::string> FaultPlan::Describe() const {
+  std::map<std::string, std::string> out;
+  if (!enabled_) return out;
+  for (const auto& [k, v] : faults::Describe(survive_config_)) out["fault." + k] = v;
+  for (const auto& [k, v] : faults::Describe(detect_config_)) {
+    if (v != "0" && v != "off") out["fault." + k] = v;
+  }
+  return out;
+}
+
+}  // namespace shale::scenario
