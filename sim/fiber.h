@@ -1,7 +1,9 @@
-// Fiber: a stackful coroutine on the calling OS thread (ucontext), the unit
-// the simulator schedules. Asymmetric: Resume() runs the fiber from the host
-// (the OS thread's own stack) until the fiber calls Suspend() or its body
-// returns; control always comes back to the host.
+// Fiber: a stackful coroutine on the calling OS thread, the unit the
+// simulator schedules. The switch is hand-written on x86-64 (callee-saved
+// registers only, no syscall) and ucontext's swapcontext elsewhere.
+// Asymmetric: Resume() runs the fiber from the host (the OS thread's own
+// stack) until the fiber calls Suspend() or its body returns; control always
+// comes back to the host.
 //
 // Stacks are mmap'd with a PROT_NONE guard page below them, so a stack
 // overflow faults at once instead of corrupting a neighbour. Under
@@ -48,7 +50,7 @@ class Fiber {
   static Fiber* Current();
 
  private:
-  struct Context;  // ucontext_t pair and sanitizer bookkeeping
+  struct Context;  // saved contexts and sanitizer bookkeeping
   static void Trampoline();
   void SwitchToHost(bool exiting);
 

@@ -11,9 +11,11 @@ using faults::FaultKind;
 constexpr FaultKind kDetectKinds[] = {FaultKind::kBitFlip, FaultKind::kStickyUnreadableSector,
                                       FaultKind::kMisdirectedWrite};
 
-bool IsTableFile(const std::string& path) {
-  return path.size() > 4 && path.compare(path.size() - 4, 4, ".sst") == 0;
+bool EndsWith(const std::string& path, const char* suffix) {
+  const size_t n = std::char_traits<char>::length(suffix);
+  return path.size() > n && path.compare(path.size() - n, n, suffix) == 0;
 }
+bool IsTableFile(const std::string& path) { return EndsWith(path, ".sst"); }
 
 uint64_t Sum(const faults::FaultCounts& counts) {
   uint64_t total = 0;
@@ -56,9 +58,11 @@ sim::DiskFaultHooks::Decision FaultPlan::Decide(const Request& request) {
 
 void FaultPlan::AfterCrash(sim::SimDisk* disk) {
   if (!enabled_ || !detect_config_.enabled(FaultKind::kBitFlip)) return;
-  // Only table files: see the header for why WAL/MANIFEST damage waits.
+  // Table files, and WAL files when allowed (see the header).
   for (const sim::SimDisk::DurableFile& file : disk->DurableFiles()) {
-    if (!IsTableFile(file.path) || file.size_bytes == 0) continue;
+    const bool eligible =
+        IsTableFile(file.path) || (wal_damage_allowed_ && EndsWith(file.path, ".log"));
+    if (!eligible || file.size_bytes == 0) continue;
     if (sim_->rng()->OneIn(detect_config_.rate_one_in(FaultKind::kBitFlip))) {
       detect_->FlipRandomBit(disk, file.path).PermitUncheckedError();  // counted on success
     }

@@ -10,9 +10,10 @@
 //     unreadable sectors, misdirected writes. They must surface as
 //     Corruption/IOError, never as data; once one has been injected, a
 //     Corruption/IOError from a scan or an Open ends the run as detected.
-//     (Damage to synced WAL or MANIFEST data needs recovery-mode-aware
-//     checks and is not injected yet: point-in-time WAL recovery stops at
-//     such damage silently, by design.)
+//     Bit flips reach WAL files only in runs whose recovery mode must report
+//     WAL damage (tolerate-tail, absolute): point-in-time recovery stops at
+//     such damage silently, by design. MANIFEST damage is not injected yet
+//     (a flipped last record reads as a torn tail and is dropped).
 //
 // Thread safety: none (the simulation runs one task at a time).
 #pragma once
@@ -37,6 +38,9 @@ class FaultPlan final : public sim::DiskFaultHooks {
   void AfterCrash(sim::SimDisk* disk);
 
   bool enabled() const { return enabled_; }
+  // Lets bit flips reach WAL files too (for recovery modes that must report
+  // WAL damage rather than stop at it).
+  void set_wal_damage_allowed(bool allowed) { wal_damage_allowed_ = allowed; }
   // Faults injected so far (survive and detect kinds, by name).
   uint64_t total() const;
   // Detect-class faults injected so far.
@@ -46,6 +50,7 @@ class FaultPlan final : public sim::DiskFaultHooks {
 
  private:
   const bool enabled_;
+  bool wal_damage_allowed_ = false;
   sim::Simulation* const sim_;
   faults::FaultConfig survive_config_;
   faults::FaultConfig detect_config_;

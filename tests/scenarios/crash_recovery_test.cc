@@ -45,19 +45,18 @@ TEST_CASE("crash-recovery is deterministic per seed", "[scenario]") {
 
 // The checker bites: each planted bug is found within a bounded number of
 // seeds, and the failing seed replays to the same failure and trace hash.
-// (kBugRecoveryStopsAtCorruption needs bit flips in synced WAL data, which
-// the fault injectors of a later change bring; it is not listed yet.)
 TEST_CASE("crash-recovery finds every planted bug and the failure replays", "[scenario][bugs]") {
   const std::pair<uint64_t, const char*> bugs[] = {
       {shale::kBugAckSyncWriteBeforeWalSync, "ack before WAL sync"},
       {shale::kBugSkipDirSyncAfterCurrent, "no dir sync after CURRENT"},
       {shale::kBugDeleteWalBeforeManifest, "WAL deleted before MANIFEST"},
       {shale::kBugCompactionIgnoresSnapshots, "compaction ignores snapshots"},
+      {shale::kBugRecoveryStopsAtCorruption, "recovery stops at corruption"},
   };
   for (const auto& [bug, name] : bugs) {
     uint64_t found_at = 0;
     RunResult failure;
-    for (uint64_t seed = 1; seed <= 600 && found_at == 0; seed++) {
+    for (uint64_t seed = 1; seed <= 1500 && found_at == 0; seed++) {
       RunResult r = RunSeed(seed, 2000, 3, bug);
       if (!r.passed) {
         found_at = seed;
