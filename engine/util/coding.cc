@@ -52,10 +52,13 @@ int VarintLength(uint64_t v) {
   return len;
 }
 
-const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* value) {
-  uint64_t result = 0;
-  for (uint32_t shift = 0; shift <= 63 && p < limit; shift += 7) {
-    uint64_t byte = *reinterpret_cast<const uint8_t*>(p);
+namespace {
+// Parses a varint of at most kMaxShift/7 + 1 bytes into T.
+template <typename T, uint32_t kMaxShift>
+const char* GetVarintPtr(const char* p, const char* limit, T* value) {
+  T result = 0;
+  for (uint32_t shift = 0; shift <= kMaxShift && p < limit; shift += 7) {
+    const T byte = *reinterpret_cast<const uint8_t*>(p);
     p++;
     if (byte & 128) {
       result |= ((byte & 127) << shift);
@@ -67,21 +70,14 @@ const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* value) {
   }
   return nullptr;
 }
+}  // namespace
+
+const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* value) {
+  return GetVarintPtr<uint64_t, 63>(p, limit, value);
+}
 
 const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* value) {
-  uint32_t result = 0;
-  for (uint32_t shift = 0; shift <= 28 && p < limit; shift += 7) {
-    uint32_t byte = *reinterpret_cast<const uint8_t*>(p);
-    p++;
-    if (byte & 128) {
-      result |= ((byte & 127) << shift);
-    } else {
-      result |= (byte << shift);
-      *value = result;
-      return p;
-    }
-  }
-  return nullptr;
+  return GetVarintPtr<uint32_t, 28>(p, limit, value);
 }
 
 bool GetFixed32(Slice* input, uint32_t* value) {

@@ -103,6 +103,13 @@ class CrashRecoveryRun {
     for (const auto& [k, v] : plan_->Describe()) result_->options_drawn[k] = v;
     result_->options_drawn["faults"] = plan_->enabled() ? "on" : "off";
     env_ = std::make_unique<Env>(disk_.get(), sim_.clock(), sim_.runtime());
+    if (config_.trace) {
+      // The event trace for `shale replay --trace`, capped (a limit on
+      // everything): the hash still covers every event past the cap.
+      sim_.set_trace_sink([this](const std::string& line) {
+        if (result_->trace.size() < kMaxTraceLines) result_->trace.push_back(line);
+      });
+    }
     drawn_.options.env = env_.get();
     const Status s = sim_.Run([this] { Main(); });
     // A run that ended early (deadlock, budget) left its tasks abandoned;
@@ -232,6 +239,7 @@ class CrashRecoveryRun {
   bool CrashOnce() {
     sim_.Crash();
     const bool power_loss = sim_.rng()->OneIn(2);
+    sim_.TraceEvent(power_loss ? "disk: power loss" : "disk: process crash");
     if (power_loss) {
       disk_->PowerLoss(1 + sim_.rng()->Uniform(4));
       result_->faults_by_kind["power_loss"]++;
@@ -273,6 +281,9 @@ class CrashRecoveryRun {
     const bool page_cache_kept = !power_loss && plan_->total() == faults_at_last_check_;
     faults_at_last_check_ = plan_->total();
     const RecoveryVerdict v = CheckRecovery(*history_, page_cache_kept, recovered);
+    sim_.TraceEvent(std::string("check: recovery after ") + (power_loss ? "power loss" : "process crash") +
+                    ", " + std::to_string(recovered.size()) + " keys, cut " + std::to_string(v.cut) +
+                    (v.ok ? ", ok" : ", FAILED " + v.property));
     if (!v.ok) {
       state_.Fail(v.property, v.key, v.expected, v.observed,
                   std::string("after a ") + (power_loss ? "power loss" : "process crash") +
@@ -341,6 +352,7 @@ class CrashRecoveryRun {
   bool detected_ = false;
   std::string detected_what_;
   static constexpr int kMaxOpenAttempts = 8;
+  static constexpr size_t kMaxTraceLines = 2'000'000;
 };
 
 class CrashRecovery final : public Scenario {
