@@ -23,6 +23,8 @@ std::vector<scenario::RunConfig> BuildJobs(const RunOptions& o) {
       c.ops = o.ops;
       c.crashes = o.crashes;
       c.strategy = o.strategy;
+  c.faults = o.faults;
+      c.faults = o.faults;
       c.planted_bugs = o.planted_bugs;
       jobs.push_back(std::move(c));
     }
@@ -38,6 +40,7 @@ report::CampaignInfo Info(const RunOptions& o) {
   c.ops = o.ops;
   c.crashes = o.crashes;
   c.strategy = o.strategy;
+  c.faults = o.faults;
   c.planted_bugs = o.planted_bugs;
   c.jobs = o.jobs;
   return c;
@@ -50,6 +53,7 @@ report::FailureFile ToFailureFile(const RunOptions& o, const report::SeedEntry& 
   f.config.ops = o.ops;
   f.config.crashes = o.crashes;
   f.config.strategy = o.strategy;
+  f.config.faults = o.faults;
   f.config.planted_bugs = o.planted_bugs;
   if (e.trace_hash_known) f.trace_hash = e.result.trace_hash;
   f.failure = e.result.failure;

@@ -16,7 +16,7 @@ namespace {
 constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 
 struct ReplayFlagValues {
-  std::string scenario, seed, strategy, planted_bugs = "0";
+  std::string scenario, seed, strategy, faults, planted_bugs = "0";
   int64_t ops = 2000, crashes = 3;
   bool trace = false, help = false;
 };
@@ -27,6 +27,7 @@ void DefineReplayFlags(FlagSet* f, ReplayFlagValues* v) {
   f->AddInt("ops", &v->ops, 0, kIntMax, "workload operations; 0 = scenario default");
   f->AddInt("crashes", &v->crashes, -1, kIntMax, "crashes; -1 = scenario default");
   f->AddString("strategy", &v->strategy, "scheduler: random, pct, or empty = drawn from seed");
+  f->AddString("faults", &v->faults, "I/O faults: on, off, or empty = drawn from seed");
   f->AddString("planted_bugs", &v->planted_bugs, "PlantedBug bits (checker tests)");
   f->AddBool("trace", &v->trace, "print the event trace");
   f->AddBool("help", &v->help, "print this list");
@@ -68,6 +69,7 @@ bool PlanFromFlags(const ReplayFlagValues& v, ReplayPlan* plan, std::string* err
   c.ops = static_cast<int>(v.ops);
   c.crashes = static_cast<int>(v.crashes);
   c.strategy = v.strategy;
+  c.faults = v.faults;
   return true;
 }
 

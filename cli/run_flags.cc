@@ -15,7 +15,7 @@ constexpr int64_t kMaxJobs = 1024;
 constexpr int64_t kMaxTimeoutS = 7 * 24 * 3600;
 
 struct RunFlagValues {
-  std::string scenario, seeds, shard, strategy, out, planted_bugs = "0";
+  std::string scenario, seeds, shard, strategy, faults, out, planted_bugs = "0";
   int64_t jobs = 0, ops = 2000, crashes = 3, timeout_s = 120;
   bool help = false;
 };
@@ -28,6 +28,7 @@ void DefineRunFlags(FlagSet* f, RunFlagValues* v, bool hidden) {
   f->AddInt("ops", &v->ops, 0, kIntMax, "workload operations per seed; 0 = scenario default");
   f->AddInt("crashes", &v->crashes, -1, kIntMax, "crashes per seed; -1 = scenario default");
   f->AddString("strategy", &v->strategy, "scheduler: random, pct, or empty = drawn from seed");
+  f->AddString("faults", &v->faults, "I/O faults: on, off, or empty = drawn from seed");
   f->AddString("out", &v->out, "output directory; empty = out/run-<scenario>-<A>-<B>");
   f->AddInt("timeout_s", &v->timeout_s, 1, kMaxTimeoutS, "wall-clock limit per seed's worker");
   f->AddBool("help", &v->help, "print this list");
@@ -70,6 +71,9 @@ bool CheckAndFill(const RunFlagValues& v, RunOptions* o, std::string* error) {
     return Fail(error, "too many seeds (limit " + std::to_string(kMaxCampaignSeeds) +
                            " per run; split the range or use --shard)");
   }
+  if (v.faults != "" && v.faults != "on" && v.faults != "off") {
+    return Fail(error, "unknown --faults '" + v.faults + "' (want on or off)");
+  }
   if (v.strategy != "" && v.strategy != "random" && v.strategy != "pct") {
     return Fail(error, "unknown strategy '" + v.strategy + "' (want random or pct)");
   }
@@ -81,6 +85,7 @@ bool CheckAndFill(const RunFlagValues& v, RunOptions* o, std::string* error) {
   o->ops = static_cast<int>(v.ops);
   o->crashes = static_cast<int>(v.crashes);
   o->strategy = v.strategy;
+  o->faults = v.faults;
   o->timeout_ms = v.timeout_s * 1000;
   o->out_dir = !v.out.empty() ? v.out
                               : "out/run-" + v.scenario + "-" + std::to_string(o->seeds.first) +

@@ -36,6 +36,7 @@ struct RunOptions {
   int ops = 2000;
   int crashes = 3;
   std::string strategy;
+  std::string faults;  // on | off | "" (drawn)
   uint64_t planted_bugs = 0;
   std::string out_dir;
   int64_t timeout_ms = 120'000;

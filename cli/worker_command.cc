@@ -20,7 +20,7 @@ int Usage(std::ostream& err, const std::string& message) {
 }  // namespace
 
 int RunWorkerCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
-  std::string scenario_name, seed_text, strategy, bugs_text = "0";
+  std::string scenario_name, seed_text, strategy, faults, bugs_text = "0";
   int64_t ops = 2000, crashes = 3;
   FlagSet flags("worker");
   flags.AddString("scenario", &scenario_name, "scenario name");
@@ -28,6 +28,7 @@ int RunWorkerCommand(std::span<const std::string> args, std::ostream& out, std::
   flags.AddInt("ops", &ops, 0, kIntMax, "operations");
   flags.AddInt("crashes", &crashes, -1, kIntMax, "crashes");
   flags.AddString("strategy", &strategy, "random, pct or empty");
+  flags.AddString("faults", &faults, "on, off or empty");
   flags.AddString("planted_bugs", &bugs_text, "shale::PlantedBug bits");
   std::string error;
   if (!flags.Parse(args, &error)) return Usage(err, error);
@@ -44,6 +45,7 @@ int RunWorkerCommand(std::span<const std::string> args, std::ostream& out, std::
   config.ops = static_cast<int>(ops);
   config.crashes = static_cast<int>(crashes);
   config.strategy = strategy;
+  config.faults = faults;
   scenario::RunResult result = s->Run(config);
   result.trace.clear();
   out << "\n" << report::EncodeRunResultLine(result) << "\n" << std::flush;
@@ -57,6 +59,7 @@ std::vector<std::string> WorkerArgv(const scenario::RunConfig& c) {
           "--ops=" + std::to_string(c.ops),
           "--crashes=" + std::to_string(c.crashes),
           "--strategy=" + c.strategy,
+          "--faults=" + c.faults,
           "--planted_bugs=" + std::to_string(c.planted_bugs)};
 }
 

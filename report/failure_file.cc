@@ -17,6 +17,7 @@ FailureFile FailureFileFromJson(const json& j) {
   f.config.ops = j.at("ops").get<int>();
   f.config.crashes = j.at("crashes").get<int>();
   f.config.strategy = j.value("strategy", "");
+  f.config.faults = j.value("faults", "");
   f.config.planted_bugs = j.value("planted_bugs", uint64_t{0});
   const json& hash = j.at("trace_hash");
   if (!hash.is_null()) {
@@ -45,6 +46,7 @@ std::string EncodeFailureFile(const FailureFile& f) {
       {"ops", f.config.ops},
       {"crashes", f.config.crashes},
       {"strategy", f.config.strategy},
+      {"faults", f.config.faults},
       {"planted_bugs", f.config.planted_bugs},
       {"trace_hash", f.trace_hash ? json(TraceHashHex(*f.trace_hash)) : json(nullptr)},
       {"failure", internal::FailureToJson(f.failure)},

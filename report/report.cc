@@ -28,7 +28,7 @@ SeedEntry EntryFromJson(const json& j) {
 json CampaignToJson(const CampaignInfo& c) {
   return json{{"scenarios", c.scenarios}, {"seeds", c.seeds},
               {"shard", c.shard},         {"ops", c.ops},
-              {"crashes", c.crashes},     {"strategy", c.strategy},
+              {"crashes", c.crashes},     {"strategy", c.strategy}, {"faults", c.faults},
               {"planted_bugs", c.planted_bugs}, {"jobs", c.jobs},
               {"wall_ms", c.wall_ms},     {"merged_from", c.merged_from}};
 }
@@ -41,6 +41,7 @@ CampaignInfo CampaignFromJson(const json& j) {
   c.ops = j.value("ops", int64_t{0});
   c.crashes = j.value("crashes", int64_t{0});
   c.strategy = j.value("strategy", "");
+  c.faults = j.value("faults", "");
   c.planted_bugs = j.value("planted_bugs", uint64_t{0});
   c.jobs = j.value("jobs", int64_t{0});
   c.wall_ms = j.value("wall_ms", uint64_t{0});

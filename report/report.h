@@ -38,6 +38,7 @@ struct CampaignInfo {
   int64_t ops = 0;
   int64_t crashes = 0;
   std::string strategy;
+  std::string faults;
   uint64_t planted_bugs = 0;
   int64_t jobs = 0;
   uint64_t wall_ms = 0;           // merged: the slowest input (shards run in parallel)

@@ -24,6 +24,7 @@ struct RunConfig {
   int ops = 2000;           // workload operations per seed (0 = scenario default)
   int crashes = 3;          // crashes per seed (-1 = scenario default)
   std::string strategy;     // "random" | "pct" | "" (drawn from the seed)
+  std::string faults;       // "on" | "off" | "" (drawn from the seed)
   bool trace = false;       // collect the event trace (shale replay --trace)
   uint64_t planted_bugs = 0;  // shale::PlantedBug bits, for checker tests
 };

@@ -95,7 +95,9 @@ class CrashRecoveryRun {
     disk_ = std::make_unique<sim::SimDisk>(&sim_, drawn_.latency);
     // Swarm: half the runs inject I/O faults (each kind on or off, with its
     // own rate); the other half keep the stricter no-spurious-errors check.
-    plan_ = std::make_unique<FaultPlan>(&sim_, sim_.rng()->OneIn(2));
+    const bool draw = sim_.rng()->OneIn(2);  // drawn even when forced: same stream
+    plan_ = std::make_unique<FaultPlan>(
+        &sim_, config_.faults == "on" ? true : config_.faults == "off" ? false : draw);
     plan_->set_wal_damage_allowed(drawn_.options.wal_recovery_mode !=
                                   WALRecoveryMode::kPointInTimeRecovery);
     disk_->set_fault_hooks(plan_.get());

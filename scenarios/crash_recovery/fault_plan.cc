@@ -1,5 +1,8 @@
 #include "scenarios/crash_recovery/fault_plan.h"
 
+#include <string>
+#include <vector>
+
 #include "faults/fault_points.h"
 
 namespace shale::scenario {
@@ -39,6 +42,7 @@ FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled) : enabled_(enabled), si
   }
   survive_ = std::make_unique<faults::DiskFaultInjector>(survive_config_, sim);
   detect_ = std::make_unique<faults::DiskFaultInjector>(detect_config_, sim);
+  if (detect_config_.enabled(FaultKind::kBitFlip)) crash_flip_one_in_ = 1 + sim->rng()->Uniform(8);
   sim->set_fault_point_hook(faults::MakeFaultPointHook(survive_config_, sim, &point_counts_));
 }
 
@@ -57,16 +61,18 @@ sim::DiskFaultHooks::Decision FaultPlan::Decide(const Request& request) {
 }
 
 void FaultPlan::AfterCrash(sim::SimDisk* disk) {
-  if (!enabled_ || !detect_config_.enabled(FaultKind::kBitFlip)) return;
-  // Table files, and WAL files when allowed (see the header).
+  if (!enabled_ || crash_flip_one_in_ == 0 || !sim_->rng()->OneIn(crash_flip_one_in_)) return;
+  // One bit of one durable file: a table file, or a WAL when allowed (see
+  // the header). Crash-time faults get a per-crash rate, not a per-op one.
+  std::vector<std::string> eligible;
   for (const sim::SimDisk::DurableFile& file : disk->DurableFiles()) {
-    const bool eligible =
+    const bool kind_ok =
         IsTableFile(file.path) || (wal_damage_allowed_ && EndsWith(file.path, ".log"));
-    if (!eligible || file.size_bytes == 0) continue;
-    if (sim_->rng()->OneIn(detect_config_.rate_one_in(FaultKind::kBitFlip))) {
-      detect_->FlipRandomBit(disk, file.path).PermitUncheckedError();  // counted on success
-    }
+    if (kind_ok && file.size_bytes > 0) eligible.push_back(file.path);
   }
+  if (eligible.empty()) return;
+  const std::string& path = eligible[sim_->rng()->Uniform(eligible.size())];
+  detect_->FlipRandomBit(disk, path).PermitUncheckedError();  // counted on success
 }
 
 uint64_t FaultPlan::total() const { return Sum(counts()); }

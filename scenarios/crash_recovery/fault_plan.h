@@ -34,7 +34,8 @@ class FaultPlan final : public sim::DiskFaultHooks {
   FaultPlan(sim::Simulation* sim, bool enabled);
 
   Decision Decide(const Request& request) override;
-  // After a crash: SST bit flips (when drawn).
+  // After a crash: with bit flips on, 1 in 1..8 crashes (drawn per run)
+  // flips one bit of one durable table file (or WAL, when allowed).
   void AfterCrash(sim::SimDisk* disk);
 
   bool enabled() const { return enabled_; }
@@ -51,6 +52,7 @@ class FaultPlan final : public sim::DiskFaultHooks {
  private:
   const bool enabled_;
   bool wal_damage_allowed_ = false;
+  uint64_t crash_flip_one_in_ = 0;  // a bit flip at 1 in this many crashes; 0 = off
   sim::Simulation* const sim_;
   faults::FaultConfig survive_config_;
   faults::FaultConfig detect_config_;
