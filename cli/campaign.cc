@@ -11,22 +11,27 @@
 namespace shale::cli {
 namespace {
 
+// The one place a campaign's options become a seed's RunConfig (jobs and
+// failure files must agree, or a failure would not replay).
+scenario::RunConfig ConfigFor(const RunOptions& o, const std::string& scenario, uint64_t seed) {
+  scenario::RunConfig c;
+  c.scenario = scenario;
+  c.seed = seed;
+  c.ops = o.ops;
+  c.crashes = o.crashes;
+  c.strategy = o.strategy;
+  c.faults = o.faults;
+  c.planted_bugs = o.planted_bugs;
+  return c;
+}
+
 std::vector<scenario::RunConfig> BuildJobs(const RunOptions& o) {
   const std::vector<uint64_t> seeds = ShardSeeds(o.seeds, o.shard);
   std::vector<scenario::RunConfig> jobs;
   jobs.reserve(seeds.size() * o.scenarios.size());
   for (const std::string& name : o.scenarios) {
     for (uint64_t seed : seeds) {
-      scenario::RunConfig c;
-      c.scenario = name;
-      c.seed = seed;
-      c.ops = o.ops;
-      c.crashes = o.crashes;
-      c.strategy = o.strategy;
-  c.faults = o.faults;
-      c.faults = o.faults;
-      c.planted_bugs = o.planted_bugs;
-      jobs.push_back(std::move(c));
+      jobs.push_back(ConfigFor(o, name, seed));
     }
   }
   return jobs;
@@ -48,13 +53,7 @@ report::CampaignInfo Info(const RunOptions& o) {
 
 report::FailureFile ToFailureFile(const RunOptions& o, const report::SeedEntry& e) {
   report::FailureFile f;
-  f.config.scenario = e.result.scenario;
-  f.config.seed = e.result.seed;
-  f.config.ops = o.ops;
-  f.config.crashes = o.crashes;
-  f.config.strategy = o.strategy;
-  f.config.faults = o.faults;
-  f.config.planted_bugs = o.planted_bugs;
+  f.config = ConfigFor(o, e.result.scenario, e.result.seed);
   if (e.trace_hash_known) f.trace_hash = e.result.trace_hash;
   f.failure = e.result.failure;
   f.options_drawn = e.result.options_drawn;
