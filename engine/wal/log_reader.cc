@@ -196,10 +196,16 @@ Status DamageStatus(const Reader& reader, ReadResult result) {
                                       std::to_string(reader.dropped_bytes()) + " bytes dropped");
 }
 
-}  // namespace
+// What a replay does at damage: fail with Corruption, end cleanly (a torn
+// tail is the end of the log), stop there (point in time: nothing after it
+// may be applied), or skip it and read on.
+enum class OnDamage : uint8_t { kFail, kEnd, kStop, kSkip };
 
-Status ReplayLog(Reader* reader, WALRecoveryMode mode,
-                 const std::function<Status(const Slice& record)>& apply, ReplayResult* result) {
+// The one replay loop: applies every whole record, and asks on_damage what
+// to do at each damaged one.
+Status ReplayRecords(Reader* reader, const std::function<Status(const Slice& record)>& apply,
+                     const std::function<OnDamage(ReadResult)>& on_damage,
+                     ReplayResult* result) {
   *result = ReplayResult{};
   Slice record;
   std::string scratch;
@@ -221,29 +227,38 @@ Status ReplayLog(Reader* reader, WALRecoveryMode mode,
       case ReadResult::kCorruptRecord:
         break;
     }
-    const bool truncated = r == ReadResult::kTruncatedTail;
-    switch (mode) {
-      case WALRecoveryMode::kAbsoluteConsistency:
-        return DamageStatus(*reader, r);
-      case WALRecoveryMode::kTolerateCorruptedTailRecords:
-        if (!truncated) return DamageStatus(*reader, r);
-        result->skipped_bytes += reader->dropped_bytes();
-        return Status::OK();  // a truncated tail is the end of the log
-      case WALRecoveryMode::kPointInTimeRecovery:
-        result->skipped_bytes += reader->dropped_bytes();
-        result->stopped_at_damage = true;
-        return Status::OK();
-      case WALRecoveryMode::kSkipAnyCorruptedRecords:
-        result->skipped_bytes += reader->dropped_bytes();
-        continue;
-    }
-    return Status::InvalidArgument("unknown WALRecoveryMode");
+    const OnDamage action = on_damage(r);
+    if (action == OnDamage::kFail) return DamageStatus(*reader, r);
+    result->skipped_bytes += reader->dropped_bytes();
+    if (action == OnDamage::kSkip) continue;
+    result->stopped_at_damage = action == OnDamage::kStop;
+    return Status::OK();
   }
 }
 
-}  // namespace shale::log
+}  // namespace
 
-namespace shale::log {
+Status ReplayLog(Reader* reader, WALRecoveryMode mode,
+                 const std::function<Status(const Slice& record)>& apply, ReplayResult* result) {
+  if (mode > WALRecoveryMode::kSkipAnyCorruptedRecords) {
+    return Status::InvalidArgument("unknown WALRecoveryMode");
+  }
+  auto policy = [mode](ReadResult r) {
+    switch (mode) {
+      case WALRecoveryMode::kAbsoluteConsistency:
+        return OnDamage::kFail;
+      case WALRecoveryMode::kTolerateCorruptedTailRecords:
+        return r == ReadResult::kTruncatedTail ? OnDamage::kEnd : OnDamage::kFail;
+      case WALRecoveryMode::kPointInTimeRecovery:
+        return OnDamage::kStop;
+      case WALRecoveryMode::kSkipAnyCorruptedRecords:
+        return OnDamage::kSkip;
+    }
+    return OnDamage::kFail;  // unreachable: the mode was checked above
+  };
+  return ReplayRecords(reader, apply, policy, result);
+}
+
 namespace {
 
 // A SequentialFile over bytes the caller keeps alive.
@@ -289,35 +304,18 @@ bool AnyWholeFragmentAfter(const Slice& contents, uint64_t offset) {
 Status ReplayLogWithDamagedTail(const Slice& contents, uint64_t log_number,
                                 const std::function<Status(const Slice& record)>& apply,
                                 ReplayResult* result) {
-  *result = ReplayResult{};
   Reader reader(std::make_unique<SliceSequentialFile>(contents), log_number);
-  Slice record;
-  std::string scratch;
-  while (true) {
-    const ReadResult r = reader.ReadRecord(&record, &scratch);
-    switch (r) {
-      case ReadResult::kRecord: {
-        Status s = apply(record);
-        if (!s.ok()) return s;
-        result->records++;
-        continue;
-      }
-      case ReadResult::kEof:
-        return Status::OK();
-      case ReadResult::kIOError:
-        return reader.status();
-      case ReadResult::kTruncatedTail:
-      case ReadResult::kCorruptRecord:
-        // The reader resynchronises at the next block, so records later in
-        // the damaged block are invisible to it: scan the bytes instead.
-        if (AnyWholeFragmentAfter(contents, reader.last_damage_offset())) {
-          return DamageStatus(reader, r);
-        }
-        result->skipped_bytes = contents.size() - reader.last_damage_offset();
-        result->stopped_at_damage = true;
-        return Status::OK();
-    }
+  // The reader resynchronises at the next block, so records later in the
+  // damaged block are invisible to it: scan the bytes instead.
+  auto policy = [&reader, &contents](ReadResult) {
+    return AnyWholeFragmentAfter(contents, reader.last_damage_offset()) ? OnDamage::kFail
+                                                                         : OnDamage::kStop;
+  };
+  Status s = ReplayRecords(&reader, apply, policy, result);
+  if (s.ok() && result->stopped_at_damage) {
+    result->skipped_bytes = contents.size() - reader.last_damage_offset();
   }
+  return s;
 }
 
 }  // namespace shale::log
