@@ -77,7 +77,7 @@ report::Report RunCampaign(const RunOptions& options, const CampaignEnv& env, st
   report.entries.resize(jobs.size());
   Progress progress(err, env.terminal, jobs.size());
   uint64_t done = 0, failed = 0;
-  const PoolConfig pool{env.self_path, options.jobs, options.timeout_ms};
+  const PoolConfig pool{options.jobs, options.timeout_ms};
   RunWorkers(pool, jobs, [&](const WorkerOutcome& o) {
     report::SeedEntry& e = report.entries[o.index];
     e.result = o.result;

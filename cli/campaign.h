@@ -21,7 +21,6 @@
 namespace shale::cli {
 
 struct CampaignEnv {
-  std::string self_path;   // binary exec'd as a worker (SelfExecutablePath())
   bool terminal = false;   // progress bar in place (isatty(2)) or plain lines
 };
 

@@ -46,7 +46,6 @@ int RunHelp(std::span<const Command> commands, std::span<const std::string> args
   if (args.empty()) {
     out << "usage: shale <command> [flags]\n\ncommands:\n";
     for (const Command& c : commands) {
-      if (c.hidden) continue;
       std::string name(c.name);
       name.resize(std::max<size_t>(name.size() + 1, 10), ' ');
       out << "  " << name << c.summary << "\n";

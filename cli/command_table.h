@@ -28,7 +28,6 @@ struct Command {
   std::string_view summary;
   CommandFn run;
   UsageFn usage;
-  bool hidden = false;  // dispatched, but not listed by `shale help` (e.g. worker)
 };
 
 // Runs the command named by args[0] with args[1..]. Missing or unknown

@@ -10,7 +10,6 @@
 #include "command_table.h"
 #include "replay_command.h"
 #include "run_command.h"
-#include "worker_command.h"
 
 namespace shale::cli {
 namespace {
@@ -56,8 +55,6 @@ constexpr Command kCommands[] = {
     {"scenarios", "list the registered scenarios and their properties", RunScenariosCommand,
      nullptr},
     {"version", "print the version", RunVersion, nullptr},
-    {"worker", "run one seed, print its result as JSON (used by run)", RunWorkerCommand,
-     nullptr, /*hidden=*/true},
 };
 
 int RunHelpCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err) {

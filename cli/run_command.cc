@@ -27,7 +27,7 @@ bool ReadReport(const std::string& path, report::Report* r, std::string* error) 
 }  // namespace
 
 int RunRunCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
-  const CampaignEnv env{SelfExecutablePath(), ::isatty(STDERR_FILENO) == 1};
+  const CampaignEnv env{::isatty(STDERR_FILENO) == 1};
   return RunRunCommandWith(args, env, out, err);
 }
 
@@ -41,7 +41,6 @@ int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env,
     case RunParse::kHelp: out << RunUsage(); return kExitOk;
     case RunParse::kRun: break;
   }
-  if (env.self_path.empty()) return UsageError(err, "run", "cannot find the shale binary to run workers");
   if (!report::MakeDirectories(options.out_dir + "/failures", &error)) {
     return UsageError(err, "run", error);
   }

@@ -15,7 +15,7 @@
 #include <cstring>
 
 #include "report/run_json.h"
-#include "worker_command.h"
+#include <iostream>
 
 namespace shale::cli {
 namespace {
@@ -78,9 +78,24 @@ void DrainBoth(Running* w) {
   Drain(&w->err_fd, &w->err, kStderrKeepBytes);
 }
 
-// Child side of fork: never returns. Only async-signal-safe calls.
-[[noreturn]] void ExecWorker(const char* path, char* const* argv, int out_fd, int err_fd,
-                             pid_t parent) {
+// Writes all of text to fd, retrying short writes. Child side only.
+bool WriteAll(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Child side of fork: runs the seed in this copy of the (single-threaded)
+// parent, writes its RunResult as one JSON line to stdout and exits without
+// running destructors or atexit handlers (a crashed run abandons its DB).
+// Never returns.
+[[noreturn]] void RunChild(const scenario::RunConfig& config, int out_fd, int err_fd,
+                           pid_t parent) {
 #ifdef __linux__
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);
@@ -89,21 +104,19 @@ void DrainBoth(Running* w) {
 #endif
   ::dup2(out_fd, STDOUT_FILENO);
   ::dup2(err_fd, STDERR_FILENO);
-  ::execv(path, argv);
-  static const char kMsg[] = "exec of the shale binary failed\n";
-  ssize_t ignored = ::write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
-  (void)ignored;
-  ::_exit(127);
+  const scenario::Scenario* s = scenario::FindScenario(config.scenario);
+  if (s == nullptr) {
+    (void)WriteAll(STDERR_FILENO, "unknown scenario '" + config.scenario + "'\n");
+    ::_exit(2);
+  }
+  scenario::RunResult result = s->Run(config);
+  result.trace.clear();
+  const bool written = WriteAll(STDOUT_FILENO, "\n" + report::EncodeRunResultLine(result) + "\n");
+  ::_exit(written ? 0 : 1);
 }
 
-// Starts `self worker ...` for config. False with *error on failure.
-bool Spawn(const std::string& self, const scenario::RunConfig& config, Running* w,
-           std::string* error) {
-  std::vector<std::string> args = WorkerArgv(config);
-  args.insert(args.begin(), self);
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+// Forks a worker for config. False with *error on failure.
+bool Spawn(const scenario::RunConfig& config, Running* w, std::string* error) {
   int out_pipe[2], err_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
     *error = std::string("pipe: ") + std::strerror(errno);
@@ -115,9 +128,13 @@ bool Spawn(const std::string& self, const scenario::RunConfig& config, Running* 
     ::close(out_pipe[1]);
     return false;
   }
+  // Nothing buffered may be written twice (once by the child).
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid == 0) ExecWorker(self.c_str(), argv.data(), out_pipe[1], err_pipe[1], parent);
+  if (pid == 0) RunChild(config, out_pipe[1], err_pipe[1], parent);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
   if (pid < 0) {
@@ -227,7 +244,7 @@ void RunWorkers(const PoolConfig& config, const std::vector<scenario::RunConfig>
       Running w;
       w.index = next++;
       std::string error;
-      if (Spawn(config.self_path, jobs[w.index], &w, &error)) {
+      if (Spawn(jobs[w.index], &w, &error)) {
         running.push_back(std::move(w));
         continue;
       }
@@ -254,16 +271,6 @@ void RunWorkers(const PoolConfig& config, const std::vector<scenario::RunConfig>
       on_done(o);
     }
   }
-}
-
-std::string SelfExecutablePath() {
-  // Exec "/proc/self/exe" itself, not the path it links to: it always names
-  // the image this process runs, even if the file was rebuilt or replaced
-  // during a long campaign (workers must run the same code as the parent).
-  char buf[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return "";
-  return "/proc/self/exe";
 }
 
 }  // namespace shale::cli

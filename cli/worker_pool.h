@@ -1,6 +1,11 @@
-// WorkerPool: runs one worker process per job (`<self> worker ...`, see
-// worker_command.h), at most `jobs` at a time, and turns whatever each one
-// does into a RunResult.
+// WorkerPool: runs each job in its own worker process, at most `jobs` at a
+// time, and turns whatever each one does into a RunResult.
+//
+// A worker is a fork of this process (no exec: no dynamic linking or
+// start-up per seed) that runs the job's scenario and writes its RunResult
+// as one JSON line (report/run_json.h) to its stdout, then _exits 0. So
+// scenarios must be registered before RunWorkers, and the calling process
+// must be single-threaded (fork copies only the calling thread).
 //
 // A worker that prints its JSON line and exits 0 yields its RunResult. One
 // that dies by a signal, exits otherwise, or prints no parsable line yields
@@ -13,7 +18,7 @@
 // its last few KiB), so worker noise never tears the progress bar. On Linux
 // each worker gets PR_SET_PDEATHSIG=SIGKILL: if the parent dies, so do they.
 //
-// Thread safety: single-threaded; RunWorkers blocks until every job is done
+// Thread safety: REQUIRES a single-threaded process; RunWorkers blocks until every job is done
 // and calls on_done on the calling thread, in completion order.
 #pragma once
 
@@ -27,7 +32,6 @@
 namespace shale::cli {
 
 struct PoolConfig {
-  std::string self_path;  // the binary exec'd as `self_path worker ...`
   int jobs = 1;           // concurrent workers, >= 1
   int64_t timeout_ms = 120'000;
 };
@@ -43,8 +47,5 @@ using OutcomeFn = std::function<void(const WorkerOutcome&)>;
 
 void RunWorkers(const PoolConfig& config, const std::vector<scenario::RunConfig>& jobs,
                 const OutcomeFn& on_done);
-
-// The running binary's path (/proc/self/exe), for PoolConfig::self_path.
-std::string SelfExecutablePath();
 
 }  // namespace shale::cli

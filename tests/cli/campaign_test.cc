@@ -51,7 +51,7 @@ struct TempDir {
 CliRun Run(std::vector<std::string> args) {
   testing::RegisterTestScenarios();
   std::ostringstream out, err;
-  const int code = RunRunCommandWith(args, CampaignEnv{SelfExecutablePath(), false}, out, err);
+  const int code = RunRunCommandWith(args, CampaignEnv{false}, out, err);
   return {code, out.str(), err.str()};
 }
 

@@ -2,15 +2,10 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <iostream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "scenarios/scenario.h"
-#include "worker_command.h"
 
 namespace shale::cli::testing {
 namespace {
@@ -61,30 +56,6 @@ class Crash : public scenario::Scenario {
   }
 };
 
-std::vector<std::string> CommandLine() {
-  std::ifstream f("/proc/self/cmdline", std::ios::binary);
-  const std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::vector<std::string> args;
-  size_t start = 0;
-  for (size_t i = 0; i < all.size(); ++i) {
-    if (all[i] != '\0') continue;
-    args.push_back(all.substr(start, i - start));
-    start = i + 1;
-  }
-  return args;
-}
-
-// Runs before Catch's main: this binary as `shale worker`.
-const bool kWorkerHook = [] {
-  const std::vector<std::string> args = CommandLine();
-  if (args.size() < 2 || args[1] != "worker") return false;
-  RegisterTestScenarios();
-  const std::vector<std::string> rest(args.begin() + 2, args.end());
-  const int code = RunWorkerCommand(rest, std::cout, std::cerr);
-  std::cout.flush();
-  std::exit(code);
-}();
-
 }  // namespace
 
 void RegisterTestScenarios() {
@@ -96,7 +67,6 @@ void RegisterTestScenarios() {
     return true;
   }();
   (void)registered;
-  (void)kWorkerHook;
 }
 
 }  // namespace shale::cli::testing

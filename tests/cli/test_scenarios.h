@@ -1,12 +1,5 @@
-// Scenario doubles for the CLI tests, and the hook that lets this test
-// binary act as its own `shale worker`.
-//
-// Why the test binary is its own worker: `shale run` execs `<self> worker
-// ...`, and the doubles exist only in this binary, so the child must be this
-// binary. Its main is Catch's (tests/catch_main.cc), so a static
-// initializer in test_scenarios.cc reads /proc/self/cmdline (Linux) and, if
-// argv[1] is "worker", registers the doubles, runs RunWorkerCommand and
-// exits before Catch starts. No extra target or build change is needed.
+// Scenario doubles for the CLI tests. `shale run` forks its workers from
+// the calling process, so doubles registered here run in them too.
 //
 //   test-fail-on-7  passes every seed except multiples of 7, which fail with
 //                   a fixed "durability" failure; trace_hash depends only on
