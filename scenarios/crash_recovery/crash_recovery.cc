@@ -122,6 +122,7 @@ class CrashRecoveryRun {
                   s.ToString());
     }
     for (const auto& [kind, n] : plan_->counts()) result_->faults_by_kind[kind] += n;
+    result_->options_drawn["deepest_level"] = std::to_string(deepest_level_);
     if (detected_) result_->options_drawn["ended"] = "damage detected: " + detected_what_;
     result_->passed = !state_.failed;
     result_->failure = state_.failure;
@@ -153,6 +154,7 @@ class CrashRecoveryRun {
     const int ops_per_phase = std::max(1, (config_.ops > 0 ? config_.ops : 2000) / (crashes + 1));
     for (int phase = 0; phase <= crashes && !state_.failed && !detected_; phase++) {
       RunClients(ops_per_phase, /*crash_after=*/phase < crashes);
+      NoteDeepestLevel();
       if (state_.failed) break;
       if (phase < crashes) {
         CrashAndRecover();
@@ -164,6 +166,17 @@ class CrashRecoveryRun {
       // ending its background tasks (a DB is never destroyed outside Run).
       sim_.Crash();
       (void)db_.release();
+    }
+  }
+
+  // Records the deepest level holding a file: the report shows whether the
+  // drawn sizes made the LSM tree deep (a test requires it often enough).
+  void NoteDeepestLevel() {
+    if (db_ == nullptr) return;
+    std::string files;
+    for (int level = deepest_level_ + 1;
+         db_->GetProperty("shale.num-files-at-level" + std::to_string(level), &files); level++) {
+      if (files != "0") deepest_level_ = level;
     }
   }
 
@@ -218,6 +231,7 @@ class CrashRecoveryRun {
           "client" + std::to_string(c), [this, seed, ops, clients, c] {
             RunClient(&state_, drawn_.workload, seed, ops / clients + 1, c);
             state_.clients_running--;
+            state_.NoteProgress();
           }));
     }
     if (!crash_after) {
@@ -227,9 +241,7 @@ class CrashRecoveryRun {
     // Crash once a random share of this phase's operations is done: the
     // clients, flush and compaction are wherever the schedule left them.
     const uint64_t target = state_.ops_done + sim_.rng()->Uniform(static_cast<uint64_t>(ops) + 1);
-    while (state_.ops_done < target && state_.clients_running > 0 && !state_.failed) {
-      sim_.runtime()->SleepForMicroseconds(20);
-    }
+    state_.WaitForOps(target);
     // The crashed process's threads and DB are abandoned, never destroyed
     // (their stacks are gone); see Simulation::Crash.
     for (auto& t : threads) (void)t.release();
@@ -351,6 +363,7 @@ class CrashRecoveryRun {
   WorkloadState state_;
   std::unique_ptr<FaultPlan> plan_;
   uint64_t faults_at_last_check_ = 0;
+  int deepest_level_ = 0;
   bool detected_ = false;
   std::string detected_what_;
   static constexpr int kMaxOpenAttempts = 8;

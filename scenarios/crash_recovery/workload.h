@@ -51,8 +51,27 @@ struct WorkloadState {
   bool failed = false;
   Failure failure;
   std::function<uint64_t()> step;  // the scheduler's step count, for reports
+
+  // Blocks the calling task (the scenario's main) until ops_done reaches
+  // target, no client runs, or the run failed. The client that gets there
+  // wakes it, so a waiting main costs no scheduling points.
+  // REQUIRES: runtime set; one waiter at a time.
+  void WaitForOps(uint64_t target);
+  // Called by clients after each operation and as they exit.
+  void NoteProgress();
+
   void Fail(const std::string& property, const std::string& key, const std::string& expected,
             const std::string& observed, const std::string& message);
+
+ private:
+  bool WaitOver() const { return ops_done >= wake_at_ops_ || clients_running == 0 || failed; }
+
+  // One mutex and condvar per wait: a crash may abandon a client that holds
+  // the last one, so a wait never reuses it. At most crashes + 1 per run.
+  std::vector<std::unique_ptr<Mutex>> wait_mus_;
+  std::unique_ptr<CondVar> wait_cv_;
+  bool waiting_ = false;
+  uint64_t wake_at_ops_ = 0;
 };
 
 // One client task's loop: `ops` operations drawn from rng, stopping early
