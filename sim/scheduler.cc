@@ -56,8 +56,10 @@ Status Scheduler::Run(std::function<void()> main) {
   if (!tasks_.empty() || in_task()) Die("Run called twice or from a task");
   if (options_.strategy == Strategy::kPct && options_.pct_expected_steps > 0) {
     for (int i = 1; i < options_.pct_depth; i++) {
-      change_points_.insert(s_.rng->Uniform(options_.pct_expected_steps));
+      change_points_.push_back(s_.rng->Uniform(options_.pct_expected_steps));
     }
+    // Descending, so the next one due is at the back.
+    std::sort(change_points_.begin(), change_points_.end(), std::greater<>());
   }
   next_ = Spawn("main", std::move(main));
   while (true) {
@@ -169,10 +171,12 @@ Scheduler::Decision Scheduler::Decide() {
     Fail("step budget exceeded: max_steps=" + std::to_string(options_.max_steps));
     return Decision::kEnd;
   }
-  if (!change_points_.empty() && change_points_.count(*s_.steps - 1) != 0 &&
-      !finished(current_)) {
-    tasks_[current_]->priority = --lowest_priority_;
+  bool change_point = false;
+  while (!change_points_.empty() && change_points_.back() <= *s_.steps - 1) {
+    change_point = change_point || change_points_.back() == *s_.steps - 1;
+    change_points_.pop_back();
   }
+  if (change_point && !finished(current_)) tasks_[current_]->priority = --lowest_priority_;
   while (true) {
     // Timers already due (set with a past deadline) fire before anything.
     while (!timers_.empty() && timers_.begin()->first.first <= *s_.now_ns) FireEarliestTimer();

@@ -142,7 +142,7 @@ class Scheduler {
   bool ended_ = false;
   Status end_;
   // PCT
-  std::set<uint64_t> change_points_;
+  std::vector<uint64_t> change_points_;  // PCT's, descending; popped as passed
   std::set<int64_t> used_priorities_;
   int64_t lowest_priority_ = 0;
   std::vector<TaskId> runnable_;  // scratch

@@ -86,32 +86,62 @@ State History::StateAtSequence(uint64_t seq) const {
   return state;
 }
 
-std::vector<Value> History::PossibleValues(const std::string& key, uint64_t since_acked) const {
+// The settled value without a copy: the newest early write's value, or the
+// base state's value (nullptr: absent) when no early write touched the key.
+struct History::Settled {
+  const Value* written = nullptr;
+  const std::string* base = nullptr;
+  bool Equals(const Value& v) const {
+    if (written != nullptr) return *written == v;
+    return base == nullptr ? !v.has_value() : v.has_value() && *v == *base;
+  }
+  Value Copy() const {
+    if (written != nullptr) return *written;
+    return base == nullptr ? Value() : Value(*base);
+  }
+};
+
+template <typename LaterFn>
+History::Settled History::VisitPossible(const std::string& key, uint64_t since_acked,
+                                        const LaterFn& on_later) const {
   // The value after every write acknowledged before the read began (the
   // newest of them by sequence), or what any later write gave the key.
-  auto base = base_.find(key);
-  Value settled = base == base_.end() ? Value() : Value(base->second);
+  Settled settled;
+  if (auto base = base_.find(key); base != base_.end()) settled.base = &base->second;
   uint64_t settled_seq = 0;
-  std::vector<Value> later;
   auto it = writes_by_key_.find(key);
-  if (it != writes_by_key_.end()) {
-    for (uint64_t id : it->second) {
-      const WriteRecord& w = writes_[id];
-      const bool early = w.ack_index < since_acked;
-      for (const KeyOp& op : w.ops) {
-        if (op.key != key) continue;
-        if (!early) {
-          later.push_back(op.value);
-        } else if (w.sequence >= settled_seq) {
-          settled = op.value;  // the last op of a batch on a key wins
-          settled_seq = w.sequence;
-        }
+  if (it == writes_by_key_.end()) return settled;
+  for (uint64_t id : it->second) {
+    const WriteRecord& w = writes_[id];
+    const bool early = w.ack_index < since_acked;
+    for (const KeyOp& op : w.ops) {
+      if (op.key != key) continue;
+      if (!early) {
+        on_later(op.value);
+      } else if (w.sequence >= settled_seq) {
+        settled.written = &op.value;  // the last op of a batch on a key wins
+        settled_seq = w.sequence;
       }
     }
   }
-  std::vector<Value> values{settled};
+  return settled;
+}
+
+std::vector<Value> History::PossibleValues(const std::string& key, uint64_t since_acked) const {
+  std::vector<Value> later;
+  const Settled settled =
+      VisitPossible(key, since_acked, [&](const Value& v) { later.push_back(v); });
+  std::vector<Value> values{settled.Copy()};
   values.insert(values.end(), later.begin(), later.end());
   return values;
+}
+
+bool History::IsPossible(const std::string& key, uint64_t since_acked,
+                         const Value& observed) const {
+  bool seen = false;
+  const Settled settled =
+      VisitPossible(key, since_acked, [&](const Value& v) { seen = seen || v == observed; });
+  return seen || settled.Equals(observed);
 }
 
 void History::AbandonPending() {

@@ -73,7 +73,12 @@ class History {
   // Values key may have while writes are in flight: its value with every
   // acknowledged write applied, or any value a pending, failed or
   // acknowledged write after `since_acked` gave it.
+  // The first is the settled value (every write acknowledged before
+  // since_acked applied); the rest are the later writes' values.
   std::vector<Value> PossibleValues(const std::string& key, uint64_t since_acked) const;
+  // True if observed is one of PossibleValues(key, since_acked), without
+  // copying any value (the per-read check).
+  bool IsPossible(const std::string& key, uint64_t since_acked, const Value& observed) const;
   uint64_t acked_count() const { return acked_count_; }
 
   // Exact state at a snapshot: base plus acked writes with sequence <= seq.
@@ -92,6 +97,11 @@ class History {
  private:
   // Acked writes sorted by sequence.
   std::vector<const WriteRecord*> AckedInOrder() const;
+
+  struct Settled;
+  template <typename LaterFn>
+  Settled VisitPossible(const std::string& key, uint64_t since_acked,
+                        const LaterFn& on_later) const;
 
   State base_;
   std::vector<WriteRecord> writes_;  // in issue order; index == id
