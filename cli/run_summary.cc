@@ -43,8 +43,15 @@ void PrintRunSummary(const report::Report& report, const std::string& report_pat
   out << "shale run: " << t.seeds << " seeds, " << t.passed << " passed, " << t.failed
       << (t.failed ? " FAILED" : " failed") << "\n";
   out << "  wall " << Fixed(wall_s, 1) << " s  " << Fixed(static_cast<double>(t.seeds) * per_s, 1)
-      << " seeds/s  " << Fixed(static_cast<double>(t.ops) * per_s, 0) << " simulated ops/s"
+      << " seeds/s  " << Fixed(static_cast<double>(t.ops) * per_s, 0) << " workload ops/s  "
+      << Fixed(static_cast<double>(t.engine_ops) * per_s, 0) << " engine ops/s"
       << "  simulated time " << Fixed(static_cast<double>(t.sim_time_ns) / 1e9, 3) << " s\n";
+  uint64_t worker_ms = 0;
+  for (const report::SeedEntry& e : report.entries) worker_ms += e.wall_ms;
+  const double per_worker_s = worker_ms > 0 ? 1000.0 / static_cast<double>(worker_ms) : 0.0;
+  out << "  per worker second (one core): " << Fixed(static_cast<double>(t.seeds) * per_worker_s, 1)
+      << " seeds, " << Fixed(static_cast<double>(t.ops) * per_worker_s, 0) << " workload ops, "
+      << Fixed(static_cast<double>(t.engine_ops) * per_worker_s, 0) << " engine ops\n";
   out << "  faults injected: " << JoinCounts(t.faults_by_kind) << "\n";
   out << "  failures by property: " << JoinCounts(t.failures_by_property) << "\n";
   PrintFailures(report, out);

@@ -1,11 +1,16 @@
 // The end-of-campaign summary `shale run` prints on stdout:
 //   shale run: 1000 seeds, 998 passed, 2 FAILED
-//     wall 12.3 s  81.3 seeds/s  162000 simulated ops/s  simulated time 5012.4 s
+//     wall 12.3 s  81.3 seeds/s  162000 workload ops/s  510000 engine ops/s  simulated time 5012.4 s
+//     per worker second (one core): 40.6 seeds, 81000 workload ops, 255000 engine ops
 //     faults injected: eio=120 power_loss=400 ...
 //     failures by property: durability=2
 //     FAILED crash-recovery seed 77: durability key 'k' expected 'v' observed ''
 //       replay: build/shale replay out/.../failures/crash-recovery-77.json
 //   report: out/.../report.json
+// Workload ops are the scenario's operations; engine ops count the engine
+// calls they made as db_bench counts (RunResult::engine_ops). "Per worker
+// second" divides by the summed wall time of the seeds' worker processes
+// (fork to exit): the throughput of one core, whatever --jobs was.
 // The first kMaxListedFailures failed seeds are listed one by one.
 //
 // Thread safety: stateless.

@@ -53,7 +53,8 @@ CampaignInfo CampaignFromJson(const json& j) {
 
 json TotalsToJson(const Totals& t) {
   return json{{"seeds", t.seeds},   {"passed", t.passed},   {"failed", t.failed},
-              {"ops", t.ops},       {"crashes", t.crashes}, {"steps", t.steps},
+              {"ops", t.ops},       {"engine_ops", t.engine_ops},
+              {"crashes", t.crashes}, {"steps", t.steps},
               {"sim_time_ns", t.sim_time_ns}, {"faults", t.faults_by_kind},
               {"failures_by_property", t.failures_by_property}};
 }
@@ -71,6 +72,7 @@ Totals ComputeTotals(const std::vector<SeedEntry>& entries) {
     ++t.seeds;
     ++(r.passed ? t.passed : t.failed);
     t.ops += r.ops;
+    t.engine_ops += r.engine_ops;
     t.crashes += r.crashes;
     t.steps += r.steps;
     t.sim_time_ns += r.sim_time_ns;

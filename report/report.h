@@ -50,6 +50,7 @@ struct Totals {
   uint64_t passed = 0;
   uint64_t failed = 0;
   uint64_t ops = 0;
+  uint64_t engine_ops = 0;
   uint64_t crashes = 0;
   uint64_t steps = 0;
   uint64_t sim_time_ns = 0;

@@ -31,6 +31,7 @@ json RunResultToJson(const scenario::RunResult& r, bool trace_hash_known) {
             {"verdict", r.passed ? "pass" : "fail"},
             {"trace_hash", trace_hash_known ? json(TraceHashHex(r.trace_hash)) : json(nullptr)},
             {"ops", r.ops},
+            {"engine_ops", r.engine_ops},
             {"crashes", r.crashes},
             {"steps", r.steps},
             {"sim_time_ns", r.sim_time_ns},
@@ -55,6 +56,7 @@ scenario::RunResult RunResultFromJson(const json& j, bool* trace_hash_known) {
     throw std::runtime_error("trace_hash is not 0x + 16 hex digits");
   }
   r.ops = j.value("ops", uint64_t{0});
+  r.engine_ops = j.value("engine_ops", uint64_t{0});
   r.crashes = j.value("crashes", uint64_t{0});
   r.steps = j.value("steps", uint64_t{0});
   r.sim_time_ns = j.value("sim_time_ns", uint64_t{0});

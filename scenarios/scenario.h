@@ -45,6 +45,10 @@ struct RunResult {
   Failure failure;                                // when !passed
   uint64_t trace_hash = 0;
   uint64_t ops = 0;                               // workload operations done
+  // Engine calls those made, counted as db_bench counts: each key written
+  // (a batch of n is n), each Get, each iterator Seek/Next/Prev, each
+  // Flush/CompactRange/SyncWAL. Checker reads after recovery not included.
+  uint64_t engine_ops = 0;
   uint64_t crashes = 0;
   uint64_t sim_time_ns = 0;
   uint64_t steps = 0;                             // scheduling points

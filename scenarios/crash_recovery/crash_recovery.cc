@@ -127,6 +127,7 @@ class CrashRecoveryRun {
     result_->passed = !state_.failed;
     result_->failure = state_.failure;
     result_->ops = state_.ops_done;
+    result_->engine_ops = state_.engine_ops;
     result_->trace_hash = sim_.trace()->value();
     result_->sim_time_ns = sim_.now_ns();
     result_->steps = sim_.steps();

@@ -73,6 +73,7 @@ class Client {
     wo.disable_wal = !wo.sync && rng_.OneIn(static_cast<uint64_t>(o_.no_wal_one_in));
     const uint64_t id = s_->history->BeginWrite(std::move(ops), !wo.disable_wal, wo.sync);
     const Status st = s_->db->Write(wo, &wb);
+    s_->engine_ops += static_cast<uint64_t>(n);
     s_->history->EndWrite(id, st, WriteBatchInternal::Sequence(&wb));
     CheckStatus(st, "Write");
   }
@@ -82,6 +83,7 @@ class Client {
     const uint64_t since = s_->history->acked_count();
     std::string value;
     const Status st = s_->db->Get(ReadOptions(), key, &value);
+    s_->engine_ops++;
     if (!st.ok() && !st.IsNotFound()) return CheckStatus(st, "Get");
     const Value observed = st.ok() ? Value(value) : Value();
     CheckPossible(key, observed, since, "Get");
@@ -105,6 +107,7 @@ class Client {
         backward.emplace_back(it->key().ToString(), it->value().ToString());
       }
     }
+    s_->engine_ops += 2 + forward.size() + backward.size();  // Seek, SeekForPrev, Next/Prev each
     if (!it->status().ok()) return CheckStatus(it->status(), "Iterator");
     std::reverse(backward.begin(), backward.end());
     if (forward != backward) {
@@ -157,12 +160,14 @@ class Client {
       }
     }
     s_->db->ReleaseSnapshot(snap);
+    s_->engine_ops += 2 * keys.size() + 2;
     CheckStatus(st, "Flush/CompactRange");
   }
 
   void Barrier(bool flush) {
     const uint64_t token = s_->history->DurabilityBarrierStart();
     const Status st = flush ? s_->db->Flush(FlushOptions()) : s_->db->SyncWAL();
+    s_->engine_ops++;
     if (st.ok()) {
       flush ? s_->history->FlushDone(token) : s_->history->SyncWalDone(token);
     }
@@ -174,6 +179,7 @@ class Client {
     if (b < a) std::swap(a, b);
     Slice lo(a), hi(b);
     CheckStatus(s_->db->CompactRange(CompactRangeOptions(), &lo, &hi), "CompactRange");
+    s_->engine_ops++;
   }
 
   void CheckPossible(const std::string& key, const Value& observed, uint64_t since,

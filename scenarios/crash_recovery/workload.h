@@ -46,6 +46,7 @@ struct WorkloadState {
   History* history = nullptr;
   Runtime* runtime = nullptr;
   uint64_t ops_done = 0;
+  uint64_t engine_ops = 0;  // see RunResult::engine_ops
   int phase = 0;  // crashes so far: makes every written value unique
   int clients_running = 0;
   bool failed = false;

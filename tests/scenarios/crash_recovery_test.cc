@@ -72,3 +72,18 @@ TEST_CASE("crash-recovery finds every planted bug and the failure replays", "[sc
     REQUIRE(again.failure.key == failure.failure.key);
   }
 }
+
+// The drawn sizes keep the LSM tree deep: many files and >= 3 levels (a file
+// at level 2 or deeper) in at least a quarter of default-size runs.
+TEST_CASE("crash-recovery runs form three or more levels", "[scenario]") {
+  int deep = 0;
+  constexpr int kSeeds = 40;
+  for (uint64_t seed = 1; seed <= kSeeds; seed++) {
+    const RunResult r = RunSeed(seed, 2000, 3);
+    REQUIRE(r.passed);
+    REQUIRE(r.options_drawn.count("deepest_level") == 1);
+    if (std::stoi(r.options_drawn.at("deepest_level")) >= 2) deep++;
+  }
+  INFO(deep << " of " << kSeeds << " runs reached level 2");
+  REQUIRE(deep * 4 >= kSeeds);
+}
