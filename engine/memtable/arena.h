@@ -9,9 +9,11 @@
 //
 // Ownership: the Arena owns every block; pointers it hands out stay valid
 // until the Arena is destroyed.
-// Thread safety: Allocate and AllocateAligned are for one thread at a time (the memtable's
-// single writer). MemoryUsage() may be called from any thread concurrently
-// with an allocation (it reads an atomic).
+// Thread safety: Allocate and AllocateAligned are for one thread at a time
+// (the memtable's single writer, or concurrent writers that each hold the
+// memtable's concurrent-write mutex while they allocate). MemoryUsage() may
+// be called from any thread concurrently with an allocation (it reads an
+// atomic).
 #pragma once
 
 #include <atomic>

@@ -6,6 +6,7 @@
 #include "memtable/arena.h"
 #include "memtable/skiplist.h"
 #include "util/coding.h"
+#include "util/mutexlock.h"
 
 namespace shale {
 namespace {
@@ -57,6 +58,29 @@ struct EntryComparator {
 };
 
 using Table = SkipList<const char*, EntryComparator>;
+
+// Bytes of an encoded entry (see memtable.h).
+inline size_t EntryBytes(const Slice& key, const Slice& value) {
+  const size_t ikey_bytes = key.size() + kInternalKeyTrailerBytes;
+  return static_cast<size_t>(VarintLength(ikey_bytes)) + ikey_bytes +
+         static_cast<size_t>(VarintLength(value.size())) + value.size();
+}
+
+// Writes the entry for (key, seq, type, value) at entry.
+// REQUIRES: entry has EntryBytes(key, value) bytes.
+inline void EncodeEntry(char* entry, size_t entry_bytes, SequenceNumber seq, ValueType type,
+                        const Slice& key, const Slice& value) {
+  const size_t ikey_bytes = key.size() + kInternalKeyTrailerBytes;
+  char* p = EncodeVarint32(entry, static_cast<uint32_t>(ikey_bytes));
+  std::memcpy(p, key.data(), key.size());
+  p += key.size();
+  EncodeFixed64(p, PackSequenceAndType(seq, type));
+  p += kInternalKeyTrailerBytes;
+  p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
+  if (!value.empty()) std::memcpy(p, value.data(), value.size());
+  assert(p + value.size() == entry + entry_bytes);
+  (void)entry_bytes;
+}
 
 }  // namespace
 
@@ -114,8 +138,9 @@ class MemTableIterator final : public Iterator {
 
 }  // namespace
 
-MemTable::MemTable(const InternalKeyComparator& comparator, size_t arena_block_bytes)
-    : rep_(std::make_unique<Rep>(comparator, arena_block_bytes)) {}
+MemTable::MemTable(const InternalKeyComparator& comparator, size_t arena_block_bytes,
+                   Mutex* concurrent_mu)
+    : rep_(std::make_unique<Rep>(comparator, arena_block_bytes)), concurrent_mu_(concurrent_mu) {}
 
 MemTable::~MemTable() { assert(refs_.load(std::memory_order_relaxed) == 0); }
 
@@ -132,25 +157,37 @@ Iterator* MemTable::NewIterator() { return new MemTableIterator(&rep_->table); }
 void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& key, const Slice& value) {
   assert(seq <= kMaxSequenceNumber);
   assert(type == kTypeValue || type == kTypeDeletion);
-  const size_t ikey_bytes = key.size() + kInternalKeyTrailerBytes;
-  const size_t entry_bytes = static_cast<size_t>(VarintLength(ikey_bytes)) + ikey_bytes +
-                             static_cast<size_t>(VarintLength(value.size())) + value.size();
+  const size_t entry_bytes = EntryBytes(key, value);
   char* const entry = rep_->table.AllocatePayload(entry_bytes);
-  char* p = EncodeVarint32(entry, static_cast<uint32_t>(ikey_bytes));
-  std::memcpy(p, key.data(), key.size());
-  p += key.size();
-  EncodeFixed64(p, PackSequenceAndType(seq, type));
-  p += kInternalKeyTrailerBytes;
-  p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
-  if (!value.empty()) std::memcpy(p, value.data(), value.size());
-  assert(p + value.size() == entry + entry_bytes);
+  EncodeEntry(entry, entry_bytes, seq, type, key, value);
   rep_->table.InsertPayload(entry);
+  CountEntry(seq, type);
+}
 
+void MemTable::AddConcurrently(SequenceNumber seq, ValueType type, const Slice& key,
+                               const Slice& value) {
+  assert(concurrent_mu_ != nullptr);
+  assert(seq <= kMaxSequenceNumber);
+  assert(type == kTypeValue || type == kTypeDeletion);
+  const size_t entry_bytes = EntryBytes(key, value);
+  Table::Reservation reserved;
+  {
+    MutexLock lock(concurrent_mu_);  // the arena and the height draw only
+    reserved = rep_->table.ReserveNode(entry_bytes);
+  }
+  EncodeEntry(reserved.payload, entry_bytes, seq, type, key, value);
+  rep_->table.InsertConcurrently(reserved, reserved.payload);
+  CountEntry(seq, type);
+}
+
+void MemTable::CountEntry(SequenceNumber seq, ValueType type) {
   num_entries_.fetch_add(1, std::memory_order_relaxed);
   if (type == kTypeDeletion) num_deletes_.fetch_add(1, std::memory_order_relaxed);
+  // CAS-min: a concurrent writer with a smaller seq may win; then stop.
   SequenceNumber first = first_seq_.load(std::memory_order_relaxed);
   while (seq < first && !first_seq_.compare_exchange_weak(first, seq, std::memory_order_relaxed)) {
   }
+  assert(first_seq_.load(std::memory_order_relaxed) <= seq);
 }
 
 bool MemTable::Get(const LookupKey& key, std::string* value, Status* s) {

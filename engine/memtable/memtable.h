@@ -5,8 +5,16 @@
 //   varint32(internal_key_size) | internal_key | varint32(value_size) | value
 //
 // Ownership: reference counted; Ref()/Unref(), deleted when the count drops
-// to zero. Thread safety: one writer at a time (the DB serializes writers);
-// any number of concurrent readers without locks.
+// to zero. The concurrent-write mutex (if any) is borrowed, not owned.
+// Thread safety: any number of concurrent readers without locks, alongside
+// writers in ONE of two modes (never both at once on the same memtable):
+//  * Add: one writer at a time (the DB serializes writers).
+//  * AddConcurrently: any number of writers at once (RocksDB's
+//    allow_concurrent_memtable_write). REQUIRES a memtable constructed with
+//    a concurrent_mu; it is held only to allocate the entry and draw its
+//    skiplist height, and the entry is linked lock-free.
+// Switching modes needs a quiescent point (e.g. the DB's write-group leader
+// handing off), so that no Add overlaps an AddConcurrently.
 #pragma once
 
 #include <atomic>
@@ -20,10 +28,16 @@
 
 namespace shale {
 
+class Mutex;
+
 class MemTable {
  public:
   // arena_block_bytes: see Arena (the DB passes write_buffer_size / 8).
-  explicit MemTable(const InternalKeyComparator& comparator, size_t arena_block_bytes = 4096);
+  // concurrent_mu: enables AddConcurrently; the DB gets it from
+  // Runtime::NewMutex, so it works for real threads and simulator tasks.
+  // REQUIRES: concurrent_mu (if non-null) outlives the memtable.
+  explicit MemTable(const InternalKeyComparator& comparator, size_t arena_block_bytes = 4096,
+                    Mutex* concurrent_mu = nullptr);
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
 
@@ -42,6 +56,13 @@ class MemTable {
   // (key, seq) pair is new.
   void Add(SequenceNumber seq, ValueType type, const Slice& key, const Slice& value);
 
+  // As Add, safe against other AddConcurrently calls and readers.
+  // REQUIRES: constructed with a concurrent_mu; the caller does not hold it;
+  // no Add runs concurrently; the (key, seq) pair is new and not being added
+  // by another writer.
+  void AddConcurrently(SequenceNumber seq, ValueType type, const Slice& key, const Slice& value);
+  bool allows_concurrent_add() const { return concurrent_mu_ != nullptr; }
+
   // If the newest entry for key.user_key() with sequence <= key's sequence
   // is a value, sets *value and returns true with *s OK; if it is a deletion,
   // returns true with *s NotFound. Returns false if there is no such entry.
@@ -59,9 +80,12 @@ class MemTable {
  private:
   struct Rep;
   ~MemTable();
+  // Counts an added entry; exact under concurrent writers.
+  void CountEntry(SequenceNumber seq, ValueType type);
 
   std::atomic<int> refs_{0};
   std::unique_ptr<Rep> rep_;
+  Mutex* const concurrent_mu_;  // guards arena allocation + height draw in AddConcurrently
   std::atomic<uint64_t> num_entries_{0};
   std::atomic<uint64_t> num_deletes_{0};
   std::atomic<SequenceNumber> first_seq_{kMaxSequenceNumber};

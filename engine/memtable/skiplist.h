@@ -10,12 +10,18 @@
 //
 // Ownership: nodes live in the Arena passed to the constructor, which must
 // outlive the list; the list owns nothing else.
-// Thread safety: one writer at a time (external synchronization). Readers
-// need no lock and may run concurrently with the writer: a node is fully
-// initialized before it is published with a release store, and readers
-// follow links with acquire loads. Insert links a node bottom-up, level by
-// level; a later concurrent-inserter version can replace each level's
-// release store with a compare-exchange on the same atomic links.
+// Thread safety: two write modes, never mixed on one list at the same time.
+//  * Single writer: Insert, or AllocatePayload + InsertPayload, one thread at
+//    a time (external synchronization).
+//  * Concurrent writers: ReserveNode (under a lock the caller holds, because
+//    the arena and the height generator are single-threaded), then
+//    InsertConcurrently (no lock: it links the node with compare-exchange and
+//    may run on any number of threads at once).
+// Readers need no lock in either mode and may run concurrently with writers:
+// a node is fully initialized before it is published with a release store
+// (or a release compare-exchange), and readers follow links with acquire
+// loads. Both modes link a node bottom-up, so a node reachable at level i is
+// already linked at every level below i.
 #pragma once
 
 #include <atomic>
@@ -53,6 +59,25 @@ class SkipList {
   // Key is constructible from the payload pointer.
   char* AllocatePayload(size_t payload_bytes);
   void InsertPayload(const Key& key);
+
+  // A node reserved by ReserveNode, not yet in the list.
+  struct Reservation {
+    char* node_mem = nullptr;  // aligned room for the node's links
+    char* payload = nullptr;   // payload_bytes for the caller, right after the node
+    int height = 0;            // levels the node will be linked at
+  };
+  // Concurrent insert, step 1: draws a height and allocates a node with
+  // payload_bytes of caller memory after it (payload_bytes may be 0).
+  // REQUIRES: the caller holds a lock that every ReserveNode caller on this
+  // list holds (it touches the arena and the height generator, as do the
+  // single-writer calls, which must not run concurrently).
+  [[nodiscard]] Reservation ReserveNode(size_t payload_bytes);
+  // Concurrent insert, step 2: links the reserved node holding key. Thread
+  // safe with other InsertConcurrently calls and with readers; needs no lock.
+  // REQUIRES: r came from ReserveNode and is inserted once; no key comparing
+  // equal to key is in the list or being inserted; no single-writer call
+  // runs concurrently.
+  void InsertConcurrently(const Reservation& r, const Key& key);
   bool Contains(const Key& key) const;
 
   // A cursor over the list. Stays valid while the list exists; sees every
@@ -122,6 +147,15 @@ class SkipList {
   static Node* ConstructNode(char* mem, const Key& key, int height);
   // Links x (of the given height) in. REQUIRES: key(x) is not in the list.
   void LinkNode(Node* x, int height);
+  // As LinkNode, safe against other LinkNodeConcurrently calls.
+  void LinkNodeConcurrently(Node* x, int height);
+  // Raises max_height_ to at least height (a CAS loop; never lowers it).
+  void RaiseMaxHeight(int height);
+  // Walks level `level` forward from before (a node < key linked at that
+  // level, or head_) to the splice for key: *prev < key <= *next (or
+  // *next == nullptr).
+  void FindSpliceForLevel(const Key& key, Node* before, int level, Node** prev,
+                          Node** next) const;
   // First node >= key, or nullptr. Fills prev[level] with the last node <
   // key at each level if prev is non-null.
   Node* FindGreaterOrEqual(const Key& key, Node** prev) const;
@@ -153,6 +187,13 @@ struct SkipList<Key, Cmp>::Node {
     next_[level].store(x, std::memory_order_release);
   }
   Node* NoBarrierNext(int level) const { return next_[level].load(std::memory_order_relaxed); }
+  // Replaces the link expected with x; on success publishes x (release).
+  // Returns false, changing nothing, if the link is no longer expected.
+  bool CasNext(int level, Node* expected, Node* x) {
+    assert(level >= 0);
+    return next_[level].compare_exchange_strong(expected, x, std::memory_order_release,
+                                                std::memory_order_relaxed);
+  }
   void NoBarrierSetNext(int level, Node* x) { next_[level].store(x, std::memory_order_relaxed); }
 
   const Key key;
@@ -266,11 +307,10 @@ void SkipList<Key, Cmp>::Insert(const Key& key) {
 
 template <typename Key, class Cmp>
 char* SkipList<Key, Cmp>::AllocatePayload(size_t payload_bytes) {
-  assert(pending_node_ == nullptr);
-  pending_height_ = RandomHeight();
-  const size_t node_bytes = NodeBytes(pending_height_);
-  pending_node_ = arena_->AllocateAligned(node_bytes + payload_bytes);
-  return pending_node_ + node_bytes;
+  const Reservation r = ReserveNode(payload_bytes);
+  pending_node_ = r.node_mem;
+  pending_height_ = r.height;
+  return r.payload;
 }
 
 template <typename Key, class Cmp>
@@ -302,6 +342,86 @@ void SkipList<Key, Cmp>::LinkNode(Node* x, int height) {
     prev[i]->SetNext(i, x);
   }
   assert(prev[0] == head_ || cmp_(prev[0]->key, key) < 0);
+  assert(x->Next(0) == nullptr || cmp_(key, x->Next(0)->key) < 0);
+}
+
+template <typename Key, class Cmp>
+typename SkipList<Key, Cmp>::Reservation SkipList<Key, Cmp>::ReserveNode(size_t payload_bytes) {
+  assert(pending_node_ == nullptr);  // no AllocatePayload waiting for its InsertPayload
+  Reservation r;
+  r.height = RandomHeight();
+  const size_t node_bytes = NodeBytes(r.height);
+  r.node_mem = arena_->AllocateAligned(node_bytes + payload_bytes);
+  r.payload = r.node_mem + node_bytes;
+  return r;
+}
+
+template <typename Key, class Cmp>
+void SkipList<Key, Cmp>::InsertConcurrently(const Reservation& r, const Key& key) {
+  assert(r.node_mem != nullptr);
+  assert(r.height >= 1 && r.height <= kMaxHeight);
+  LinkNodeConcurrently(ConstructNode(r.node_mem, key, r.height), r.height);
+}
+
+template <typename Key, class Cmp>
+void SkipList<Key, Cmp>::RaiseMaxHeight(int height) {
+  int current = max_height_.load(std::memory_order_relaxed);
+  while (height > current &&
+         !max_height_.compare_exchange_weak(current, height, std::memory_order_relaxed)) {
+  }
+  assert(max_height_.load(std::memory_order_relaxed) >= height);
+}
+
+template <typename Key, class Cmp>
+void SkipList<Key, Cmp>::FindSpliceForLevel(const Key& key, Node* before, int level, Node** prev,
+                                            Node** next) const {
+  assert(before == head_ || cmp_(before->key, key) < 0);
+  Node* x = before;
+  while (true) {
+    Node* after = x->Next(level);
+    if (!KeyIsAfterNode(key, after)) {
+      assert(after == nullptr || cmp_(key, after->key) != 0);  // duplicates are not allowed
+      *prev = x;
+      *next = after;
+      return;
+    }
+    x = after;
+  }
+}
+
+template <typename Key, class Cmp>
+void SkipList<Key, Cmp>::LinkNodeConcurrently(Node* x, int height) {
+  const Key& key = x->key;
+  // Readers that see the raised height before x is linked find nullptr or
+  // older nodes at the new levels: still correct (see LinkNode).
+  RaiseMaxHeight(height);
+  // The splice at every level, top-down; each level starts from the level
+  // above's prev, which is linked at this level too (bottom-up linking).
+  Node* prev[kMaxHeight];
+  Node* next[kMaxHeight];
+  Node* before = head_;
+  for (int level = GetMaxHeight() - 1; level >= 0; level--) {
+    Node* level_prev;
+    Node* level_next;
+    FindSpliceForLevel(key, before, level, &level_prev, &level_next);
+    if (level < height) {
+      prev[level] = level_prev;
+      next[level] = level_next;
+    }
+    before = level_prev;
+  }
+  // Bottom-up: x is visible at level i only after it is linked below i.
+  // Until the CAS at level i succeeds no reader follows x's link i, so it
+  // may be rewritten without a barrier; the release CAS publishes it.
+  for (int i = 0; i < height; i++) {
+    while (true) {
+      x->NoBarrierSetNext(i, next[i]);
+      if (prev[i]->CasNext(i, next[i], x)) break;
+      // Another writer linked a node after prev[i]; prev[i] stays < key and
+      // in the list, so the new splice is further along from it.
+      FindSpliceForLevel(key, prev[i], i, &prev[i], &next[i]);
+    }
+  }
   assert(x->Next(0) == nullptr || cmp_(key, x->Next(0)->key) < 0);
 }
 

@@ -50,18 +50,27 @@ Status ParseRecords(const Slice& rep, WriteBatch::Handler* handler) {
   return Status::OK();
 }
 
-// Adds each record to a memtable with consecutive sequence numbers.
+// Adds each record to a memtable with consecutive sequence numbers, through
+// MemTable::AddConcurrently if concurrent, else MemTable::Add.
 class MemTableInserter final : public WriteBatch::Handler {
  public:
-  MemTableInserter(SequenceNumber first_seq, MemTable* mem) : seq_(first_seq), mem_(mem) {}
-  void Put(const Slice& key, const Slice& value) override {
-    mem_->Add(seq_++, kTypeValue, key, value);
-  }
-  void Delete(const Slice& key) override { mem_->Add(seq_++, kTypeDeletion, key, Slice()); }
+  MemTableInserter(SequenceNumber first_seq, MemTable* mem, bool concurrent)
+      : seq_(first_seq), mem_(mem), concurrent_(concurrent) {}
+  void Put(const Slice& key, const Slice& value) override { Add(kTypeValue, key, value); }
+  void Delete(const Slice& key) override { Add(kTypeDeletion, key, Slice()); }
 
  private:
+  void Add(ValueType type, const Slice& key, const Slice& value) {
+    if (concurrent_) {
+      mem_->AddConcurrently(seq_++, type, key, value);
+    } else {
+      mem_->Add(seq_++, type, key, value);
+    }
+  }
+
   SequenceNumber seq_;
   MemTable* const mem_;
+  const bool concurrent_;
 };
 
 }  // namespace
@@ -123,7 +132,9 @@ Status WriteBatchInternal::SetContents(WriteBatch* batch, const Slice& contents)
   return Status::OK();
 }
 
-Status WriteBatchInternal::InsertInto(const WriteBatch* batch, MemTable* memtable) {
+Status WriteBatchInternal::InsertInto(const WriteBatch* batch, MemTable* memtable,
+                                      bool concurrent) {
+  assert(!concurrent || memtable->allows_concurrent_add());
   Status s = ParseRecords(batch->rep_, nullptr);  // validate all before inserting any
   if (!s.ok()) return s;
   const SequenceNumber first = Sequence(batch);
@@ -131,7 +142,7 @@ Status WriteBatchInternal::InsertInto(const WriteBatch* batch, MemTable* memtabl
   if (count > 0 && (first > kMaxSequenceNumber || kMaxSequenceNumber - first < count - 1)) {
     return Status::Corruption("write batch: sequence numbers overflow");
   }
-  MemTableInserter inserter(first, memtable);
+  MemTableInserter inserter(first, memtable, concurrent);
   s = ParseRecords(batch->rep_, &inserter);
   assert(s.ok());  // the same bytes parsed cleanly above
   return s;

@@ -31,7 +31,13 @@ class WriteBatchInternal {
   // Inserts every record into memtable, numbering them Sequence(batch),
   // Sequence(batch)+1, ... Corruption if the batch is malformed (nothing is
   // inserted then: the batch is validated first).
-  [[nodiscard]] static Status InsertInto(const WriteBatch* batch, MemTable* memtable);
+  // concurrent=false: uses MemTable::Add (REQUIRES: the only writer).
+  // concurrent=true: uses MemTable::AddConcurrently, so several batches with
+  // disjoint sequence ranges may be inserted at once from different threads.
+  // REQUIRES then: memtable was constructed with a concurrent mutex; no
+  // non-concurrent insert runs at the same time.
+  [[nodiscard]] static Status InsertInto(const WriteBatch* batch, MemTable* memtable,
+                                         bool concurrent = false);
 
   // Appends src's records to dst (dst's sequence is kept).
   static void Append(WriteBatch* dst, const WriteBatch* src);
