@@ -56,6 +56,9 @@ DBImpl::DBImpl(const Options& sanitized, const std::string& dbname)
       mutex_(runtime_->NewMutex()),
       bg_cv_(runtime_->NewCondVar(mutex_.get())),
       tmp_batch_(new WriteBatch) {
+  if (options_.allow_concurrent_memtable_write || options_.unordered_write) {
+    memtable_mu_ = runtime_->NewMutex();
+  }
   table_options_.comparator = &internal_comparator_;
   table_options_.block_size = options_.block_size;
   table_options_.block_restart_interval = options_.block_restart_interval;
@@ -83,6 +86,13 @@ DBImpl::~DBImpl() {
 
 Status DB::Open(const Options& options, const std::string& dbname, std::unique_ptr<DB>* dbptr) {
   dbptr->reset();
+  if (options.unordered_write && options.enable_pipelined_write) {
+    return Status::NotSupported("unordered_write is not compatible with enable_pipelined_write");
+  }
+  if (options.unordered_write && !options.allow_concurrent_memtable_write) {
+    return Status::InvalidArgument(
+        "unordered_write requires allow_concurrent_memtable_write");
+  }
   auto impl = std::make_unique<DBImpl>(SanitizeOptions(options), dbname);
   Status s = impl->OpenImpl();
   if (s.ok()) *dbptr = std::move(impl);
@@ -97,7 +107,10 @@ Status DBImpl::Close() {
     // Refuse new writes and manual compactions, then let the ones in flight
     // finish: only a front writer may switch memtables or touch log_.
     closed_ = true;
-    while (!writers_.empty() || manual_compactions_running_ > 0) bg_cv_->Wait();
+    while (!writers_.empty() || !memtable_groups_.empty() || pending_memtable_writes_ > 0 ||
+           manual_compactions_running_ > 0) {
+      bg_cv_->Wait();
+    }
     // Writes made without the WAL live only in memory: flush them, as
     // RocksDB does on close (avoid_flush_during_shutdown=false).
     if (has_unpersisted_data_ && bg_error_.ok() && flush_thread_ != nullptr) {

@@ -2,8 +2,9 @@
 //
 // Structure (RocksDB's, reduced):
 //   * Writers queue up; the front writer leads a write group: it appends one
-//     WAL record for the whole group (and syncs at most once), inserts into
-//     the active memtable, then publishes the group's last sequence.
+//     WAL record for the whole group (and syncs at most once); then, per
+//     write mode (db_impl_write_group.cc), the batches go into the active
+//     memtable and the group's last sequence is published.
 //   * A full memtable becomes immutable (imm_, oldest first) with a fresh
 //     WAL; the flush thread writes the oldest immutable memtable to an L0
 //     SST and records it in the MANIFEST (which also retires its WAL).
@@ -66,8 +67,11 @@ class DBImpl final : public DB {
   // Open's work: recover, start a WAL, start background threads.
   [[nodiscard]] Status OpenImpl();
 
- private:
+  // The write path's records (db_impl_writer.h).
   struct Writer;
+  struct WriteGroup;
+
+ private:
   struct CompactionState;
   friend class DB;
 
@@ -78,14 +82,28 @@ class DBImpl final : public DB {
                                      SequenceNumber* max_sequence, bool* stop);
   [[nodiscard]] Status NewWAL();  // REQUIRES: mutex_ held
 
-  // ---- writes (db_impl_write.cc)
-  [[nodiscard]] Status WriteImpl(Writer* w);
-  [[nodiscard]] Status MakeRoomForWrite(bool force);  // REQUIRES: mutex_ held, front writer
-  WriteBatch* BuildBatchGroup(Writer** last_writer);  // REQUIRES: mutex_ held
-  // After a group write, stamps each writer's batch with the sequence of its
-  // first record (as RocksDB does), so callers can learn the order of
-  // their writes. REQUIRES: mutex_ held; the group is still queued.
-  void StampGroupSequences(SequenceNumber first, Writer* last_writer);
+  // ---- writes (db_impl_write.cc, db_impl_write_group.cc; all REQUIRE mutex_ held)
+  [[nodiscard]] Status WriteImpl(Writer* w);  // takes mutex_
+  // The front writer's job: make room, write the group's WAL record, then
+  // hand the group to the mode's memtable step.
+  [[nodiscard]] Status LeadWriteGroup(Writer* w);
+  [[nodiscard]] Status MakeRoomForWrite(bool force);  // front writer only
+  WriteBatch* BuildBatchGroup(Writer** last_writer);
+  // Stamps each member's batch with the sequence of its first record (as
+  // RocksDB does), so callers learn the order of their writes.
+  void StampGroupSequences(SequenceNumber first, const WriteGroup& group);
+  [[nodiscard]] Status SyncWALLocked();  // SyncWAL's work; releases mutex_ inside
+  [[nodiscard]] Status StartUnorderedInserts(Writer* w, WriteGroup* group);
+  [[nodiscard]] Status EnterMemtableStage(Writer* w, WriteGroup* group);  // pipelined
+  [[nodiscard]] Status InsertGroup(Writer* w, WriteGroup* group);
+  [[nodiscard]] Status InsertOwnBatch(Writer* w);  // a kInsertOwn writer's insert
+  // Publishes a group's last sequence (if it succeeded), finishes its
+  // writers and dequeues it.
+  void CompleteGroup(WriteGroup* group);
+  // Finishes the queued writers up to last_writer with status.
+  void CompleteQueued(Writer* last_writer, const Status& status);
+  // Dequeues writers_ up to last_writer and wakes the next front writer.
+  void PopQueued(Writer* last_writer);
   [[nodiscard]] Status WriteGroupToWAL(WriteBatch* group, bool sync);
   [[nodiscard]] Status SwitchMemTable();  // REQUIRES: mutex_ held
   // A memtable whose arena blocks are write_buffer_size / 8 (RocksDB's rule).
@@ -147,7 +165,12 @@ class DBImpl final : public DB {
   std::deque<uint64_t> imm_ids_;            // GUARDED, parallel to imm_
   std::unique_ptr<log::Writer> log_;        // GUARDED (used by the write leader unlocked)
   uint64_t logfile_number_ = 0;             // GUARDED
-  std::deque<Writer*> writers_;             // GUARDED
+  std::deque<Writer*> writers_;             // GUARDED, the WAL queue
+  std::deque<WriteGroup*> memtable_groups_; // GUARDED, pipelined groups past their WAL write
+  SequenceNumber last_allocated_sequence_ = 0;  // GUARDED, >= the published last sequence
+  int pending_memtable_writes_ = 0;         // GUARDED, unordered inserts in flight
+  // Serializes memtable allocations of concurrent inserters (MemTable).
+  std::unique_ptr<Mutex> memtable_mu_;
   std::unique_ptr<WriteBatch> tmp_batch_;   // GUARDED, group scratch
   SnapshotList snapshots_;                  // GUARDED
   std::set<uint64_t> pending_outputs_;      // GUARDED, files being written

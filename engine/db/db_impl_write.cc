@@ -1,7 +1,9 @@
-// DBImpl's write path: write groups, the WAL, memtable switches and stalls.
+// DBImpl's write path, part 1: the API entry points, the WAL record of a
+// group, memtable switches and stalls. Groups themselves: db_impl_write_group.cc.
 #include <algorithm>
 
 #include "db/db_impl.h"
+#include "db/db_impl_writer.h"
 #include "memtable/memtable.h"
 #include "memtable/write_batch_internal.h"
 #include "util/mutexlock.h"
@@ -9,19 +11,6 @@
 #include "wal/log_writer.h"
 
 namespace shale {
-
-// One queued request: a batch to write, a WAL sync (SyncWAL), or a forced
-// memtable switch (Flush). The front writer leads.
-struct DBImpl::Writer {
-  Writer(Runtime* runtime, Mutex* mu) : cv(runtime->NewCondVar(mu)) {}
-  WriteBatch* batch = nullptr;
-  bool sync = false;
-  bool disable_wal = false;
-  bool force_switch = false;
-  bool done = false;
-  Status status;
-  std::unique_ptr<CondVar> cv;
-};
 
 namespace {
 constexpr size_t kMaxGroupBytes = 1 << 20;
@@ -75,74 +64,6 @@ Status DBImpl::WaitForFlushOf(uint64_t memtable_id) {
   return bg_error_;
 }
 
-Status DBImpl::WriteImpl(Writer* w) {
-  MutexLock l(mutex_.get());
-  if (closed_) return Status::ShutdownInProgress("DB is closing");
-  writers_.push_back(w);
-  while (!w->done && w != writers_.front()) w->cv->Wait();
-  if (w->done) return w->status;
-
-  Writer* last_writer = w;
-  Status status = MakeRoomForWrite(w->force_switch);
-  if (status.ok() && w->batch != nullptr) {
-    WriteBatch* group = BuildBatchGroup(&last_writer);
-    SequenceNumber last_sequence = versions_->LastSequence();
-    WriteBatchInternal::SetSequence(group, last_sequence + 1);
-    last_sequence += WriteBatchInternal::Count(group);
-    bool wal_failed = false;
-    {
-      // Only the front writer touches log_ and mem_, so they need no lock.
-      MutexUnlock unlock(mutex_.get());
-      runtime_->YieldPoint("write.before_wal_append");
-      if (!w->disable_wal) {
-        status = WriteGroupToWAL(group, w->sync);
-        wal_failed = !status.ok();
-      }
-      runtime_->YieldPoint("write.after_wal_append");
-      if (status.ok()) status = WriteBatchInternal::InsertInto(group, mem_);
-      runtime_->YieldPoint("write.before_publish");
-    }
-    // A failed WAL append or sync leaves the log's tail unknown (and a failed
-    // fsync may have dropped pages): stop all writes, as RocksDB does.
-    if (wal_failed) RecordBackgroundError(status);
-    if (status.ok()) {
-      versions_->SetLastSequence(last_sequence);
-      StampGroupSequences(WriteBatchInternal::Sequence(group), last_writer);
-      if (w->disable_wal) has_unpersisted_data_ = true;
-      SHALE_COUNT(&stats_, keys_written, WriteBatchInternal::Count(group));
-      SHALE_COUNT(&stats_, write_groups, 1);
-    }
-    if (group == tmp_batch_.get()) tmp_batch_->Clear();
-  } else if (status.ok() && w->sync) {
-    {
-      MutexUnlock unlock(mutex_.get());
-      status = log_->Sync();
-    }
-    if (status.ok()) {
-      SHALE_COUNT(&stats_, wal_syncs, 1);
-    } else {
-      RecordBackgroundError(status);  // the log's unsynced tail may be gone
-    }
-  }
-
-  while (true) {
-    Writer* ready = writers_.front();
-    writers_.pop_front();
-    if (ready != w) {
-      ready->status = status;
-      ready->done = true;
-      ready->cv->Signal();
-    }
-    if (ready == last_writer) break;
-  }
-  if (!writers_.empty()) {
-    writers_.front()->cv->Signal();
-  } else if (closed_) {
-    bg_cv_->SignalAll();  // Close() waits for the queue to drain
-  }
-  return status;
-}
-
 Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
   Status s = log_->AddRecord(WriteBatchInternal::Contents(group));
   if (s.ok() && sync && !HasBug(kBugAckSyncWriteBeforeWalSync)) {
@@ -151,15 +72,6 @@ Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
     if (s.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
   }
   return s;
-}
-
-void DBImpl::StampGroupSequences(SequenceNumber first, Writer* last_writer) {
-  SequenceNumber next = first;
-  for (Writer* w : writers_) {
-    WriteBatchInternal::SetSequence(w->batch, next);
-    next += WriteBatchInternal::Count(w->batch);
-    if (w == last_writer) break;
-  }
 }
 
 WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {
@@ -262,10 +174,14 @@ Status DBImpl::NewWAL() {
 }
 
 MemTable* DBImpl::NewMemTable() const {
-  return new MemTable(internal_comparator_, options_.write_buffer_size / 8);
+  return new MemTable(internal_comparator_, options_.write_buffer_size / 8, memtable_mu_.get());
 }
 
 Status DBImpl::SwitchMemTable() {
+  // No insert may still be headed for the memtable that becomes immutable:
+  // its WAL would be retired by the flush without its data (RocksDB's
+  // WaitForPendingWrites).
+  while (pending_memtable_writes_ > 0 || !memtable_groups_.empty()) bg_cv_->Wait();
   Status s = NewWAL();
   if (!s.ok()) return s;
   imm_.push_back(mem_);

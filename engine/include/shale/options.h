@@ -47,6 +47,9 @@ enum PlantedBug : uint32_t {
   // WAL recovery silently stops at a corrupt record in the middle of a WAL,
   // whatever wal_recovery_mode says.
   kBugRecoveryStopsAtCorruption = 1u << 4,
+  // Vanilla and pipelined groups publish their last sequence before their
+  // memtable inserts (unordered_write's order, without its disclaimer).
+  kBugPublishBeforeMemtableInsert = 1u << 5,
 };
 
 struct Options {
@@ -70,6 +73,20 @@ struct Options {
 
   // ---- WAL
   WALRecoveryMode wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
+
+  // ---- Write path (RocksDB's meanings; docs/write_modes.md has what each
+  // mode promises readers)
+  // A write group's writers insert their own batches into the memtable in
+  // parallel once the leader has written the group's WAL record.
+  bool allow_concurrent_memtable_write = true;
+  // Separate WAL and memtable queues: the next group writes its WAL record
+  // while the previous group is still inserting into the memtable.
+  bool enable_pipelined_write = false;
+  // The last sequence is published right after the WAL write and each
+  // writer inserts into the memtable on its own: higher write throughput,
+  // but reads keep only read-your-own-writes (no atomic reads, no immutable
+  // snapshots). Not with enable_pipelined_write (NotSupported).
+  bool unordered_write = false;
 
   // ---- L0 triggers
   int level0_file_num_compaction_trigger = 4;

@@ -1,0 +1,235 @@
+// DBImpl's write path, part 2: write groups in the three modes.
+//
+// Every mode starts the same way: the front writer of writers_ leads a group,
+// makes room, merges the group's batches into one WAL record, numbers them
+// from last_allocated_sequence_ and writes the record (without the mutex).
+// Then:
+//   vanilla    the group stays queued while its batches go into the memtable
+//              (the leader inserts them all, or with
+//              allow_concurrent_memtable_write each writer its own, in
+//              parallel); the last inserter publishes the group's last
+//              sequence, so a reader sees a batch whole or not at all.
+//   pipelined  the group leaves writers_ at once (the next group may write
+//              its WAL record) and queues in memtable_groups_; groups insert
+//              and publish in WAL order, so readers see what vanilla gives.
+//   unordered  the last sequence is published right after the WAL write;
+//              each writer then inserts its own batch with no ordering among
+//              writers. A reader may see part of a batch, and a snapshot may
+//              gain entries later; a writer still reads its own write once
+//              Write returns.
+// Named yield points mark every step so the simulator can interleave
+// writers and readers there.
+#include <algorithm>
+
+#include "db/db_impl.h"
+#include "db/db_impl_writer.h"
+#include "memtable/memtable.h"
+#include "memtable/write_batch_internal.h"
+#include "util/mutexlock.h"
+#include "wal/log_writer.h"
+
+namespace shale {
+
+using WriterState = DBImpl::Writer::State;
+
+Status DBImpl::WriteImpl(Writer* w) {
+  MutexLock l(mutex_.get());
+  if (closed_) return Status::ShutdownInProgress("DB is closing");
+  writers_.push_back(w);
+  while (true) {
+    if (w->state == WriterState::kDone) return w->status;
+    if (w->state == WriterState::kInsertOwn) return InsertOwnBatch(w);
+    if (w->state == WriterState::kQueued && w == writers_.front()) break;
+    w->cv->Wait();
+  }
+  return LeadWriteGroup(w);
+}
+
+Status DBImpl::LeadWriteGroup(Writer* w) {
+  mutex_->AssertHeld();
+  Writer* last_writer = w;
+  Status status = MakeRoomForWrite(w->force_switch);
+  if (!status.ok() || w->batch == nullptr) {
+    if (status.ok() && w->sync) status = SyncWALLocked();
+    CompleteQueued(last_writer, status);
+    return status;
+  }
+  WriteBatch* merged = BuildBatchGroup(&last_writer);
+  WriteGroup group;
+  for (Writer* member : writers_) {
+    group.writers.push_back(member);
+    if (member == last_writer) break;
+  }
+  last_allocated_sequence_ = std::max(last_allocated_sequence_, versions_->LastSequence());
+  const SequenceNumber first = last_allocated_sequence_ + 1;
+  WriteBatchInternal::SetSequence(merged, first);
+  group.last_sequence = first + WriteBatchInternal::Count(merged) - 1;
+  last_allocated_sequence_ = group.last_sequence;
+  StampGroupSequences(first, group);
+  bool wal_failed = false;
+  {
+    MutexUnlock unlock(mutex_.get());
+    runtime_->YieldPoint("write.before_wal_append");
+    if (!w->disable_wal) {
+      status = WriteGroupToWAL(merged, w->sync);
+      wal_failed = !status.ok();
+    }
+    runtime_->YieldPoint("write.after_wal_append");
+  }
+  if (merged == tmp_batch_.get()) tmp_batch_->Clear();
+  // A failed WAL append or sync leaves the log's tail unknown (and a failed
+  // fsync may have dropped pages): stop all writes, as RocksDB does.
+  if (wal_failed) RecordBackgroundError(status);
+  if (!status.ok()) {
+    CompleteQueued(last_writer, status);
+    return status;
+  }
+  if (w->disable_wal) has_unpersisted_data_ = true;
+  SHALE_COUNT(&stats_, keys_written, group.last_sequence - first + 1);
+  SHALE_COUNT(&stats_, write_groups, 1);
+  if (options_.unordered_write) return StartUnorderedInserts(w, &group);
+  if (options_.enable_pipelined_write) return EnterMemtableStage(w, &group);
+  return InsertGroup(w, &group);
+}
+
+void DBImpl::StampGroupSequences(SequenceNumber first, const WriteGroup& group) {
+  SequenceNumber next = first;
+  for (Writer* member : group.writers) {
+    WriteBatchInternal::SetSequence(member->batch, next);
+    next += WriteBatchInternal::Count(member->batch);
+  }
+}
+
+Status DBImpl::SyncWALLocked() {
+  mutex_->AssertHeld();
+  Status status;
+  {
+    MutexUnlock unlock(mutex_.get());
+    status = log_->Sync();
+  }
+  if (status.ok()) {
+    SHALE_COUNT(&stats_, wal_syncs, 1);
+  } else {
+    RecordBackgroundError(status);  // the log's unsynced tail may be gone
+  }
+  return status;
+}
+
+Status DBImpl::StartUnorderedInserts(Writer* w, WriteGroup* group) {
+  mutex_->AssertHeld();
+  versions_->SetLastSequence(group->last_sequence);  // published before the inserts
+  pending_memtable_writes_ += static_cast<int>(group->writers.size());
+  for (Writer* member : group->writers) {
+    member->insert_into = mem_;
+    member->group = nullptr;
+    member->state = WriterState::kInsertOwn;
+    if (member != w) member->cv->Signal();
+  }
+  PopQueued(group->writers.back());
+  return InsertOwnBatch(w);
+}
+
+Status DBImpl::EnterMemtableStage(Writer* w, WriteGroup* group) {
+  mutex_->AssertHeld();
+  group->pipelined = true;
+  for (Writer* member : group->writers) member->state = WriterState::kWalWritten;
+  PopQueued(group->writers.back());
+  memtable_groups_.push_back(group);
+  while (memtable_groups_.front() != group) w->cv->Wait();
+  return InsertGroup(w, group);
+}
+
+Status DBImpl::InsertGroup(Writer* w, WriteGroup* group) {
+  mutex_->AssertHeld();
+  if (HasBug(kBugPublishBeforeMemtableInsert)) versions_->SetLastSequence(group->last_sequence);
+  const bool parallel = options_.allow_concurrent_memtable_write && group->writers.size() > 1;
+  if (parallel) {
+    group->inserts_pending = static_cast<int>(group->writers.size());
+    for (Writer* member : group->writers) {
+      member->insert_into = mem_;
+      member->group = group;
+      member->state = WriterState::kInsertOwn;
+      if (member != w) member->cv->Signal();
+    }
+    return InsertOwnBatch(w);
+  }
+  MemTable* mem = mem_;
+  {
+    MutexUnlock unlock(mutex_.get());
+    for (Writer* member : group->writers) {
+      runtime_->YieldPoint("write.before_memtable_insert");
+      const Status s = WriteBatchInternal::InsertInto(member->batch, mem, /*concurrent=*/false);
+      if (group->status.ok()) group->status = s;
+    }
+    runtime_->YieldPoint("write.before_publish");
+  }
+  CompleteGroup(group);
+  return w->status;
+}
+
+Status DBImpl::InsertOwnBatch(Writer* w) {
+  mutex_->AssertHeld();
+  Status s;
+  {
+    MutexUnlock unlock(mutex_.get());
+    runtime_->YieldPoint("write.before_memtable_insert");
+    s = WriteBatchInternal::InsertInto(w->batch, w->insert_into, /*concurrent=*/true);
+    runtime_->YieldPoint("write.after_memtable_insert");
+  }
+  WriteGroup* group = w->group;
+  if (group == nullptr) {  // unordered: nothing waits for the others
+    if (--pending_memtable_writes_ == 0) bg_cv_->SignalAll();
+    w->status = s;
+    w->state = WriterState::kDone;
+    return s;
+  }
+  if (group->status.ok()) group->status = s;
+  if (--group->inserts_pending == 0) CompleteGroup(group);
+  while (w->state != WriterState::kDone) w->cv->Wait();
+  return w->status;
+}
+
+void DBImpl::CompleteGroup(WriteGroup* group) {
+  mutex_->AssertHeld();
+  if (group->status.ok()) versions_->SetLastSequence(group->last_sequence);
+  for (Writer* member : group->writers) {
+    member->status = group->status;
+    member->state = WriterState::kDone;
+    member->cv->Signal();
+  }
+  if (!group->pipelined) {
+    PopQueued(group->writers.back());
+    return;
+  }
+  assert(memtable_groups_.front() == group);
+  memtable_groups_.pop_front();
+  if (!memtable_groups_.empty()) memtable_groups_.front()->writers.front()->cv->Signal();
+  bg_cv_->SignalAll();  // a memtable switch or Close may wait for the stage to drain
+}
+
+void DBImpl::CompleteQueued(Writer* last_writer, const Status& status) {
+  mutex_->AssertHeld();
+  for (Writer* member : writers_) {
+    member->status = status;
+    member->state = WriterState::kDone;
+    member->cv->Signal();
+    if (member == last_writer) break;
+  }
+  PopQueued(last_writer);
+}
+
+void DBImpl::PopQueued(Writer* last_writer) {
+  mutex_->AssertHeld();
+  while (true) {
+    Writer* front = writers_.front();
+    writers_.pop_front();
+    if (front == last_writer) break;
+  }
+  if (!writers_.empty()) {
+    writers_.front()->cv->Signal();
+  } else if (closed_) {
+    bg_cv_->SignalAll();  // Close() waits for the queue to drain
+  }
+}
+
+}  // namespace shale
