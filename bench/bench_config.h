@@ -48,6 +48,11 @@ struct BenchConfig {
   bool disable_wal = false;
   bool use_existing = false;
   bool stats = false;
+  // Write path (shale::Options / rocksdb::DBOptions, same names and
+  // defaults; LevelDB has no such options and ignores them).
+  bool allow_concurrent_memtable_write = true;
+  bool enable_pipelined_write = false;
+  bool unordered_write = false;
   std::string db_path;  // empty: DefaultBenchDbPath()
   std::string engine = "shale";  // shale | leveldb | rocksdb | all
 

@@ -51,6 +51,14 @@ void PrintHeader(const BenchConfig& c, std::ostream& out) {
                          "compression=none sync=%d disable_wal=%d batch_size=%d\n",
                          c.write_buffer_size_bytes, c.cache_size_bytes, int{c.sync},
                          int{c.disable_wal}, c.batch_size);
+  // Shale and RocksDB only: LevelDB has no such options (see KvOptions), so
+  // a LevelDB-only run prints nothing about them.
+  if (c.engine != "leveldb") {
+    out << absl::StrFormat("WritePath:  allow_concurrent_memtable_write=%d "
+                           "enable_pipelined_write=%d unordered_write=%d\n",
+                           int{c.allow_concurrent_memtable_write},
+                           int{c.enable_pipelined_write}, int{c.unordered_write});
+  }
   out << "------------------------------------------------\n";
 }
 

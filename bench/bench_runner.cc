@@ -36,6 +36,9 @@ KvOptions ToKvOptions(const BenchConfig& c) {
   o.cache_size_bytes = c.cache_size_bytes;
   o.sync = c.sync;
   o.disable_wal = c.disable_wal;
+  o.allow_concurrent_memtable_write = c.allow_concurrent_memtable_write;
+  o.enable_pipelined_write = c.enable_pipelined_write;
+  o.unordered_write = c.unordered_write;
   return o;
 }
 

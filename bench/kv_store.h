@@ -4,7 +4,8 @@
 // Each adapter maps KvOptions onto its engine's own options so that every
 // engine runs with the same settings: no compression, the same write buffer
 // and block cache sizes, a 10 bits/key bloom filter, all table readers kept
-// open, and the WAL/sync mode the flags ask for.
+// open, the WAL/sync mode and (where the engine has them) the write-path
+// modes the flags ask for.
 //
 // Thread safety: after Open returns OK, Put/Get/Write/NewCursor may be called
 // from many threads at once (every engine here is thread-safe). Open, Close
@@ -31,6 +32,11 @@ struct KvOptions {
   int bloom_bits_per_key = 10;
   bool sync = false;
   bool disable_wal = false;
+  // Write path, with RocksDB's meaning (Shale and RocksDB; LevelDB has no
+  // such options and ignores them).
+  bool allow_concurrent_memtable_write = true;
+  bool enable_pipelined_write = false;
+  bool unordered_write = false;
 };
 
 struct KvPair {

@@ -44,6 +44,9 @@ class ShaleKvStore final : public KvStore {
     options.bloom_bits_per_key = o.bloom_bits_per_key;
     options.max_open_files = -1;
     options.block_cache = NewLRUCache(o.cache_size_bytes);
+    options.allow_concurrent_memtable_write = o.allow_concurrent_memtable_write;
+    options.enable_pipelined_write = o.enable_pipelined_write;
+    options.unordered_write = o.unordered_write;
     write_options_.sync = o.sync;
     write_options_.disable_wal = o.disable_wal;
     return DB::Open(options, path, &db_);

@@ -10,7 +10,13 @@
 //                    doing random Puts until the readers finish; only the
 //                    readers' operations are reported
 //
-// Writes go through KvStore::Write in batches of batch_size pairs.
+// Threads: db_bench's meaning. Every workload starts `threads` threads
+// together (released by one latch) and each does the whole count: with
+// --threads=N, fillrandom runs N concurrent writers, each writing num keys
+// (N*num writes in all, reported as N*num ops) drawn from [0, num).
+// Writes go through KvStore::Write in batches of batch_size pairs per
+// thread (the last batch of a thread may be shorter), so N writers contend
+// in the engine's write path at once.
 // Every thread draws keys from its own shale::Random seeded from
 // (seed, thread index), so a run's key sequence is reproducible.
 //

@@ -1,7 +1,9 @@
 // KvStore over Debian's RocksDB (librocksdb-dev 7.8), built only with
 // SHALE_BENCH_COMPARE=ON. Option mapping: no compression, the same write
 // buffer and LRU block cache, a 10 bits/key bloom filter, max_open_files -1,
-// RocksDB's default two background jobs (as Shale), WAL and sync per flags.
+// RocksDB's default two background jobs (as Shale), WAL and sync per flags,
+// and the write-path options (allow_concurrent_memtable_write,
+// enable_pipelined_write, unordered_write) as the flags set them.
 #include <memory>
 
 #include "kv_store.h"
@@ -67,6 +69,9 @@ class RocksDbKvStore final : public KvStore {
     options.write_buffer_size = o.write_buffer_size_bytes;
     options.max_open_files = -1;
     options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+    options.allow_concurrent_memtable_write = o.allow_concurrent_memtable_write;
+    options.enable_pipelined_write = o.enable_pipelined_write;
+    options.unordered_write = o.unordered_write;
     write_options_.sync = o.sync;
     write_options_.disableWAL = o.disable_wal;
     rocksdb::DB* db = nullptr;
