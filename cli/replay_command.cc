@@ -17,7 +17,7 @@ constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 
 struct ReplayFlagValues {
   std::string scenario, seed, strategy, faults, planted_bugs = "0";
-  int64_t ops = 2000, crashes = 3;
+  int64_t ops = 0, crashes = 3;
   bool trace = false, help = false;
 };
 

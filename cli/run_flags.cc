@@ -16,7 +16,7 @@ constexpr int64_t kMaxTimeoutS = 7 * 24 * 3600;
 
 struct RunFlagValues {
   std::string scenario, seeds, shard, strategy, faults, out, planted_bugs = "0";
-  int64_t jobs = 0, ops = 2000, crashes = 3, timeout_s = 120;
+  int64_t jobs = 0, ops = 0, crashes = 3, timeout_s = 120;
   bool help = false;
 };
 

@@ -33,7 +33,7 @@ struct RunOptions {
   std::string shard_text;               // "" when not sharded
   Shard shard;
   int jobs = 1;
-  int ops = 2000;
+  int ops = 0;  // 0: the scenario's default
   int crashes = 3;
   std::string strategy;
   std::string faults;  // on | off | "" (drawn)

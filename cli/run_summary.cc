@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "report/promises.h"
 #include "report/run_json.h"
 
 namespace shale::cli {
@@ -54,6 +55,10 @@ void PrintRunSummary(const report::Report& report, const std::string& report_pat
       << Fixed(static_cast<double>(t.engine_ops) * per_worker_s, 0) << " engine ops\n";
   out << "  faults injected: " << JoinCounts(t.faults_by_kind) << "\n";
   out << "  failures by property: " << JoinCounts(t.failures_by_property) << "\n";
+  for (const report::PromiseVerdict& v : report::ComputePromises(report.entries)) {
+    out << "  " << v.scenario << " " << v.mode << ": " << v.promise << " "
+        << report::DescribeVerdict(v) << "\n";
+  }
   PrintFailures(report, out);
   out << "report: " << report_path << "\n";
 }

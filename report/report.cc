@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "report/json_internal.h"
+#include "report/promises.h"
 
 namespace shale::report {
 namespace {
@@ -59,6 +60,21 @@ json TotalsToJson(const Totals& t) {
               {"failures_by_property", t.failures_by_property}};
 }
 
+json PromisesToJson(const std::vector<PromiseVerdict>& verdicts) {
+  json rows = json::array();
+  for (const PromiseVerdict& v : verdicts) {
+    rows.push_back({{"scenario", v.scenario},
+                    {"mode", v.mode},
+                    {"promise", v.promise},
+                    {"kept", v.kept},
+                    {"seeds", v.seeds},
+                    {"first_observed_seed",
+                     v.first_observed_seed ? json(*v.first_observed_seed) : json(nullptr)},
+                    {"verdict", DescribeVerdict(v)}});
+  }
+  return rows;
+}
+
 bool SameSeed(const SeedEntry& a, const SeedEntry& b) {
   return a.result.scenario == b.result.scenario && a.result.seed == b.result.seed;
 }
@@ -95,6 +111,7 @@ std::string EncodeReport(const Report& report) {
                   {"version", 1},
                   {"campaign", CampaignToJson(report.campaign)},
                   {"totals", TotalsToJson(ComputeTotals(report.entries))},
+                  {"promises", PromisesToJson(ComputePromises(report.entries))},
                   {"entries", std::move(entries)}};
   return j.dump(2) + "\n";
 }

@@ -36,6 +36,7 @@ json RunResultToJson(const scenario::RunResult& r, bool trace_hash_known) {
             {"steps", r.steps},
             {"sim_time_ns", r.sim_time_ns},
             {"faults", r.faults_by_kind},
+            {"observed", r.observed},
             {"options", r.options_drawn},
             {"failure", r.passed ? json(nullptr) : FailureToJson(r.failure)}};
   return j;
@@ -60,6 +61,7 @@ scenario::RunResult RunResultFromJson(const json& j, bool* trace_hash_known) {
   r.crashes = j.value("crashes", uint64_t{0});
   r.steps = j.value("steps", uint64_t{0});
   r.sim_time_ns = j.value("sim_time_ns", uint64_t{0});
+  if (j.contains("observed")) r.observed = j.at("observed").get<std::map<std::string, uint64_t>>();
   if (j.contains("faults")) r.faults_by_kind = j.at("faults").get<std::map<std::string, uint64_t>>();
   if (j.contains("options")) {
     r.options_drawn = j.at("options").get<std::map<std::string, std::string>>();

@@ -1,6 +1,8 @@
 // The one list of built-in scenarios.
 #include "scenarios/crash_recovery/crash_recovery.h"
 #include "scenarios/scenario.h"
+#include "scenarios/snapshot/snapshot.h"
+#include "scenarios/unordered_write/unordered_write.h"
 
 namespace shale::scenario {
 
@@ -9,6 +11,8 @@ void RegisterBuiltinScenarios() {
   if (registered) return;
   registered = true;
   RegisterScenario(CrashRecoveryScenario());
+  RegisterScenario(SnapshotScenario());
+  RegisterScenario(UnorderedWriteScenario());
 }
 
 }  // namespace shale::scenario

@@ -21,7 +21,7 @@ namespace shale::scenario {
 struct RunConfig {
   std::string scenario;
   uint64_t seed = 1;
-  int ops = 2000;           // workload operations per seed (0 = scenario default)
+  int ops = 0;              // workload operations per seed (0 = scenario default)
   int crashes = 3;          // crashes per seed (-1 = scenario default)
   std::string strategy;     // "random" | "pct" | "" (drawn from the seed)
   std::string faults;       // "on" | "off" | "" (drawn from the seed)
@@ -54,6 +54,9 @@ struct RunResult {
   uint64_t steps = 0;                             // scheduling points
   std::map<std::string, uint64_t> faults_by_kind;  // sorted: deterministic output
   std::map<std::string, std::string> options_drawn;
+  // Events seen that are not failures, by name: e.g. a violation of a
+  // promise the drawn mode does not make (see Scenario::promises).
+  std::map<std::string, uint64_t> observed;
   std::vector<std::string> trace;                 // when RunConfig::trace
 };
 
@@ -66,6 +69,19 @@ class Scenario {
   // The properties its checkers hold the engine to.
   virtual std::vector<std::string> properties() const = 0;
   virtual RunResult Run(const RunConfig& config) const = 0;
+
+  // For scenarios that draw a mode per seed (options_drawn[mode_option()])
+  // with different promises: every (mode, promise) and whether the mode
+  // keeps it. A kept promise's violation fails the seed; a dropped one's is
+  // counted in RunResult::observed[promise], and a campaign must observe it
+  // (else the scheduler is not exploring). Empty for other scenarios.
+  struct PromiseRow {
+    std::string mode;
+    std::string promise;
+    bool kept = true;
+  };
+  virtual std::vector<PromiseRow> promises() const { return {}; }
+  virtual const char* mode_option() const { return ""; }
 };
 
 // Registers every built-in scenario (scenarios/builtin.cc: the one list).

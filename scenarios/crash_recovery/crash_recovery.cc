@@ -58,6 +58,11 @@ Drawn DrawConfig(Random* rng) {
   d.workload.sync_one_in = 2 + static_cast<int>(rng->Uniform(12));
   d.workload.no_wal_one_in = 4 + static_cast<int>(rng->Uniform(20));
   d.clients = 2 + static_cast<int>(rng->Uniform(3));
+  // The write modes that keep every read promise this scenario checks
+  // (unordered writes are held to their weaker promises by the
+  // unordered-write scenario).
+  o.enable_pipelined_write = rng->OneIn(3);
+  o.allow_concurrent_memtable_write = !rng->OneIn(3);
   const uint64_t disk = rng->Uniform(3);
   d.latency = disk == 0 ? sim::LatencyProfile::NVMe()
               : disk == 1 ? sim::LatencyProfile::SataSsd()
@@ -77,6 +82,8 @@ Drawn DrawConfig(Random* rng) {
   m["sync_one_in"] = std::to_string(d.workload.sync_one_in);
   m["no_wal_one_in"] = std::to_string(d.workload.no_wal_one_in);
   m["clients"] = std::to_string(d.clients);
+  m["write_mode"] = o.enable_pipelined_write ? "pipelined" : "vanilla";
+  m["allow_concurrent_memtable_write"] = o.allow_concurrent_memtable_write ? "true" : "false";
   m["disk"] = disk == 0 ? "nvme" : disk == 1 ? "sata-ssd" : "hdd";
   return d;
 }

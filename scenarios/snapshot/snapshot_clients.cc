@@ -1,0 +1,256 @@
+#include "scenarios/snapshot/snapshot_clients.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+#include "memtable/write_batch_internal.h"
+#include "util/random.h"
+
+namespace shale::scenario {
+
+namespace {
+
+int PickKey(Random* rng, const SnapshotWorkloadOptions& o) {
+  const uint64_t n = static_cast<uint64_t>(o.key_space);
+  if (!o.skewed_keys) return static_cast<int>(rng->Uniform(n));
+  return static_cast<int>(rng->Skewed(10) % n);
+}
+
+class Writer {
+ public:
+  Writer(SnapshotState* state, const SnapshotWorkloadOptions& options, uint64_t seed, int id)
+      : s_(state), o_(options), rng_(seed), id_(id) {}
+
+  void Run(int ops) {
+    for (int i = 0; i < ops && !s_->failed(); i++) {
+      Step(i);
+      s_->NoteWriterOp();
+      s_->DrainDeferred();
+    }
+  }
+
+ private:
+  // The mix, per mille: mostly writes; client flushes and compactions now
+  // and then, on top of the background ones the tiny buffers cause.
+  void Step(int i) {
+    const uint64_t pick = rng_.Uniform(1000);
+    if (pick < 570) return Write(i, 1, /*deletes=*/false);
+    if (pick < 710) return Write(i, 1, /*deletes=*/true);
+    if (pick < 988) {
+      const int n = 2 + static_cast<int>(rng_.Uniform(static_cast<uint64_t>(o_.max_batch - 1)));
+      return Write(i, n, rng_.OneIn(2));
+    }
+    if (pick < 996) return Flush();
+    return Compact(/*everything=*/pick >= 999);
+  }
+
+  void Write(int i, int n, bool deletes) {
+    std::vector<KeyOp> ops;
+    WriteBatch wb;
+    for (int j = 0; j < n; j++) {
+      const std::string key = SnapshotKeyName(PickKey(&rng_, o_));
+      if (deletes && (n == 1 || rng_.OneIn(4))) {
+        wb.Delete(key);
+        ops.push_back(KeyOp{key, std::nullopt});
+      } else {
+        std::string v = absl::StrCat("w", id_, ".", i, ".", j, ".");
+        v.resize(v.size() + rng_.Uniform(static_cast<uint64_t>(o_.value_bytes_max) + 1),
+                 static_cast<char>('a' + (i + j) % 26));
+        wb.Put(key, v);
+        ops.push_back(KeyOp{key, std::move(v)});
+      }
+    }
+    WriteOptions wo;
+    wo.sync = rng_.OneIn(static_cast<uint64_t>(o_.sync_one_in));
+    wo.disable_wal = !wo.sync && rng_.OneIn(static_cast<uint64_t>(o_.no_wal_one_in));
+    SnapshotModel* model = s_->model();
+    const uint64_t id = model->BeginWrite();
+    const Status st = s_->db()->Write(wo, &wb);
+    model->EndWrite(id, st, ops, WriteBatchInternal::Sequence(&wb));
+    s_->counters()->engine_ops += static_cast<uint64_t>(n);
+    s_->CheckStatus(st, "Write");
+  }
+
+  void Flush() {
+    s_->counters()->engine_ops++;
+    s_->CheckStatus(s_->db()->Flush(FlushOptions()), "Flush");
+  }
+
+  void Compact(bool everything) {
+    std::string a = SnapshotKeyName(PickKey(&rng_, o_));
+    std::string b = SnapshotKeyName(PickKey(&rng_, o_));
+    if (b < a) std::swap(a, b);
+    const Slice lo(a), hi(b);
+    s_->counters()->engine_ops++;
+    const Status st = everything ? s_->db()->CompactRange(CompactRangeOptions(), nullptr, nullptr)
+                                 : s_->db()->CompactRange(CompactRangeOptions(), &lo, &hi);
+    s_->CheckStatus(st, "CompactRange");
+  }
+
+  SnapshotState* const s_;
+  const SnapshotWorkloadOptions o_;
+  Random rng_;
+  const int id_;
+};
+
+class Reader {
+ public:
+  static constexpr int kBurst = 4;
+
+  Reader(SnapshotState* state, const SnapshotWorkloadOptions& options, uint64_t seed, int id)
+      : s_(state), o_(options), rng_(seed), id_(id) {}
+
+  void Run(int ops, std::vector<HeldSnapshot>* survivors) {
+    for (int i = 0; i < ops && !s_->failed(); i++) {
+      // Paced in bursts of kBurst operations: a wait costs scheduling points.
+      if (i % kBurst == 0) {
+        s_->WaitForWriterOps(id_, o_.writer_ops_total * static_cast<uint64_t>(i) /
+                                      static_cast<uint64_t>(ops));
+      }
+      Step();
+      s_->counters()->reader_ops++;
+      s_->DrainDeferred();
+    }
+    for (HeldSnapshot& h : held_) survivors->push_back(std::move(h));
+    held_.clear();
+  }
+
+ private:
+  void Step() {
+    if (held_.empty() ||
+        (held_.size() < static_cast<size_t>(o_.max_held) && rng_.OneIn(5))) {
+      return TakeAndRead();
+    }
+    const size_t index = rng_.Uniform(held_.size());
+    HeldSnapshot* h = &held_[index];
+    const uint64_t pick = rng_.Uniform(100);
+    if (pick < 50 || h->reads.empty()) return s_->ReadNew(h, DrawPlan(), o_.max_kept_reads);
+    if (pick < 85) return s_->Repeat(h, rng_.Uniform(h->reads.size()));
+    if (pick < 86) return CompactUnder(h);
+    if (h->long_lived) return s_->Repeat(h, rng_.Uniform(h->reads.size()));
+    s_->Release(h);
+    held_.erase(held_.begin() + static_cast<std::ptrdiff_t>(index));
+  }
+
+  // Reads at once after taking the snapshot: writes may still be in flight
+  // below its sequence, so this is where the model's comparison waits.
+  void TakeAndRead() {
+    held_.push_back(s_->Take());
+    held_.back().long_lived = rng_.OneIn(3);
+    s_->ReadNew(&held_.back(), DrawPlan(), o_.max_kept_reads);
+  }
+
+  ReadPlan DrawPlan() {
+    using Kind = ReadPlan::Kind;
+    ReadPlan plan;
+    const uint64_t pick = rng_.Uniform(100);
+    plan.kind = pick < 65   ? Kind::kGet
+                : pick < 66 ? Kind::kFirst
+                : pick < 67 ? Kind::kLast
+                : pick < 84 ? Kind::kSeek
+                            : Kind::kSeekForPrev;
+    if (plan.kind != Kind::kFirst && plan.kind != Kind::kLast) {
+      plan.key = SnapshotKeyName(PickKey(&rng_, o_));
+      // Sometimes a target between two keys.
+      if (plan.kind != Kind::kGet && rng_.OneIn(4)) plan.key += "~";
+    }
+    if (plan.kind == Kind::kGet) return plan;
+    const bool forward = plan.kind == Kind::kFirst || plan.kind == Kind::kSeek;
+    // Full iterations from either end; bounded ones elsewhere, a third of
+    // them switching direction partway.
+    const size_t n = plan.kind == Kind::kFirst || plan.kind == Kind::kLast
+                         ? static_cast<size_t>(o_.key_space) + 1
+                         : 1 + rng_.Uniform(static_cast<uint64_t>(o_.scan_moves_max));
+    const size_t turn = rng_.OneIn(3) ? rng_.Uniform(n) : n;
+    for (size_t i = 0; i < n; i++) plan.moves.push_back(i < turn ? forward : !forward);
+    return plan;
+  }
+
+  // Flushes and compacts exactly the range a kept read covered (the
+  // versions it needs are what a compaction could wrongly drop), then
+  // repeats the read.
+  void CompactUnder(HeldSnapshot* h) {
+    const size_t i = rng_.Uniform(h->reads.size());
+    const HeldSnapshot::Read& read = h->reads[i];
+    std::string lo = read.plan.key, hi = read.plan.key;
+    for (const Position& p : read.first) {
+      if (!p.valid) continue;
+      if (lo.empty() || p.key < lo) lo = p.key;
+      if (p.key > hi) hi = p.key;
+    }
+    const Slice lo_key(lo), hi_key(hi);
+    Status st = s_->db()->Flush(FlushOptions());
+    if (st.ok()) {
+      st = lo.empty() ? s_->db()->CompactRange(CompactRangeOptions(), nullptr, nullptr)
+                      : s_->db()->CompactRange(CompactRangeOptions(), &lo_key, &hi_key);
+    }
+    s_->counters()->engine_ops += 2;
+    if (!st.ok()) return s_->CheckStatus(st, "Flush/CompactRange under a snapshot");
+    s_->Repeat(h, i);
+  }
+
+  SnapshotState* const s_;
+  const SnapshotWorkloadOptions o_;
+  Random rng_;
+  const int id_;
+  std::vector<HeldSnapshot> held_;
+};
+
+}  // namespace
+
+void RunSnapshotWriter(SnapshotState* state, const SnapshotWorkloadOptions& options,
+                       uint64_t seed, int ops, int writer_id) {
+  Writer writer(state, options, seed, writer_id);
+  writer.Run(ops);
+}
+
+void RunSnapshotReader(SnapshotState* state, const SnapshotWorkloadOptions& options,
+                       uint64_t seed, int ops, int reader_id,
+                       std::vector<HeldSnapshot>* survivors) {
+  Reader reader(state, options, seed, reader_id);
+  reader.Run(ops, survivors);
+}
+
+void FinishSnapshotChecks(SnapshotState* state, const SnapshotWorkloadOptions& options,
+                          std::vector<HeldSnapshot>* survivors) {
+  DB* db = state->db();
+  if (!state->failed()) {
+    // Everything to the bottom level while the survivors are held: the
+    // compaction that most wants to drop their versions.
+    Status st = db->Flush(FlushOptions());
+    if (st.ok()) st = db->CompactRange(CompactRangeOptions(), nullptr, nullptr);
+    state->counters()->engine_ops += 2;
+    state->CheckStatus(st, "final Flush/CompactRange");
+  }
+  for (HeldSnapshot& h : *survivors) {
+    for (size_t i = 0; i < h.reads.size() && !state->failed(); i++) state->Repeat(&h, i);
+  }
+  // Every write has ended: the model is exact for every snapshot.
+  state->DrainDeferred();
+  if (!state->failed() && !state->nothing_deferred()) {
+    state->Fail("snapshot reads", "", "every read compared", "reads left unchecked",
+                "the model never became exact for some snapshot (checker bug)", state->step());
+  }
+  // The final state, both ways in full, at a fresh snapshot.
+  HeldSnapshot last = state->Take();
+  const size_t n = static_cast<size_t>(options.key_space) + 1;
+  ReadPlan forward{ReadPlan::Kind::kFirst, "", std::vector<bool>(n, true)};
+  ReadPlan backward{ReadPlan::Kind::kLast, "", std::vector<bool>(n, false)};
+  if (!state->failed()) state->ReadNew(&last, forward, 0);
+  if (!state->failed()) state->ReadNew(&last, backward, 0);
+  state->DrainDeferred();
+  state->Release(&last);
+  for (HeldSnapshot& h : *survivors) state->Release(&h);
+  survivors->clear();
+}
+
+std::string SnapshotKeyName(int index) {
+  std::string name = "key000000";
+  for (size_t i = name.size(); index > 0 && i > 3; i--, index /= 10) {
+    name[i - 1] = static_cast<char>('0' + index % 10);
+  }
+  return name;
+}
+
+}  // namespace shale::scenario

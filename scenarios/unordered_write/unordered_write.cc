@@ -1,0 +1,385 @@
+// Scenario `unordered-write` (issue 4): see unordered_write.h for the promise
+// table. One seed: draw a write mode, allow_concurrent_memtable_write and
+// small engine sizes; open a DB on a SimDisk inside a Simulation; write an
+// initial version of every group; run writer and reader tasks; then check
+// read-your-own-writes (deferred until every write is acknowledged, so each
+// observed version's sequence is known) and close. No faults, no crashes:
+// any error is a failure.
+#include "scenarios/unordered_write/unordered_write.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "memtable/write_batch_internal.h"
+#include "shale/db.h"
+#include "shale/options.h"
+#include "sim/disk/sim_disk.h"
+#include "sim/simulation.h"
+#include "util/random.h"
+
+namespace shale::scenario {
+
+namespace {
+
+constexpr const char* kDbPath = "/db";
+constexpr const char* kAtomic = "atomic reads";
+constexpr const char* kOwnWrites = "read-your-own-writes";
+constexpr const char* kImmutable = "immutable snapshots";
+constexpr const char* kModeOption = "write_mode";
+
+struct ModeSpec {
+  const char* name;
+  bool atomic_reads;
+  bool own_writes;
+  bool immutable_snapshots;
+};
+constexpr ModeSpec kModes[] = {
+    {"vanilla", true, true, true},
+    {"pipelined", true, true, true},
+    {"unordered", false, true, false},
+};
+
+bool Keeps(const ModeSpec& mode, const std::string& promise) {
+  if (promise == kAtomic) return mode.atomic_reads;
+  if (promise == kOwnWrites) return mode.own_writes;
+  return mode.immutable_snapshots;
+}
+
+struct Drawn {
+  Options options;
+  const ModeSpec* mode = &kModes[0];
+  int groups = 3;
+  int keys_per_group = 2;
+  int writers = 2;
+  int readers = 2;
+};
+
+Drawn DrawConfig(Random* rng) {
+  Drawn d;
+  d.mode = &kModes[rng->Uniform(std::size(kModes))];
+  Options& o = d.options;
+  o.create_if_missing = true;
+  o.enable_pipelined_write = std::string(d.mode->name) == "pipelined";
+  o.unordered_write = std::string(d.mode->name) == "unordered";
+  // RocksDB refuses unordered_write without concurrent memtable writes.
+  o.allow_concurrent_memtable_write = o.unordered_write || !rng->OneIn(3);
+  o.write_buffer_size = size_t{8192} << rng->Uniform(3);  // 8..32 KiB
+  o.target_file_size_base = uint64_t{8192} << rng->Uniform(3);
+  o.max_bytes_for_level_base = uint64_t{32768} << rng->Uniform(2);
+  o.level0_file_num_compaction_trigger = 2 + static_cast<int>(rng->Uniform(3));
+  o.block_size = size_t{512} << rng->Uniform(3);
+  d.groups = 2 + static_cast<int>(rng->Uniform(4));
+  d.keys_per_group = 3 + static_cast<int>(rng->Uniform(6));
+  d.writers = 2 + static_cast<int>(rng->Uniform(3));
+  d.readers = 2 + static_cast<int>(rng->Uniform(3));
+  return d;
+}
+
+std::string KeyOf(int group, int k) { return absl::StrCat("g", group, ".k", k); }
+
+// A read-your-own-writes observation, checked once every write is acked.
+struct OwnRead {
+  SequenceNumber own_sequence = 0;
+  std::string own_version;
+  std::string key;
+  std::string observed;  // "" when the key was not found
+};
+
+class UnorderedWriteRun {
+ public:
+  UnorderedWriteRun(const RunConfig& config, RunResult* result)
+      : config_(config), result_(result), sim_(SimOptions(config)) {}
+
+  void Execute() {
+    drawn_ = DrawConfig(sim_.rng());
+    drawn_.options.planted_bugs = static_cast<uint32_t>(config_.planted_bugs);
+    Describe();
+    disk_ = std::make_unique<sim::SimDisk>(&sim_, sim::LatencyProfile::NVMe());
+    env_ = std::make_unique<Env>(disk_.get(), sim_.clock(), sim_.runtime());
+    drawn_.options.env = env_.get();
+    if (config_.trace) {
+      sim_.set_trace_sink([this](const std::string& line) {
+        if (result_->trace.size() < kMaxTraceLines) result_->trace.push_back(line);
+      });
+    }
+    const Status s = sim_.Run([this] { Main(); });
+    (void)db_.release();  // a run that ended early abandoned it with its tasks
+    if (!s.ok()) Fail("simulation", "", "", "", s.ToString());
+    result_->passed = failure_.property.empty();
+    result_->failure = failure_;
+    result_->ops = ops_;
+    result_->engine_ops = engine_ops_;
+    result_->trace_hash = sim_.trace()->value();
+    result_->sim_time_ns = sim_.now_ns();
+    result_->steps = sim_.steps();
+  }
+
+ private:
+  static sim::SimulationOptions SimOptions(const RunConfig& config) {
+    sim::SimulationOptions o;
+    o.seed = config.seed;
+    Random pick(config.seed ^ 0x0dd5eedull);
+    o.strategy = config.strategy == "pct"      ? sim::Strategy::kPct
+                 : config.strategy == "random" ? sim::Strategy::kRandom
+                 : pick.OneIn(2)               ? sim::Strategy::kPct
+                                               : sim::Strategy::kRandom;
+    return o;
+  }
+
+  void Describe() {
+    auto& m = result_->options_drawn;
+    m[kModeOption] = drawn_.mode->name;
+    m["allow_concurrent_memtable_write"] =
+        drawn_.options.allow_concurrent_memtable_write ? "true" : "false";
+    m["write_buffer_size"] = std::to_string(drawn_.options.write_buffer_size);
+    m["groups"] = std::to_string(drawn_.groups);
+    m["keys_per_group"] = std::to_string(drawn_.keys_per_group);
+    m["writers"] = std::to_string(drawn_.writers);
+    m["readers"] = std::to_string(drawn_.readers);
+    m["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;
+  }
+
+  void Main() {
+    std::unique_ptr<DB> db;
+    Status s = DB::Open(drawn_.options, kDbPath, &db);
+    if (!s.ok()) return Fail("no spurious errors", "", "Open OK", s.ToString(), "DB::Open failed");
+    db_ = std::move(db);
+    for (int g = 0; g < drawn_.groups && failure_.property.empty(); g++) WriteGroup(g, "init");
+    const int ops = config_.ops > 0 ? config_.ops : 400;
+    const int per_task = std::max(1, ops / (drawn_.writers + drawn_.readers));
+    std::vector<std::unique_ptr<Thread>> tasks;
+    writers_running_ = drawn_.writers;
+    for (int w = 0; w < drawn_.writers; w++) {
+      const uint64_t seed = sim_.rng()->Next64();
+      tasks.push_back(sim_.runtime()->StartThread(
+          absl::StrCat("writer", w), [this, seed, per_task, w] {
+            Writer(seed, per_task, w);
+            writers_running_--;
+          }));
+    }
+    for (int r = 0; r < drawn_.readers; r++) {
+      const uint64_t seed = sim_.rng()->Next64();
+      tasks.push_back(sim_.runtime()->StartThread(
+          absl::StrCat("reader", r), [this, seed, per_task] { Reader(seed, 4 * per_task); }));
+    }
+    for (auto& t : tasks) t->Join();
+    CheckOwnReads();
+    s = db_->Close();
+    if (!s.ok() && failure_.property.empty()) {
+      Fail("no spurious errors", "", "OK", s.ToString(), "Close failed");
+    }
+    db_.reset();
+  }
+
+  // Sets every key of group g to version; returns the batch's first
+  // sequence (0 on failure).
+  SequenceNumber WriteGroup(int g, const std::string& version) {
+    WriteBatch batch;
+    for (int k = 0; k < drawn_.keys_per_group; k++) batch.Put(KeyOf(g, k), version);
+    WriteOptions wo;
+    const Status s = db_->Write(wo, &batch);
+    engine_ops_ += static_cast<uint64_t>(drawn_.keys_per_group);
+    if (!s.ok()) {
+      Fail("no spurious errors", "", "OK", s.ToString(), "Write failed");
+      return 0;
+    }
+    const SequenceNumber seq = WriteBatchInternal::Sequence(&batch);
+    version_sequence_[version] = seq;
+    return seq;
+  }
+
+  void Writer(uint64_t seed, int n, int id) {
+    Random rng(seed);
+    for (int i = 0; i < n && failure_.property.empty(); i++, ops_++) {
+      const int g = static_cast<int>(rng.Uniform(static_cast<uint64_t>(drawn_.groups)));
+      const std::string version = absl::StrCat("w", id, ".", i);
+      const SequenceNumber seq = WriteGroup(g, version);
+      if (seq == 0) return;
+      // Read your own write right away, without a snapshot.
+      const std::string key =
+          KeyOf(g, static_cast<int>(rng.Uniform(static_cast<uint64_t>(drawn_.keys_per_group))));
+      std::string value;
+      const Status s = db_->Get(ReadOptions(), key, &value);
+      engine_ops_++;
+      if (!s.ok() && !s.IsNotFound()) return Fail("no spurious errors", key, "OK", s.ToString(), "Get failed");
+      own_reads_.push_back(OwnRead{seq, version, key, s.ok() ? value : ""});
+      if (rng.OneIn(25)) Maintain(&rng);
+    }
+  }
+
+  void Maintain(Random* rng) {
+    const Status s = rng->OneIn(2) ? db_->Flush(FlushOptions())
+                                   : db_->CompactRange(CompactRangeOptions(), nullptr, nullptr);
+    engine_ops_++;
+    if (!s.ok()) Fail("no spurious errors", "", "OK", s.ToString(), "Flush/CompactRange failed");
+  }
+
+  // Reads until the writers are done (at most max_reads), a few simulated
+  // microseconds apart: reads cost no simulated time, writes do (WAL I/O),
+  // so unpaced readers would finish before the writers got going.
+  void Reader(uint64_t seed, int max_reads) {
+    Random rng(seed);
+    for (int i = 0; i < max_reads && writers_running_ > 0 && failure_.property.empty();
+         i++, ops_++) {
+      sim_.runtime()->SleepForMicroseconds(rng.Uniform(8));
+      const int g = static_cast<int>(rng.Uniform(static_cast<uint64_t>(drawn_.groups)));
+      if (rng.OneIn(2)) {
+        ReadAtSnapshot(g, &rng);
+      } else {
+        ReadWithIterator(g);
+      }
+    }
+  }
+
+  // Reads group g at a fresh snapshot: all keys must agree (atomic reads);
+  // after some simulated time, the same reads must repeat (immutable
+  // snapshots).
+  void ReadAtSnapshot(int g, Random* rng) {
+    const Snapshot* snap = db_->GetSnapshot();
+    std::vector<std::string> first;
+    if (!ReadGroup(g, snap, &first)) return db_->ReleaseSnapshot(snap);
+    CheckAgree(g, first, "snapshot read");
+    sim_.runtime()->SleepForMicroseconds(1 + rng->Uniform(40));
+    std::vector<std::string> again;
+    if (ReadGroup(g, snap, &again)) {
+      for (size_t k = 0; k < first.size(); k++) {
+        if (again[k] == first[k]) continue;
+        Violation(kImmutable, KeyOf(g, static_cast<int>(k)), Show(first[k]), Show(again[k]),
+                  "a reread at the same snapshot changed");
+        break;
+      }
+    }
+    db_->ReleaseSnapshot(snap);
+  }
+
+  // Reads group g's keys at snap into (*out)[k], last key first: writers
+  // insert a batch's keys first to last, so a read racing an insert sees
+  // the batch's tail old and its head new.
+  bool ReadGroup(int g, const Snapshot* snap, std::vector<std::string>* out) {
+    ReadOptions ro;
+    ro.snapshot = snap;
+    out->assign(static_cast<size_t>(drawn_.keys_per_group), "");
+    for (int k = drawn_.keys_per_group - 1; k >= 0; k--) {
+      std::string value;
+      const Status s = db_->Get(ro, KeyOf(g, k), &value);
+      engine_ops_++;
+      if (!s.ok() && !s.IsNotFound()) {
+        Fail("no spurious errors", KeyOf(g, k), "OK", s.ToString(), "Get failed");
+        return false;
+      }
+      (*out)[static_cast<size_t>(k)] = s.ok() ? value : "";
+    }
+    return true;
+  }
+
+  // One iterator (one implicit snapshot) over group g's keys.
+  void ReadWithIterator(int g) {
+    std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
+    std::vector<std::string> values(static_cast<size_t>(drawn_.keys_per_group));
+    const std::string prefix = absl::StrCat("g", g, ".");
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+      engine_ops_++;
+      const std::string key = it->key().ToString();
+      const int k = std::stoi(key.substr(prefix.size() + 1));
+      if (k >= 0 && k < drawn_.keys_per_group) values[static_cast<size_t>(k)] = it->value().ToString();
+    }
+    if (!it->status().ok()) {
+      return Fail("no spurious errors", "", "OK", it->status().ToString(), "Iterator failed");
+    }
+    CheckAgree(g, values, "iterator");
+  }
+
+  void CheckAgree(int g, const std::vector<std::string>& values, const char* how) {
+    for (size_t k = 1; k < values.size(); k++) {
+      if (values[k] == values[0]) continue;
+      Violation(kAtomic, KeyOf(g, static_cast<int>(k)), Show(values[0]), Show(values[k]),
+                std::string(how) + " saw part of a batch: a group's keys disagree");
+      return;
+    }
+  }
+
+  // Every own read saw the writer's version or a later one.
+  void CheckOwnReads() {
+    for (const OwnRead& r : own_reads_) {
+      if (!failure_.property.empty()) return;
+      if (r.observed == r.own_version) continue;
+      const auto it = version_sequence_.find(r.observed);
+      if (it != version_sequence_.end() && it->second > r.own_sequence) continue;
+      Violation(kOwnWrites, r.key, Show(r.own_version) + " or newer", Show(r.observed),
+                "a Get right after Write returned missed the writer's own write");
+    }
+  }
+
+  static std::string Show(const std::string& v) { return v.empty() ? "<absent>" : "'" + v + "'"; }
+
+  void Violation(const char* promise, const std::string& key, const std::string& expected,
+                 const std::string& observed, const std::string& message) {
+    if (Keeps(*drawn_.mode, promise)) {
+      return Fail(promise, key, expected, observed,
+                  std::string(drawn_.mode->name) + " mode: " + message);
+    }
+    result_->observed[promise]++;
+    sim_.TraceEvent(std::string("observed dropped promise: ") + promise + " (" + message + ")");
+  }
+
+  void Fail(const std::string& property, const std::string& key, const std::string& expected,
+            const std::string& observed, const std::string& message) {
+    if (!failure_.property.empty()) return;
+    failure_ = Failure{property, key, expected, observed, sim_.steps(), message};
+  }
+
+  const RunConfig config_;
+  RunResult* const result_;
+  sim::Simulation sim_;
+  Drawn drawn_;
+  std::unique_ptr<sim::SimDisk> disk_;
+  std::unique_ptr<Env> env_;
+  std::unique_ptr<DB> db_;
+  Failure failure_;
+  uint64_t ops_ = 0;
+  int writers_running_ = 0;
+  uint64_t engine_ops_ = 0;
+  std::map<std::string, SequenceNumber> version_sequence_;
+  std::vector<OwnRead> own_reads_;
+  static constexpr size_t kMaxTraceLines = 2'000'000;
+};
+
+class UnorderedWrite final : public Scenario {
+ public:
+  const char* name() const override { return "unordered-write"; }
+  const char* summary() const override {
+    return "writers keep groups of keys equal under a drawn write mode; readers check the "
+           "mode's promises (atomic reads, read-your-own-writes, immutable snapshots)";
+  }
+  std::vector<std::string> properties() const override {
+    return {kAtomic, kOwnWrites, kImmutable, "no spurious errors", "simulation"};
+  }
+  std::vector<PromiseRow> promises() const override {
+    std::vector<PromiseRow> rows;
+    for (const ModeSpec& m : kModes) {
+      for (const char* p : {kAtomic, kOwnWrites, kImmutable}) rows.push_back({m.name, p, Keeps(m, p)});
+    }
+    return rows;
+  }
+  const char* mode_option() const override { return kModeOption; }
+  RunResult Run(const RunConfig& config) const override {
+    RunResult result;
+    result.scenario = name();
+    result.seed = config.seed;
+    UnorderedWriteRun run(config, &result);
+    run.Execute();
+    return result;
+  }
+};
+
+}  // namespace
+
+const Scenario* UnorderedWriteScenario() {
+  static const auto* const scenario = new UnorderedWrite();
+  return scenario;
+}
+
+}  // namespace shale::scenario

@@ -1,0 +1,26 @@
+// The `unordered-write` scenario: each seed draws a write mode and holds
+// the engine to exactly the read promises that mode makes (the RocksDB
+// unordered_write post, ../shared/seeds/003_*):
+//
+//   mode        atomic reads   read-your-own-writes   immutable snapshots
+//   vanilla     kept           kept                   kept
+//   pipelined   kept           kept                   kept
+//   unordered   dropped        kept                   dropped
+//
+// Writer tasks write batches that set every key of a group to one new
+// version (the invariant: a group's keys agree); reader tasks read whole
+// groups at snapshots and through iterators, and reread at the same
+// snapshot later. A kept promise's violation fails the seed; a dropped
+// promise's violation is counted in RunResult::observed, and the campaign
+// summary reports per mode and promise "kept" or "dropped — first observed
+// at seed S" (cli/run_summary.cc).
+#pragma once
+
+#include "scenarios/scenario.h"
+
+namespace shale::scenario {
+
+// The scenario singleton (registered by RegisterBuiltinScenarios).
+const Scenario* UnorderedWriteScenario();
+
+}  // namespace shale::scenario
