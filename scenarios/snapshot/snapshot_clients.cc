@@ -137,7 +137,9 @@ class Reader {
   // below its sequence, so this is where the model's comparison waits.
   void TakeAndRead() {
     held_.push_back(s_->Take());
-    held_.back().long_lived = rng_.OneIn(3);
+    // Held to the end: a third of them, never one of the empty DB (taken
+    // before any write, it would only ever read nothing).
+    held_.back().long_lived = rng_.OneIn(3) && held_.back().sequence > 0;
     s_->ReadNew(&held_.back(), DrawPlan(), o_.max_kept_reads);
   }
 

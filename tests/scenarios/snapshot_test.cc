@@ -11,7 +11,7 @@
 using namespace shale::scenario;
 
 namespace {
-RunResult RunSeed(uint64_t seed, int ops = 2000, uint64_t bugs = 0) {
+RunResult RunSeed(uint64_t seed, int ops = 0, uint64_t bugs = 0) {
   RunConfig config;
   config.scenario = "snapshot";
   config.seed = seed;
@@ -107,22 +107,25 @@ TEST_CASE("snapshot runs hold snapshots across compactions of a deep tree", "[sc
 TEST_CASE("snapshot finds compaction ignoring snapshots and the failure replays",
           "[scenario][bugs]") {
   const uint64_t bug = shale::kBugCompactionIgnoresSnapshots;
-  uint64_t found_at = 0;
+  constexpr uint64_t kSeeds = 50;
+  uint64_t found_at = 0, failed = 0;
   RunResult failure;
-  for (uint64_t seed = 1; seed <= 200 && found_at == 0; seed++) {
-    RunResult r = RunSeed(seed, 2000, bug);
-    if (!r.passed) {
+  for (uint64_t seed = 1; seed <= kSeeds; seed++) {
+    RunResult r = RunSeed(seed, 0, bug);
+    if (r.passed) continue;
+    failed++;
+    INFO("seed " << seed << ": " << r.failure.property << " -- " << r.failure.message);
+    REQUIRE((r.failure.property == "snapshot reads" || r.failure.property == "snapshot iteration" ||
+             r.failure.property == "repeatable snapshot reads"));
+    if (found_at == 0) {
       found_at = seed;
       failure = r;
     }
   }
-  REQUIRE(found_at != 0);
-  INFO("found at seed " << found_at << ": " << failure.failure.property << " -- "
-                        << failure.failure.message);
-  REQUIRE((failure.failure.property == "snapshot reads" ||
-           failure.failure.property == "snapshot iteration" ||
-           failure.failure.property == "repeatable snapshot reads"));
-  const RunResult again = RunSeed(found_at, 2000, bug);
+  // Campaigns find it in about nine seeds of ten.
+  INFO(failed << " of " << kSeeds << " seeds failed");
+  REQUIRE(failed * 2 >= kSeeds);
+  const RunResult again = RunSeed(found_at, 0, bug);
   REQUIRE_FALSE(again.passed);
   REQUIRE(again.trace_hash == failure.trace_hash);
   REQUIRE(again.failure.property == failure.failure.property);
