@@ -167,7 +167,9 @@ class DBImpl final : public DB {
   uint64_t logfile_number_ = 0;             // GUARDED
   std::deque<Writer*> writers_;             // GUARDED, the WAL queue
   std::deque<WriteGroup*> memtable_groups_; // GUARDED, pipelined groups past their WAL write
-  SequenceNumber last_allocated_sequence_ = 0;  // GUARDED, >= the published last sequence
+  // GUARDED: the last sequence given to a write group (set by Open); the
+  // published last sequence trails it while groups are in flight.
+  SequenceNumber last_allocated_sequence_ = 0;
   int pending_memtable_writes_ = 0;         // GUARDED, unordered inserts in flight
   // Serializes memtable allocations of concurrent inserters (MemTable).
   std::unique_ptr<Mutex> memtable_mu_;

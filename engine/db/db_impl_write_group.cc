@@ -19,7 +19,6 @@
 //              Write returns.
 // Named yield points mark every step so the simulator can interleave
 // writers and readers there.
-#include <algorithm>
 
 #include "db/db_impl.h"
 #include "db/db_impl_writer.h"
@@ -60,7 +59,6 @@ Status DBImpl::LeadWriteGroup(Writer* w) {
     group.writers.push_back(member);
     if (member == last_writer) break;
   }
-  last_allocated_sequence_ = std::max(last_allocated_sequence_, versions_->LastSequence());
   const SequenceNumber first = last_allocated_sequence_ + 1;
   WriteBatchInternal::SetSequence(merged, first);
   group.last_sequence = first + WriteBatchInternal::Count(merged) - 1;

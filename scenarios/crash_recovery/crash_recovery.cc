@@ -17,6 +17,7 @@
 #include "scenarios/crash_recovery/workload.h"
 #include "scenarios/oracle/recovery_check.h"
 #include "sim/disk/sim_disk.h"
+#include "scenarios/scenario_run.h"
 #include "sim/simulation.h"
 
 namespace shale::scenario {
@@ -92,7 +93,7 @@ Drawn DrawConfig(Random* rng) {
 class CrashRecoveryRun {
  public:
   CrashRecoveryRun(const RunConfig& config, RunResult* result)
-      : config_(config), result_(result), sim_(SimOptions(config)) {}
+      : config_(config), result_(result), sim_(SimOptionsFor(config)) {}
 
   void Execute() {
     drawn_ = DrawConfig(sim_.rng());
@@ -112,20 +113,14 @@ class CrashRecoveryRun {
     for (const auto& [k, v] : plan_->Describe()) result_->options_drawn[k] = v;
     result_->options_drawn["faults"] = plan_->enabled() ? "on" : "off";
     env_ = std::make_unique<Env>(disk_.get(), sim_.clock(), sim_.runtime());
-    if (config_.trace) {
-      // The event trace for `shale replay --trace`, capped (a limit on
-      // everything): the hash still covers every event past the cap.
-      sim_.set_trace_sink([this](const std::string& line) {
-        if (result_->trace.size() < kMaxTraceLines) result_->trace.push_back(line);
-      });
-    }
+    CaptureTrace(config_, &sim_, result_);
     drawn_.options.env = env_.get();
     const Status s = sim_.Run([this] { Main(); });
     // A run that ended early (deadlock, budget) left its tasks abandoned;
     // the DB they used is abandoned with them, never destroyed.
     (void)db_.release();
     if (!s.ok() && !state_.failed) {
-      state_.Fail(s.message().rfind("deadlock", 0) == 0 ? "deadlock" : "simulation", "", "", "",
+      state_.Fail(SimulationFailureProperty(s), "", "", "",
                   s.ToString());
     }
     for (const auto& [kind, n] : plan_->counts()) result_->faults_by_kind[kind] += n;
@@ -135,23 +130,10 @@ class CrashRecoveryRun {
     result_->failure = state_.failure;
     result_->ops = state_.ops_done;
     result_->engine_ops = state_.engine_ops;
-    result_->trace_hash = sim_.trace()->value();
-    result_->sim_time_ns = sim_.now_ns();
-    result_->steps = sim_.steps();
+    RecordSimulation(&sim_, result_);
   }
 
  private:
-  static sim::SimulationOptions SimOptions(const RunConfig& config) {
-    sim::SimulationOptions o;
-    o.seed = config.seed;
-    Random pick(config.seed ^ 0x5ca1ab1eull);
-    o.strategy = config.strategy == "pct"      ? sim::Strategy::kPct
-                 : config.strategy == "random" ? sim::Strategy::kRandom
-                 : pick.OneIn(2)               ? sim::Strategy::kPct
-                                               : sim::Strategy::kRandom;
-    return o;
-  }
-
   void Main() {
     state_.runtime = sim_.runtime();
     state_.step = [this] { return sim_.steps(); };
@@ -375,7 +357,6 @@ class CrashRecoveryRun {
   bool detected_ = false;
   std::string detected_what_;
   static constexpr int kMaxOpenAttempts = 8;
-  static constexpr size_t kMaxTraceLines = 2'000'000;
 };
 
 class CrashRecovery final : public Scenario {
@@ -390,12 +371,7 @@ class CrashRecovery final : public Scenario {
             "read consistency", "immutable snapshots", "no spurious errors", "deadlock"};
   }
   RunResult Run(const RunConfig& config) const override {
-    RunResult result;
-    result.scenario = name();
-    result.seed = config.seed;
-    CrashRecoveryRun run(config, &result);
-    run.Execute();
-    return result;
+    return RunScenario<CrashRecoveryRun>(name(), config);
   }
 };
 

@@ -23,6 +23,7 @@
 #include "scenarios/snapshot/snapshot.h"
 #include "scenarios/snapshot/snapshot_clients.h"
 #include "sim/disk/sim_disk.h"
+#include "scenarios/scenario_run.h"
 #include "sim/simulation.h"
 
 namespace shale::scenario {
@@ -101,7 +102,7 @@ Drawn DrawConfig(Random* rng) {
 class SnapshotRun {
  public:
   SnapshotRun(const RunConfig& config, RunResult* result)
-      : config_(config), result_(result), sim_(SimOptions(config)) {}
+      : config_(config), result_(result), sim_(SimOptionsFor(config)) {}
 
   void Execute() {
     drawn_ = DrawConfig(sim_.rng());
@@ -111,32 +112,17 @@ class SnapshotRun {
     disk_ = std::make_unique<sim::SimDisk>(&sim_, drawn_.latency);
     env_ = std::make_unique<Env>(disk_.get(), sim_.clock(), sim_.runtime());
     drawn_.options.env = env_.get();
-    if (config_.trace) {
-      sim_.set_trace_sink([this](const std::string& line) {
-        if (result_->trace.size() < kMaxTraceLines) result_->trace.push_back(line);
-      });
-    }
+    CaptureTrace(config_, &sim_, result_);
     const Status s = sim_.Run([this] { Main(); });
     (void)db_.release();  // a run that ended early abandons its DB with its tasks
     if (!s.ok() && !failed()) {
-      run_failure_ = Failure{s.message().rfind("deadlock", 0) == 0 ? "deadlock" : "simulation",
+      run_failure_ = Failure{SimulationFailureProperty(s),
                              "", "", "", sim_.steps(), s.ToString()};
     }
     Report();
   }
 
  private:
-  static sim::SimulationOptions SimOptions(const RunConfig& config) {
-    sim::SimulationOptions o;
-    o.seed = config.seed;
-    Random pick(config.seed ^ 0x5ca1ab1eull);
-    o.strategy = config.strategy == "pct"      ? sim::Strategy::kPct
-                 : config.strategy == "random" ? sim::Strategy::kRandom
-                 : pick.OneIn(2)               ? sim::Strategy::kPct
-                                               : sim::Strategy::kRandom;
-    return o;
-  }
-
   bool failed() const {
     return (state_ != nullptr && state_->failed()) || !run_failure_.property.empty();
   }
@@ -233,9 +219,7 @@ class SnapshotRun {
     if (!r.passed) {
       r.failure = state_ != nullptr && state_->failed() ? state_->failure() : run_failure_;
     }
-    r.trace_hash = sim_.trace()->value();
-    r.sim_time_ns = sim_.now_ns();
-    r.steps = sim_.steps();
+    RecordSimulation(&sim_, &r);
   }
 
   const RunConfig config_;
@@ -249,7 +233,6 @@ class SnapshotRun {
   std::vector<HeldSnapshot> survivors_;
   Failure run_failure_;
   int deepest_level_ = 0;
-  static constexpr size_t kMaxTraceLines = 2'000'000;
 };
 
 class SnapshotScenarioImpl final : public Scenario {
@@ -265,12 +248,7 @@ class SnapshotScenarioImpl final : public Scenario {
             "no spurious errors", "deadlock"};
   }
   RunResult Run(const RunConfig& config) const override {
-    RunResult result;
-    result.scenario = name();
-    result.seed = config.seed;
-    SnapshotRun run(config, &result);
-    run.Execute();
-    return result;
+    return RunScenario<SnapshotRun>(name(), config);
   }
 };
 

@@ -17,6 +17,7 @@
 #include "shale/db.h"
 #include "shale/options.h"
 #include "sim/disk/sim_disk.h"
+#include "scenarios/scenario_run.h"
 #include "sim/simulation.h"
 #include "util/random.h"
 
@@ -91,7 +92,7 @@ struct OwnRead {
 class UnorderedWriteRun {
  public:
   UnorderedWriteRun(const RunConfig& config, RunResult* result)
-      : config_(config), result_(result), sim_(SimOptions(config)) {}
+      : config_(config), result_(result), sim_(SimOptionsFor(config)) {}
 
   void Execute() {
     drawn_ = DrawConfig(sim_.rng());
@@ -100,35 +101,18 @@ class UnorderedWriteRun {
     disk_ = std::make_unique<sim::SimDisk>(&sim_, sim::LatencyProfile::NVMe());
     env_ = std::make_unique<Env>(disk_.get(), sim_.clock(), sim_.runtime());
     drawn_.options.env = env_.get();
-    if (config_.trace) {
-      sim_.set_trace_sink([this](const std::string& line) {
-        if (result_->trace.size() < kMaxTraceLines) result_->trace.push_back(line);
-      });
-    }
+    CaptureTrace(config_, &sim_, result_);
     const Status s = sim_.Run([this] { Main(); });
     (void)db_.release();  // a run that ended early abandoned it with its tasks
-    if (!s.ok()) Fail("simulation", "", "", "", s.ToString());
+    if (!s.ok()) Fail(SimulationFailureProperty(s), "", "", "", s.ToString());
     result_->passed = failure_.property.empty();
     result_->failure = failure_;
     result_->ops = ops_;
     result_->engine_ops = engine_ops_;
-    result_->trace_hash = sim_.trace()->value();
-    result_->sim_time_ns = sim_.now_ns();
-    result_->steps = sim_.steps();
+    RecordSimulation(&sim_, result_);
   }
 
  private:
-  static sim::SimulationOptions SimOptions(const RunConfig& config) {
-    sim::SimulationOptions o;
-    o.seed = config.seed;
-    Random pick(config.seed ^ 0x0dd5eedull);
-    o.strategy = config.strategy == "pct"      ? sim::Strategy::kPct
-                 : config.strategy == "random" ? sim::Strategy::kRandom
-                 : pick.OneIn(2)               ? sim::Strategy::kPct
-                                               : sim::Strategy::kRandom;
-    return o;
-  }
-
   void Describe() {
     auto& m = result_->options_drawn;
     m[kModeOption] = drawn_.mode->name;
@@ -344,7 +328,6 @@ class UnorderedWriteRun {
   uint64_t engine_ops_ = 0;
   std::map<std::string, SequenceNumber> version_sequence_;
   std::vector<OwnRead> own_reads_;
-  static constexpr size_t kMaxTraceLines = 2'000'000;
 };
 
 class UnorderedWrite final : public Scenario {
@@ -366,12 +349,7 @@ class UnorderedWrite final : public Scenario {
   }
   const char* mode_option() const override { return kModeOption; }
   RunResult Run(const RunConfig& config) const override {
-    RunResult result;
-    result.scenario = name();
-    result.seed = config.seed;
-    UnorderedWriteRun run(config, &result);
-    run.Execute();
-    return result;
+    return RunScenario<UnorderedWriteRun>(name(), config);
   }
 };
 

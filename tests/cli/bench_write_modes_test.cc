@@ -24,6 +24,7 @@
 #include "bench_flags.h"
 #include "bench_report.h"
 #include "bench_runner.h"
+#include "cli_test_support.h"
 #include "command_table.h"
 #include "common/temp_dir.h"
 #include "kv_store.h"
@@ -31,43 +32,15 @@
 
 using namespace shale;
 using namespace shale::cli;
+using namespace shale::cli::testing;
 
 namespace {
-
-struct CliRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-// A bench command that only parses, so no engine is needed.
-int ParseOnlyBench(std::span<const std::string> args, std::ostream&, std::ostream& err) {
-  bench::BenchConfig config;
-  std::string error;
-  if (ParseBenchFlags(args, &config, &error) != BenchParse::kUsageError) return kExitOk;
-  err << "shale: " << error << "\n";
-  return kExitUsage;
-}
 
 constexpr Command kTestCommands[] = {
     {"bench", "parse bench flags", ParseOnlyBench, BenchUsage},
 };
 
-CliRun Run(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int code = Dispatch(kTestCommands, args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-void RequireOneErrorLine(const CliRun& run, const std::string& needle) {
-  INFO("stderr: " << run.err);
-  REQUIRE(run.exit_code == kExitUsage);
-  REQUIRE(std::count(run.err.begin(), run.err.end(), '\n') == 1);
-  REQUIRE(run.err.back() == '\n');
-  REQUIRE(run.err.rfind("shale: ", 0) == 0);
-  REQUIRE(run.err.find(needle) != std::string::npos);
-  REQUIRE(run.out.empty());
-}
+CliRun Run(std::vector<std::string> args) { return DispatchTo(kTestCommands, std::move(args)); }
 
 bench::BenchConfig Parse(const std::vector<std::string>& args) {
   bench::BenchConfig config;

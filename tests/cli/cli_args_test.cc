@@ -11,28 +11,15 @@
 #include <vector>
 
 #include "bench_flags.h"
+#include "cli_test_support.h"
 #include "command_table.h"
 #include "flag_set.h"
 
 using namespace shale;
 using namespace shale::cli;
+using namespace shale::cli::testing;
 
 namespace {
-
-struct CliRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-// A bench command that only parses, so no engine is needed.
-int ParseOnlyBench(std::span<const std::string> args, std::ostream&, std::ostream& err) {
-  bench::BenchConfig config;
-  std::string error;
-  if (ParseBenchFlags(args, &config, &error) != BenchParse::kUsageError) return kExitOk;
-  err << "shale: " << error << "\n";
-  return kExitUsage;
-}
 
 int NoopVersion(std::span<const std::string>, std::ostream& out, std::ostream&) {
   out << "shale test\n";
@@ -44,22 +31,7 @@ constexpr Command kTestCommands[] = {
     {"version", "print the version", NoopVersion, nullptr},
 };
 
-CliRun Run(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int code = Dispatch(kTestCommands, args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-// Exactly one newline-terminated line containing `needle`.
-void RequireOneErrorLine(const CliRun& run, const std::string& needle) {
-  INFO("stderr: " << run.err);
-  REQUIRE(run.exit_code == kExitUsage);
-  REQUIRE(std::count(run.err.begin(), run.err.end(), '\n') == 1);
-  REQUIRE(run.err.back() == '\n');
-  REQUIRE(run.err.rfind("shale: ", 0) == 0);
-  REQUIRE(run.err.find(needle) != std::string::npos);
-  REQUIRE(run.out.empty());
-}
+CliRun Run(std::vector<std::string> args) { return DispatchTo(kTestCommands, std::move(args)); }
 
 }  // namespace
 

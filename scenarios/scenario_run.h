@@ -1,0 +1,45 @@
+// What every simulated scenario run does the same way: the Simulation's
+// options from a RunConfig, the event trace captured for `shale replay
+// --trace`, the simulation's figures copied into the RunResult, and the
+// Scenario::Run wrapper around a per-run class.
+//
+// Thread safety: as Simulation (one thread).
+#pragma once
+
+#include <cstddef>
+
+#include "scenarios/scenario.h"
+#include "sim/simulation.h"
+
+namespace shale::scenario {
+
+// At most this many trace lines are kept (the hash covers every event).
+inline constexpr size_t kMaxTraceLines = 2'000'000;
+
+// The seed, and the strategy: config.strategy if set, else drawn from the
+// seed (uniform random or PCT, half each).
+sim::SimulationOptions SimOptionsFor(const RunConfig& config);
+
+// With config.trace, sends sim's event trace (capped) to result->trace.
+// REQUIRES: result outlives sim's run.
+void CaptureTrace(const RunConfig& config, sim::Simulation* sim, RunResult* result);
+
+// Copies the trace hash, simulated time and steps into result.
+void RecordSimulation(sim::Simulation* sim, RunResult* result);
+
+// "deadlock" or "simulation": the property of a failed Simulation::Run.
+const char* SimulationFailureProperty(const Status& run_status);
+
+// Scenario::Run for a per-run class RunT(const RunConfig&, RunResult*)
+// with an Execute() that fills the result.
+template <typename RunT>
+RunResult RunScenario(const char* name, const RunConfig& config) {
+  RunResult result;
+  result.scenario = name;
+  result.seed = config.seed;
+  RunT run(config, &result);
+  run.Execute();
+  return result;
+}
+
+}  // namespace shale::scenario

@@ -1,0 +1,53 @@
+// Shared by the CLI tests: a bench command that only parses its flags, a
+// dispatcher over a test command table, and the one-error-line check that
+// every bad-input test makes.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <ostream>
+#include <span>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_flags.h"
+#include "command_table.h"
+
+namespace shale::cli::testing {
+
+struct CliRun {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+// A bench command that only parses, so no engine is needed.
+inline int ParseOnlyBench(std::span<const std::string> args, std::ostream&, std::ostream& err) {
+  bench::BenchConfig config;
+  std::string error;
+  if (ParseBenchFlags(args, &config, &error) != BenchParse::kUsageError) return kExitOk;
+  err << "shale: " << error << "\n";
+  return kExitUsage;
+}
+
+inline CliRun DispatchTo(std::span<const Command> commands, std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int code = Dispatch(commands, args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// Exit 2 and exactly one newline-terminated "shale: ..." line containing
+// needle; nothing on stdout.
+inline void RequireOneErrorLine(const CliRun& run, const std::string& needle) {
+  INFO("stderr: " << run.err);
+  REQUIRE(run.exit_code == kExitUsage);
+  REQUIRE(std::count(run.err.begin(), run.err.end(), '\n') == 1);
+  REQUIRE(run.err.back() == '\n');
+  REQUIRE(run.err.rfind("shale: ", 0) == 0);
+  REQUIRE(run.err.find(needle) != std::string::npos);
+  REQUIRE(run.out.empty());
+}
+
+}  // namespace shale::cli::testing
