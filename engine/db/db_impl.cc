@@ -55,10 +55,12 @@ DBImpl::DBImpl(const Options& sanitized, const std::string& dbname)
       block_cache_(options_.block_cache),
       mutex_(runtime_->NewMutex()),
       bg_cv_(runtime_->NewCondVar(mutex_.get())),
-      tmp_batch_(new WriteBatch) {
+      tmp_batch_(new WriteBatch),
+      wal_only_tmp_batch_(new WriteBatch) {
   if (options_.allow_concurrent_memtable_write || options_.unordered_write) {
     memtable_mu_ = runtime_->NewMutex();
   }
+  if (options_.two_write_queues) wal_mu_ = runtime_->NewMutex();
   table_options_.comparator = &internal_comparator_;
   table_options_.block_size = options_.block_size;
   table_options_.block_restart_interval = options_.block_restart_interval;
@@ -84,15 +86,24 @@ DBImpl::~DBImpl() {
   if (db_lock_ != nullptr) fs_->UnlockFile(std::move(db_lock_)).PermitUncheckedError();
 }
 
-Status DB::Open(const Options& options, const std::string& dbname, std::unique_ptr<DB>* dbptr) {
-  dbptr->reset();
+Status ValidateWriteModeOptions(const Options& options) {
   if (options.unordered_write && options.enable_pipelined_write) {
     return Status::NotSupported("unordered_write is not compatible with enable_pipelined_write");
+  }
+  if (options.two_write_queues && options.enable_pipelined_write) {
+    return Status::NotSupported("two_write_queues is not compatible with enable_pipelined_write");
   }
   if (options.unordered_write && !options.allow_concurrent_memtable_write) {
     return Status::InvalidArgument(
         "unordered_write requires allow_concurrent_memtable_write");
   }
+  return Status::OK();
+}
+
+Status DB::Open(const Options& options, const std::string& dbname, std::unique_ptr<DB>* dbptr) {
+  dbptr->reset();
+  Status valid = ValidateWriteModeOptions(options);
+  if (!valid.ok()) return valid;
   auto impl = std::make_unique<DBImpl>(SanitizeOptions(options), dbname);
   Status s = impl->OpenImpl();
   if (s.ok()) *dbptr = std::move(impl);
@@ -107,7 +118,8 @@ Status DBImpl::Close() {
     // Refuse new writes and manual compactions, then let the ones in flight
     // finish: only a front writer may switch memtables or touch log_.
     closed_ = true;
-    while (!writers_.empty() || !memtable_groups_.empty() || pending_memtable_writes_ > 0 ||
+    while (!writers_.empty() || !wal_only_writers_.empty() || !memtable_groups_.empty() ||
+           pending_memtable_writes_ > 0 ||
            manual_compactions_running_ > 0) {
       bg_cv_->Wait();
     }
@@ -129,6 +141,11 @@ Status DBImpl::Close() {
   snapshots_.Clear();
   if (log_ != nullptr) result = FirstError(result, log_->Close());
   return result;
+}
+
+SequenceNumber DBImpl::OldestSnapshotOrLast() {
+  MutexLock l(mutex_.get());
+  return SmallestSnapshotOrLast();
 }
 
 SequenceNumber DBImpl::SmallestSnapshotOrLast() const {
@@ -192,11 +209,34 @@ Iterator* DBImpl::NewInternalIterator(const ReadOptions& options, SequenceNumber
 }
 
 Iterator* DBImpl::NewIterator(const ReadOptions& options) {
+  return NewIteratorWithCallback(options, nullptr);
+}
+
+Iterator* DBImpl::NewIteratorWithCallback(const ReadOptions& options,
+                                          const ReadCallback* callback) {
   SequenceNumber latest;
   Iterator* internal = NewInternalIterator(options, &latest);
   const SequenceNumber seq =
       options.snapshot != nullptr ? options.snapshot->GetSequenceNumber() : latest;
-  return NewDBIterator(internal_comparator_.user_comparator(), internal, seq);
+  return NewDBIterator(internal_comparator_.user_comparator(), internal, seq, callback);
+}
+
+Status DBImpl::GetWithCallback(const ReadOptions& options, const Slice& key, std::string* value,
+                               const ReadCallback* callback) {
+  if (callback == nullptr) return Get(options, key, value);
+  // Through an iterator, which walks past hidden versions (a point lookup
+  // stops at the newest one); filters do not help here.
+  SHALE_COUNT(&stats_, gets, 1);
+  std::unique_ptr<Iterator> it(NewIteratorWithCallback(options, callback));
+  it->Seek(key);
+  Status s = it->status();
+  if (!s.ok()) return s;
+  if (!it->Valid() || internal_comparator_.user_comparator()->Compare(it->key(), key) != 0) {
+    return Status::NotFound();
+  }
+  const Slice v = it->value();
+  value->assign(v.data(), v.size());
+  return Status::OK();
 }
 
 const Snapshot* DBImpl::GetSnapshot() {

@@ -29,6 +29,7 @@
 
 #include "db/dbformat.h"
 #include "db/snapshot_impl.h"
+#include "db/txn_hooks.h"
 #include "shale/db.h"
 #include "shale/env.h"
 #include "table/table_options.h"
@@ -67,6 +68,20 @@ class DBImpl final : public DB {
   // Open's work: recover, start a WAL, start background threads.
   [[nodiscard]] Status OpenImpl();
 
+  // ---- the transaction layer's seams (db/txn_hooks.h)
+  // REQUIRES: before OpenImpl; hooks outlive this DB.
+  void SetTxnStateHooks(TxnStateHooks* hooks) { txn_hooks_ = hooks; }
+  // Write with hooks (nullptr: as Write).
+  [[nodiscard]] Status WriteWithHooks(const WriteOptions& options, WriteBatch* batch,
+                                      const WriteHooks* hooks);
+  // Get / NewIterator that skip entries callback hides (nullptr: as Get).
+  [[nodiscard]] Status GetWithCallback(const ReadOptions& options, const Slice& key,
+                                       std::string* value, const ReadCallback* callback);
+  Iterator* NewIteratorWithCallback(const ReadOptions& options, const ReadCallback* callback);
+  // The oldest live snapshot's sequence, or the last published sequence.
+  SequenceNumber OldestSnapshotOrLast();
+  const Options& options() const { return options_; }
+
   // The write path's records (db_impl_writer.h).
   struct Writer;
   struct WriteGroup;
@@ -80,6 +95,10 @@ class DBImpl final : public DB {
   [[nodiscard]] Status RecoverLogFiles(const std::vector<uint64_t>& logs, VersionEdit* edit);
   [[nodiscard]] Status ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* edit,
                                      SequenceNumber* max_sequence, bool* stop);
+  // Replays one WAL record: reports transaction markers to txn_hooks_ and
+  // inserts the data that belongs in a memtable (only if insert_data).
+  [[nodiscard]] Status ReplayBatch(const WriteBatch& batch, uint64_t log_number, bool insert_data,
+                                   MemTable* mem);
   [[nodiscard]] Status NewWAL();  // REQUIRES: mutex_ held
 
   // ---- writes (db_impl_write.cc, db_impl_write_group.cc; all REQUIRE mutex_ held)
@@ -88,10 +107,16 @@ class DBImpl final : public DB {
   // hand the group to the mode's memtable step.
   [[nodiscard]] Status LeadWriteGroup(Writer* w);
   [[nodiscard]] Status MakeRoomForWrite(bool force);  // front writer only
-  WriteBatch* BuildBatchGroup(Writer** last_writer);
+  // The queue w joins: the second (WAL-only) queue with two_write_queues.
+  std::deque<Writer*>* QueueFor(const Writer* w);
+  WriteBatch* BuildBatchGroup(Writer* leader, Writer** last_writer);
   // Stamps each member's batch with the sequence of its first record (as
   // RocksDB does), so callers learn the order of their writes.
+  // Also runs each member's on_allocated hook.
   void StampGroupSequences(SequenceNumber first, const WriteGroup& group);
+  // Runs the members' before_publish hooks, then publishes the group's last
+  // sequence unless its writers do not publish.
+  void PublishGroup(const WriteGroup& group);
   [[nodiscard]] Status SyncWALLocked();  // SyncWAL's work; releases mutex_ inside
   [[nodiscard]] Status StartUnorderedInserts(Writer* w, WriteGroup* group);
   [[nodiscard]] Status EnterMemtableStage(Writer* w, WriteGroup* group);  // pipelined
@@ -102,8 +127,10 @@ class DBImpl final : public DB {
   void CompleteGroup(WriteGroup* group);
   // Finishes the queued writers up to last_writer with status.
   void CompleteQueued(Writer* last_writer, const Status& status);
-  // Dequeues writers_ up to last_writer and wakes the next front writer.
+  // Dequeues last_writer's queue up to it and wakes the next front writer.
   void PopQueued(Writer* last_writer);
+  // The smallest WAL number still needed (unflushed data or prepared sections).
+  uint64_t MinLogToKeep() const;  // REQUIRES: mutex_ held
   [[nodiscard]] Status WriteGroupToWAL(WriteBatch* group, bool sync);
   [[nodiscard]] Status SwitchMemTable();  // REQUIRES: mutex_ held
   // A memtable whose arena blocks are write_buffer_size / 8 (RocksDB's rule).
@@ -166,6 +193,11 @@ class DBImpl final : public DB {
   std::unique_ptr<log::Writer> log_;        // GUARDED (used by the write leader unlocked)
   uint64_t logfile_number_ = 0;             // GUARDED
   std::deque<Writer*> writers_;             // GUARDED, the WAL queue
+  std::deque<Writer*> wal_only_writers_;    // GUARDED, the second queue (two_write_queues)
+  // With two_write_queues: serializes the two queues' leaders and NewWAL's
+  // swap on log_ (taken only without mutex_; nothing else nests in it).
+  std::unique_ptr<Mutex> wal_mu_;
+  TxnStateHooks* txn_hooks_ = nullptr;      // set before Open; may be null
   std::deque<WriteGroup*> memtable_groups_; // GUARDED, pipelined groups past their WAL write
   // GUARDED: the last sequence given to a write group (set by Open); the
   // published last sequence trails it while groups are in flight.
@@ -174,6 +206,7 @@ class DBImpl final : public DB {
   // Serializes memtable allocations of concurrent inserters (MemTable).
   std::unique_ptr<Mutex> memtable_mu_;
   std::unique_ptr<WriteBatch> tmp_batch_;   // GUARDED, group scratch
+  std::unique_ptr<WriteBatch> wal_only_tmp_batch_;  // GUARDED, the second queue's
   SnapshotList snapshots_;                  // GUARDED
   std::set<uint64_t> pending_outputs_;      // GUARDED, files being written
   Status bg_error_;                         // GUARDED
@@ -191,5 +224,7 @@ class DBImpl final : public DB {
 // Sanitizes user options: fills env/comparator/cache defaults and clamps
 // sizes into workable ranges.
 Options SanitizeOptions(const Options& src);
+// Refuses the write-mode combinations RocksDB refuses (Open's first check).
+[[nodiscard]] Status ValidateWriteModeOptions(const Options& options);
 
 }  // namespace shale

@@ -8,7 +8,8 @@
 // user key, the newest entry of each stripe and drops the rest. A deletion
 // in the oldest stripe is dropped too when no deeper level can hold the key
 // (nothing remains for it to hide); older entries of that key in the same
-// stripe are dropped with it.
+// stripe are dropped with it. With transactions (db/txn_hooks.h) the
+// stripe comes from the sequence at which the entry became visible.
 #include <algorithm>
 
 #include "db/db_impl.h"
@@ -26,6 +27,9 @@ struct DBImpl::CompactionState {
   explicit CompactionState(Compaction* c) : compaction(c) {}
   Compaction* const compaction;
   std::vector<SequenceNumber> snapshots;  // ascending
+  // The last published sequence when the job started: with transactions, an
+  // entry committed later is treated as uncommitted (RocksDB's job snapshot).
+  SequenceNumber job_snapshot = 0;
   std::unique_ptr<TableFileBuilder> builder;
   std::vector<FileMetaData> outputs;
   uint64_t bytes_written = 0;
@@ -65,6 +69,7 @@ Status DBImpl::RunCompaction(Compaction* c) {
     CompactionState state(c);
     // (The planted bug forgets the snapshots: only the newest version stays.)
     if (!HasBug(kBugCompactionIgnoresSnapshots)) state.snapshots = snapshots_.Sequences();
+    state.job_snapshot = versions_->LastSequence();
     s = DoCompactionWork(&state);
     if (s.ok()) s = InstallCompactionResults(&state);
     for (const FileMetaData& out : state.outputs) pending_outputs_.erase(out.number);
@@ -156,14 +161,25 @@ Status DBImpl::DoCompactionWork(CompactionState* state) {
         if (!s.ok()) break;
       }
     }
-    const size_t stripe = static_cast<size_t>(
-        std::lower_bound(snaps.begin(), snaps.end(), ikey.sequence) - snaps.begin());
-    bool drop = stripe == last_stripe;
-    if (!drop && ikey.type == kTypeDeletion && stripe == 0 &&
-        c->IsBaseLevelForKey(ikey.user_key)) {
-      drop = true;
+    // With transactions an entry becomes visible at its commit, not at its
+    // own sequence; one not yet visible to every reader is kept, and so is
+    // the version under it.
+    const SequenceNumber visible_at =
+        txn_hooks_ == nullptr ? ikey.sequence
+                              : txn_hooks_->CommitSequence(ikey.sequence, state->job_snapshot);
+    bool drop = false;
+    if (visible_at == kMaxSequenceNumber) {
+      last_stripe = SIZE_MAX;
+    } else {
+      const size_t stripe = static_cast<size_t>(
+          std::lower_bound(snaps.begin(), snaps.end(), visible_at) - snaps.begin());
+      drop = stripe == last_stripe;
+      if (!drop && ikey.type == kTypeDeletion && stripe == 0 &&
+          c->IsBaseLevelForKey(ikey.user_key)) {
+        drop = true;
+      }
+      last_stripe = stripe;
     }
-    last_stripe = stripe;
     if (drop) continue;
     if (state->builder == nullptr) {
       s = OpenCompactionOutput(state);

@@ -1,4 +1,6 @@
 // DBImpl's flush thread, MANIFEST installs and obsolete-file deletion.
+#include <algorithm>
+
 #include "db/db_impl.h"
 #include "db/table_file_builder.h"
 #include "memtable/memtable.h"
@@ -115,6 +117,12 @@ void DBImpl::RecordBackgroundError(const Status& s) {
   }
 }
 
+uint64_t DBImpl::MinLogToKeep() const {
+  uint64_t min_log = versions_->LogNumber();
+  if (txn_hooks_ != nullptr) min_log = std::min(min_log, txn_hooks_->MinLogWithPreparedSection());
+  return min_log;
+}
+
 void DBImpl::DeleteObsoleteFiles() {
   mutex_->AssertHeld();
   // After a background error the MANIFEST's durable state is unknown: a
@@ -125,9 +133,20 @@ void DBImpl::DeleteObsoleteFiles() {
   std::vector<std::string> names;
   // A failed listing only delays cleanup to the next call.
   if (!fs_->GetChildren(dbname_, &names).ok()) return;
-  const uint64_t log_number = versions_->LogNumber();
+  const uint64_t log_number = MinLogToKeep();
   const uint64_t prev_log_number = versions_->PrevLogNumber();
   const uint64_t manifest_number = versions_->ManifestFileNumber();
+  // With transactions, oldest first: a crash in the middle leaves the WALs
+  // as a suffix, so a kept prepared section's commit marker is never in a
+  // deleted WAL.
+  if (txn_hooks_ != nullptr) {
+    std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+      uint64_t na = 0, nb = 0;
+      FileType ta, tb;
+      const bool pa = ParseFileName(a, &na, &ta), pb = ParseFileName(b, &nb, &tb);
+      return pa != pb ? pa : (na != nb ? na < nb : a < b);
+    });
+  }
   for (const std::string& name : names) {
     uint64_t number;
     FileType type;

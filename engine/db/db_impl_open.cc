@@ -90,8 +90,11 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
     FileType type;
     if (!ParseFileName(name, &number, &type)) continue;
     expected.erase(number);
+    // With transactions, older WALs kept for their prepared sections are
+    // read too (ReplayLogFile inserts none of their data).
     if (type == FileType::kLogFile &&
-        (number >= versions_->LogNumber() || number == versions_->PrevLogNumber())) {
+        (txn_hooks_ != nullptr || number >= versions_->LogNumber() ||
+         number == versions_->PrevLogNumber())) {
       logs.push_back(number);
     }
   }
@@ -130,6 +133,8 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
   Status s = fs_->NewSequentialFile(path, FileOptions(), &file);
   if (!s.ok()) return s;
   log::Reader reader(std::move(file), log_number);
+  const bool insert_data =
+      log_number >= versions_->LogNumber() || log_number == versions_->PrevLogNumber();
   WriteBatch batch;
   auto apply = [&](const Slice& record) -> Status {
     Status r = WriteBatchInternal::SetContents(&batch, record);
@@ -138,7 +143,7 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
       *mem = NewMemTable();
       (*mem)->Ref();
     }
-    r = WriteBatchInternal::InsertInto(&batch, *mem);
+    r = ReplayBatch(batch, log_number, insert_data, *mem);
     if (!r.ok()) return r;
     const SequenceNumber last =
         WriteBatchInternal::Sequence(&batch) + WriteBatchInternal::Count(&batch) - 1;
@@ -159,6 +164,71 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
   s = log::ReplayLog(&reader, mode, apply, &result);
   if (s.ok() && result.stopped_at_damage) *stop = true;  // point in time: nothing after
   if (!s.ok()) return Status(s.IsCorruption() ? Status::Corruption(path, s.ToString()) : s);
+  return s;
+}
+
+namespace {
+// Finds a batch's transaction markers and their positions.
+class MarkerScan final : public WriteBatch::Handler {
+ public:
+  struct Marker {
+    bool commit;  // else rollback
+    std::string xid;
+    uint32_t position;
+  };
+  void Put(const Slice&, const Slice&) override { position_++; }
+  void Delete(const Slice&) override { position_++; }
+  void MarkBeginPrepare() override {
+    begin_prepare_ = true;
+    position_++;
+  }
+  void MarkEndPrepare(const Slice& xid) override {
+    end_xid_ = xid.ToString();
+    has_end_ = true;
+    position_++;
+  }
+  void MarkCommit(const Slice& xid) override { markers_.push_back({true, xid.ToString(), position_++}); }
+  void MarkRollback(const Slice& xid) override {
+    markers_.push_back({false, xid.ToString(), position_++});
+  }
+  bool begin_prepare_ = false;
+  bool has_end_ = false;
+  std::string end_xid_;
+  std::vector<Marker> markers_;
+
+ private:
+  uint32_t position_ = 0;
+};
+}  // namespace
+
+Status DBImpl::ReplayBatch(const WriteBatch& batch, uint64_t log_number, bool insert_data,
+                           MemTable* mem) {
+  MarkerScan scan;
+  Status s = batch.Iterate(&scan);
+  if (!s.ok()) return s;
+  const bool has_markers = scan.begin_prepare_ || scan.has_end_ || !scan.markers_.empty();
+  if (has_markers && txn_hooks_ == nullptr) {
+    return Status::NotSupported("the WAL holds transactions: open this DB as a TransactionDB");
+  }
+  const SequenceNumber first = WriteBatchInternal::Sequence(&batch);
+  if (scan.begin_prepare_) {
+    if (!scan.has_end_) return Status::Corruption("WAL: prepared section without its end marker");
+    const SequenceNumber last = first + WriteBatchInternal::Count(&batch) - 1;
+    txn_hooks_->RecoveredPrepared(scan.end_xid_, batch, first, last, log_number);
+    if (insert_data && txn_hooks_->PreparedDataInMemtable()) {
+      s = WriteBatchInternal::InsertInto(&batch, mem);
+    }
+    return s;
+  }
+  if (insert_data) s = WriteBatchInternal::InsertInto(&batch, mem);
+  if (!s.ok()) return s;
+  for (const MarkerScan::Marker& m : scan.markers_) {
+    if (m.commit) {
+      txn_hooks_->RecoveredCommit(m.xid, first + m.position);
+    } else {
+      txn_hooks_->RecoveredRollback(m.xid, first + m.position);
+    }
+  }
   return s;
 }
 

@@ -30,7 +30,15 @@ Status DBImpl::Delete(const WriteOptions& options, const Slice& key) {
 }
 
 Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
+  return WriteWithHooks(options, batch, nullptr);
+}
+
+Status DBImpl::WriteWithHooks(const WriteOptions& options, WriteBatch* batch,
+                              const WriteHooks* hooks) {
   if (batch == nullptr) return Status::InvalidArgument("Write: batch is null");
+  if (hooks != nullptr && hooks->disable_memtable && options.disable_wal) {
+    return Status::InvalidArgument("Write: a WAL-only write without the WAL");
+  }
   if (options.sync && options.disable_wal) {
     return Status::InvalidArgument("Write: sync and disable_wal together");
   }
@@ -38,6 +46,7 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
   w.batch = batch;
   w.sync = options.sync;
   w.disable_wal = options.disable_wal;
+  w.hooks = hooks;
   return WriteImpl(&w);
 }
 
@@ -65,6 +74,7 @@ Status DBImpl::WaitForFlushOf(uint64_t memtable_id) {
 }
 
 Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
+  MaybeMutexLock wal_lock(wal_mu_.get());
   Status s = log_->AddRecord(WriteBatchInternal::Contents(group));
   if (s.ok() && sync && !HasBug(kBugAckSyncWriteBeforeWalSync)) {
     s = runtime_->FaultPoint("write.wal_sync") ? Status::IOError("injected fault", "write.wal_sync")
@@ -74,21 +84,31 @@ Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
   return s;
 }
 
-WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {
-  Writer* first = writers_.front();
+std::deque<DBImpl::Writer*>* DBImpl::QueueFor(const Writer* w) {
+  return w->disable_memtable() && options_.two_write_queues ? &wal_only_writers_ : &writers_;
+}
+
+WriteBatch* DBImpl::BuildBatchGroup(Writer* leader, Writer** last_writer) {
+  std::deque<Writer*>& queue = *leader->queue;
+  Writer* first = queue.front();
+  assert(first == leader);
+  WriteBatch* scratch = &queue == &writers_ ? tmp_batch_.get() : wal_only_tmp_batch_.get();
   WriteBatch* result = first->batch;
   size_t size = WriteBatchInternal::ByteSize(first->batch);
   const size_t max_size = size <= kSmallBatchBytes ? size + kSmallBatchBytes : kMaxGroupBytes;
   *last_writer = first;
-  for (auto it = writers_.begin() + 1; it != writers_.end(); ++it) {
+  for (auto it = queue.begin() + 1; it != queue.end(); ++it) {
     Writer* w = *it;
     if (w->batch == nullptr) break;               // SyncWAL / Flush lead their own group
     if (w->sync && !first->sync) break;           // a sync write needs a syncing leader
     if (w->disable_wal != first->disable_wal) break;
+    // A group is all WAL-only or all memtable writes, publishing or not.
+    if (w->disable_memtable() != first->disable_memtable()) break;
+    if (w->publishes() != first->publishes()) break;
     size += WriteBatchInternal::ByteSize(w->batch);
     if (size > max_size) break;
     if (result == first->batch) {
-      result = tmp_batch_.get();
+      result = scratch;
       assert(WriteBatchInternal::Count(result) == 0);
       WriteBatchInternal::Append(result, first->batch);
     }
@@ -137,12 +157,13 @@ Status DBImpl::NewWAL() {
   mutex_->AssertHeld();
   const uint64_t number = versions_->NewFileNumber();
   const std::string path = LogFileName(dbname_, number);
-  std::unique_ptr<log::Writer> new_log;
   Status s;
   Status old_log_status;
+  bool swapped = false;
   {
-    // Only the front writer (or Open, alone) touches log_, so the file work
-    // and its fsyncs run without the DB mutex.
+    // Only the front writer (or Open, alone) switches log_, so the file work
+    // and its fsyncs run without the DB mutex; the second queue's leader
+    // appends under wal_mu_, which the swap holds too.
     MutexUnlock unlock(mutex_.get());
     std::unique_ptr<WritableFile> file;
     s = fs_->NewWritableFile(path, FileOptions(), &file);
@@ -151,12 +172,17 @@ Status DBImpl::NewWAL() {
     if (s.ok()) {
       SHALE_COUNT(&stats_, dir_syncs, 1);
       auto writer = std::make_unique<WritableFileWriter>(std::move(file), path, &stats_, 8 << 10);
-      new_log = std::make_unique<log::Writer>(std::move(writer), number);
+      auto new_log = std::make_unique<log::Writer>(std::move(writer), number);
+      MaybeMutexLock wal_lock(wal_mu_.get());
       if (log_ != nullptr) {
         // Sync the old log so SyncWAL only ever needs the current one.
         old_log_status = log_->Sync();
         if (old_log_status.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
         old_log_status = FirstError(old_log_status, log_->Close());
+      }
+      if (old_log_status.ok()) {
+        log_ = std::move(new_log);
+        swapped = true;
       }
     }
   }
@@ -168,7 +194,8 @@ Status DBImpl::NewWAL() {
     RecordBackgroundError(old_log_status);  // the old log's tail may be lost
     return old_log_status;
   }
-  log_ = std::move(new_log);
+  assert(swapped);
+  (void)swapped;
   logfile_number_ = number;
   return Status::OK();
 }

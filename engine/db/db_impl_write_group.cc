@@ -12,6 +12,9 @@
 //   pipelined  the group leaves writers_ at once (the next group may write
 //              its WAL record) and queues in memtable_groups_; groups insert
 //              and publish in WAL order, so readers see what vanilla gives.
+//   WAL-only   (a transaction's prepared section or commit marker) the group
+//              completes right after its WAL write; with two_write_queues
+//              such writes have their own queue and leader.
 //   unordered  the last sequence is published right after the WAL write;
 //              each writer then inserts its own batch with no ordering among
 //              writers. A reader may see part of a batch, and a snapshot may
@@ -34,11 +37,12 @@ using WriterState = DBImpl::Writer::State;
 Status DBImpl::WriteImpl(Writer* w) {
   MutexLock l(mutex_.get());
   if (closed_) return Status::ShutdownInProgress("DB is closing");
-  writers_.push_back(w);
+  w->queue = QueueFor(w);
+  w->queue->push_back(w);
   while (true) {
     if (w->state == WriterState::kDone) return w->status;
     if (w->state == WriterState::kInsertOwn) return InsertOwnBatch(w);
-    if (w->state == WriterState::kQueued && w == writers_.front()) break;
+    if (w->state == WriterState::kQueued && w == w->queue->front()) break;
     w->cv->Wait();
   }
   return LeadWriteGroup(w);
@@ -47,15 +51,16 @@ Status DBImpl::WriteImpl(Writer* w) {
 Status DBImpl::LeadWriteGroup(Writer* w) {
   mutex_->AssertHeld();
   Writer* last_writer = w;
-  Status status = MakeRoomForWrite(w->force_switch);
+  // Only the main queue's leader switches memtables and WALs.
+  Status status = w->queue == &writers_ ? MakeRoomForWrite(w->force_switch) : bg_error_;
   if (!status.ok() || w->batch == nullptr) {
     if (status.ok() && w->sync) status = SyncWALLocked();
     CompleteQueued(last_writer, status);
     return status;
   }
-  WriteBatch* merged = BuildBatchGroup(&last_writer);
+  WriteBatch* merged = BuildBatchGroup(w, &last_writer);
   WriteGroup group;
-  for (Writer* member : writers_) {
+  for (Writer* member : *w->queue) {
     group.writers.push_back(member);
     if (member == last_writer) break;
   }
@@ -74,7 +79,7 @@ Status DBImpl::LeadWriteGroup(Writer* w) {
     }
     runtime_->YieldPoint("write.after_wal_append");
   }
-  if (merged == tmp_batch_.get()) tmp_batch_->Clear();
+  if (merged != w->batch) merged->Clear();  // the queue's scratch batch
   // A failed WAL append or sync leaves the log's tail unknown (and a failed
   // fsync may have dropped pages): stop all writes, as RocksDB does.
   if (wal_failed) RecordBackgroundError(status);
@@ -85,6 +90,10 @@ Status DBImpl::LeadWriteGroup(Writer* w) {
   if (w->disable_wal) has_unpersisted_data_ = true;
   SHALE_COUNT(&stats_, keys_written, group.last_sequence - first + 1);
   SHALE_COUNT(&stats_, write_groups, 1);
+  if (w->disable_memtable()) {  // WAL-only: nothing to insert
+    CompleteGroup(&group);
+    return w->status;
+  }
   if (options_.unordered_write) return StartUnorderedInserts(w, &group);
   if (options_.enable_pipelined_write) return EnterMemtableStage(w, &group);
   return InsertGroup(w, &group);
@@ -94,8 +103,23 @@ void DBImpl::StampGroupSequences(SequenceNumber first, const WriteGroup& group) 
   SequenceNumber next = first;
   for (Writer* member : group.writers) {
     WriteBatchInternal::SetSequence(member->batch, next);
-    next += WriteBatchInternal::Count(member->batch);
+    const uint32_t count = WriteBatchInternal::Count(member->batch);
+    if (member->hooks != nullptr && member->hooks->on_allocated && count > 0) {
+      member->hooks->on_allocated(next, next + count - 1, logfile_number_);
+    }
+    next += count;
   }
+}
+
+void DBImpl::PublishGroup(const WriteGroup& group) {
+  for (Writer* member : group.writers) {
+    const uint32_t count = WriteBatchInternal::Count(member->batch);
+    if (member->hooks != nullptr && member->hooks->before_publish && count > 0) {
+      const SequenceNumber first = WriteBatchInternal::Sequence(member->batch);
+      member->hooks->before_publish(first, first + count - 1);
+    }
+  }
+  if (group.writers.front()->publishes()) versions_->SetLastSequence(group.last_sequence);
 }
 
 Status DBImpl::SyncWALLocked() {
@@ -103,6 +127,7 @@ Status DBImpl::SyncWALLocked() {
   Status status;
   {
     MutexUnlock unlock(mutex_.get());
+    MaybeMutexLock wal_lock(wal_mu_.get());
     status = log_->Sync();
   }
   if (status.ok()) {
@@ -115,7 +140,7 @@ Status DBImpl::SyncWALLocked() {
 
 Status DBImpl::StartUnorderedInserts(Writer* w, WriteGroup* group) {
   mutex_->AssertHeld();
-  versions_->SetLastSequence(group->last_sequence);  // published before the inserts
+  PublishGroup(*group);  // before the inserts
   pending_memtable_writes_ += static_cast<int>(group->writers.size());
   for (Writer* member : group->writers) {
     member->insert_into = mem_;
@@ -189,7 +214,7 @@ Status DBImpl::InsertOwnBatch(Writer* w) {
 
 void DBImpl::CompleteGroup(WriteGroup* group) {
   mutex_->AssertHeld();
-  if (group->status.ok()) versions_->SetLastSequence(group->last_sequence);
+  if (group->status.ok()) PublishGroup(*group);
   for (Writer* member : group->writers) {
     member->status = group->status;
     member->state = WriterState::kDone;
@@ -207,7 +232,7 @@ void DBImpl::CompleteGroup(WriteGroup* group) {
 
 void DBImpl::CompleteQueued(Writer* last_writer, const Status& status) {
   mutex_->AssertHeld();
-  for (Writer* member : writers_) {
+  for (Writer* member : *last_writer->queue) {
     member->status = status;
     member->state = WriterState::kDone;
     member->cv->Signal();
@@ -218,13 +243,14 @@ void DBImpl::CompleteQueued(Writer* last_writer, const Status& status) {
 
 void DBImpl::PopQueued(Writer* last_writer) {
   mutex_->AssertHeld();
+  std::deque<Writer*>& queue = *last_writer->queue;
   while (true) {
-    Writer* front = writers_.front();
-    writers_.pop_front();
+    Writer* front = queue.front();
+    queue.pop_front();
     if (front == last_writer) break;
   }
-  if (!writers_.empty()) {
-    writers_.front()->cv->Signal();
+  if (!queue.empty()) {
+    queue.front()->cv->Signal();
   } else if (closed_) {
     bg_cv_->SignalAll();  // Close() waits for the queue to drain
   }

@@ -15,6 +15,7 @@
 // completion is the last access to it.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct DBImpl::Writer {
   bool sync = false;
   bool disable_wal = false;
   bool force_switch = false;
+  const WriteHooks* hooks = nullptr;  // nullptr: a plain write
+  std::deque<Writer*>* queue = nullptr;  // the queue it joined
+  bool disable_memtable() const { return hooks != nullptr && hooks->disable_memtable; }
+  bool publishes() const { return hooks == nullptr || hooks->publish; }
   State state = State::kQueued;
   Status status;
   WriteGroup* group = nullptr;      // kInsertOwn in a group; nullptr: unordered

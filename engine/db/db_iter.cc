@@ -14,8 +14,8 @@ namespace {
 
 class DBIter final : public Iterator {
  public:
-  DBIter(const Comparator* cmp, Iterator* iter, SequenceNumber s)
-      : user_comparator_(cmp), iter_(iter), sequence_(s) {}
+  DBIter(const Comparator* cmp, Iterator* iter, SequenceNumber s, const ReadCallback* callback)
+      : user_comparator_(cmp), iter_(iter), sequence_(s), callback_(callback) {}
   ~DBIter() override { delete iter_; }
 
   bool Valid() const override { return valid_; }
@@ -47,6 +47,9 @@ class DBIter final : public Iterator {
   // leaves the previous visible entry in saved_key_/saved_value_.
   void FindPrevUserEntry();
   bool ParseKey(ParsedInternalKey* key);
+  bool IsVisible(SequenceNumber seq) const {
+    return seq <= sequence_ && (callback_ == nullptr || callback_->IsVisible(seq));
+  }
   void SaveKey(const Slice& k, std::string* dst) { dst->assign(k.data(), k.size()); }
   void ClearSavedValue() {
     if (saved_value_.capacity() > 1048576) {
@@ -60,6 +63,7 @@ class DBIter final : public Iterator {
   const Comparator* const user_comparator_;
   Iterator* const iter_;
   const SequenceNumber sequence_;
+  const ReadCallback* const callback_;  // may be null
   Status status_;
   std::string saved_key_;    // reverse: current key; forward: key to skip
   std::string saved_value_;  // reverse: current value
@@ -113,7 +117,7 @@ void DBIter::FindNextUserEntry(bool skipping, std::string* skip) {
       valid_ = false;
       return;
     }
-    if (ikey.sequence <= sequence_) {
+    if (IsVisible(ikey.sequence)) {
       if (ikey.type == kTypeDeletion) {
         // Hide every older version of this key.
         SaveKey(ikey.user_key, skip);
@@ -163,7 +167,7 @@ void DBIter::FindPrevUserEntry() {
         valid_ = false;
         return;
       }
-      if (ikey.sequence <= sequence_) {
+      if (IsVisible(ikey.sequence)) {
         if (value_type != kTypeDeletion &&
             user_comparator_->Compare(ikey.user_key, saved_key_) < 0) {
           break;  // passed the newest visible version of the previous key
@@ -243,8 +247,8 @@ void DBIter::SeekToLast() {
 }  // namespace
 
 Iterator* NewDBIterator(const Comparator* user_comparator, Iterator* internal,
-                        SequenceNumber sequence) {
-  return new DBIter(user_comparator, internal, sequence);
+                        SequenceNumber sequence, const ReadCallback* callback) {
+  return new DBIter(user_comparator, internal, sequence, callback);
 }
 
 }  // namespace shale

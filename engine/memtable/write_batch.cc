@@ -41,6 +41,18 @@ Status ParseRecords(const Slice& rep, WriteBatch::Handler* handler) {
         return Status::Corruption("write batch: truncated Delete record");
       }
       if (handler != nullptr) handler->Delete(key);
+    } else if (tag == WriteBatchInternal::kTagBeginPrepare) {
+      if (found != 0) return Status::Corruption("write batch: BeginPrepare not first");
+      if (handler != nullptr) handler->MarkBeginPrepare();
+    } else if (tag >= WriteBatchInternal::kTagEndPrepare && tag <= WriteBatchInternal::kTagRollback) {
+      if (!GetLengthPrefixedSlice(&input, &key)) {
+        return Status::Corruption("write batch: truncated transaction marker");
+      }
+      if (handler != nullptr) {
+        if (tag == WriteBatchInternal::kTagEndPrepare) handler->MarkEndPrepare(key);
+        if (tag == WriteBatchInternal::kTagCommit) handler->MarkCommit(key);
+        if (tag == WriteBatchInternal::kTagRollback) handler->MarkRollback(key);
+      }
     } else {
       return Status::Corruption("write batch: unknown record tag");
     }
@@ -58,6 +70,11 @@ class MemTableInserter final : public WriteBatch::Handler {
       : seq_(first_seq), mem_(mem), concurrent_(concurrent) {}
   void Put(const Slice& key, const Slice& value) override { Add(kTypeValue, key, value); }
   void Delete(const Slice& key) override { Add(kTypeDeletion, key, Slice()); }
+  // Markers take a sequence number each but put nothing in the memtable.
+  void MarkBeginPrepare() override { seq_++; }
+  void MarkEndPrepare(const Slice&) override { seq_++; }
+  void MarkCommit(const Slice&) override { seq_++; }
+  void MarkRollback(const Slice&) override { seq_++; }
 
  private:
   void Add(ValueType type, const Slice& key, const Slice& value) {
@@ -146,6 +163,19 @@ Status WriteBatchInternal::InsertInto(const WriteBatch* batch, MemTable* memtabl
   s = ParseRecords(batch->rep_, &inserter);
   assert(s.ok());  // the same bytes parsed cleanly above
   return s;
+}
+
+void WriteBatchInternal::MarkBeginPrepare(WriteBatch* batch) {
+  assert(Count(batch) == 0);
+  SetCount(batch, 1);
+  batch->rep_.push_back(static_cast<char>(kTagBeginPrepare));
+}
+
+void WriteBatchInternal::AppendMarker(WriteBatch* batch, uint8_t tag, const Slice& xid) {
+  assert(tag >= kTagEndPrepare && tag <= kTagRollback);
+  SetCount(batch, Count(batch) + 1);
+  batch->rep_.push_back(static_cast<char>(tag));
+  PutLengthPrefixedSlice(&batch->rep_, xid);
 }
 
 void WriteBatchInternal::Append(WriteBatch* dst, const WriteBatch* src) {

@@ -16,6 +16,22 @@ class WriteBatchInternal {
  public:
   static constexpr size_t kHeaderBytes = 12;  // fixed64 sequence + fixed32 count
 
+  // Transaction markers (written only by the transaction layer). Each takes
+  // one sequence number, like a data record, and goes into no memtable:
+  //   kTagBeginPrepare                 first record of a prepared section
+  //   kTagEndPrepare varstring(xid)    ends it: the section belongs to xid
+  //   kTagCommit varstring(xid)        xid committed (xid "" = a plain
+  //                                    write's commit, WritePrepared)
+  //   kTagRollback varstring(xid)      xid rolled back
+  static constexpr uint8_t kTagBeginPrepare = 0x10;
+  static constexpr uint8_t kTagEndPrepare = 0x11;
+  static constexpr uint8_t kTagCommit = 0x12;
+  static constexpr uint8_t kTagRollback = 0x13;
+  // REQUIRES: batch is empty.
+  static void MarkBeginPrepare(WriteBatch* batch);
+  // REQUIRES: tag is kTagEndPrepare, kTagCommit or kTagRollback.
+  static void AppendMarker(WriteBatch* batch, uint8_t tag, const Slice& xid);
+
   static uint32_t Count(const WriteBatch* batch);
   static void SetCount(WriteBatch* batch, uint32_t n);
   // The sequence number of the first record.

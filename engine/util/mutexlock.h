@@ -17,6 +17,22 @@ class MutexLock {
   Mutex* const mu_;
 };
 
+// As MutexLock, but a null mu means "no lock needed" (an optional lock).
+class MaybeMutexLock {
+ public:
+  explicit MaybeMutexLock(Mutex* mu) : mu_(mu) {
+    if (mu_ != nullptr) mu_->Lock();
+  }
+  ~MaybeMutexLock() {
+    if (mu_ != nullptr) mu_->Unlock();
+  }
+  MaybeMutexLock(const MaybeMutexLock&) = delete;
+  MaybeMutexLock& operator=(const MaybeMutexLock&) = delete;
+
+ private:
+  Mutex* const mu_;
+};
+
 // Releases a held mu for the scope and re-acquires it at the end.
 class MutexUnlock {
  public:

@@ -50,6 +50,10 @@ enum PlantedBug : uint32_t {
   // Vanilla and pipelined groups publish their last sequence before their
   // memtable inserts (unordered_write's order, without its disclaimer).
   kBugPublishBeforeMemtableInsert = 1u << 5,
+  // WritePrepared with two write queues: a write that commits as it lands
+  // is published by the main queue instead of being prepared there and
+  // committed through the second queue (so unordered_write shows through).
+  kBugWritePreparedPublishesUnprepared = 1u << 6,
 };
 
 struct Options {
@@ -87,6 +91,12 @@ struct Options {
   // but reads keep only read-your-own-writes (no atomic reads, no immutable
   // snapshots). Not with enable_pipelined_write (NotSupported).
   bool unordered_write = false;
+  // A second write queue for WAL-only writes (a transaction's prepared
+  // section or commit marker), so they never wait behind memtable inserts.
+  // With WritePrepared transactions and unordered_write, commits publish
+  // through this queue and all three read promises hold again. Not with
+  // enable_pipelined_write (NotSupported).
+  bool two_write_queues = false;
 
   // ---- L0 triggers
   int level0_file_num_compaction_trigger = 4;

@@ -4,6 +4,8 @@
 //   fixed64 sequence | fixed32 count | records...
 //   record := kTypeValue varstring(key) varstring(value)
 //           | kTypeDeletion varstring(key)
+//           | a transaction marker (engine-internal; write_batch_internal.h)
+// Every record, markers included, takes one sequence number.
 // After DB::Write returns OK, the batch's sequence field holds the sequence
 // number of its first record (engine-internal: WriteBatchInternal::Sequence).
 //
@@ -27,6 +29,12 @@ class WriteBatch {
     virtual ~Handler() = default;
     virtual void Put(const Slice& key, const Slice& value) = 0;
     virtual void Delete(const Slice& key) = 0;
+    // Transaction markers (only in batches the transaction layer wrote,
+    // e.g. WAL records); ignored unless overridden.
+    virtual void MarkBeginPrepare() {}
+    virtual void MarkEndPrepare(const Slice& xid) { (void)xid; }
+    virtual void MarkCommit(const Slice& xid) { (void)xid; }
+    virtual void MarkRollback(const Slice& xid) { (void)xid; }
   };
 
   WriteBatch();

@@ -1,0 +1,76 @@
+#include "txn/commit_map.h"
+
+#include <cassert>
+
+#include "util/mutexlock.h"
+
+namespace shale {
+
+CommitMap::CommitMap(Runtime* runtime) : mu_(runtime->NewMutex()) {}
+
+void CommitMap::AddPrepared(SequenceNumber first, SequenceNumber last) {
+  assert(first <= last);
+  MutexLock l(mu_.get());
+  assert(Find(first) == nullptr && Find(last) == nullptr);
+  ranges_[first] = Range{last, kMaxSequenceNumber};
+  num_prepared_++;
+}
+
+void CommitMap::AddCommitted(SequenceNumber first, SequenceNumber commit_seq) {
+  MutexLock l(mu_.get());
+  auto it = ranges_.find(first);
+  assert(it != ranges_.end() && it->second.commit == kMaxSequenceNumber);
+  if (it == ranges_.end() || it->second.commit != kMaxSequenceNumber) return;
+  assert(commit_seq > it->second.last);
+  it->second.commit = commit_seq;
+  num_prepared_--;
+}
+
+void CommitMap::RemovePrepared(SequenceNumber first) {
+  MutexLock l(mu_.get());
+  auto it = ranges_.find(first);
+  if (it == ranges_.end() || it->second.commit != kMaxSequenceNumber) return;
+  ranges_.erase(it);
+  num_prepared_--;
+}
+
+void CommitMap::Prune(SequenceNumber bound) {
+  MutexLock l(mu_.get());
+  for (auto it = ranges_.begin(); it != ranges_.end();) {
+    const bool done = it->second.commit != kMaxSequenceNumber && it->second.commit <= bound;
+    it = done ? ranges_.erase(it) : std::next(it);
+  }
+}
+
+const CommitMap::Range* CommitMap::Find(SequenceNumber seq) const {
+  auto it = ranges_.upper_bound(seq);
+  if (it == ranges_.begin()) return nullptr;
+  --it;
+  return seq <= it->second.last ? &it->second : nullptr;
+}
+
+bool CommitMap::IsVisible(SequenceNumber seq, SequenceNumber snapshot) const {
+  if (seq > snapshot) return false;
+  MutexLock l(mu_.get());
+  const Range* r = Find(seq);
+  return r == nullptr || r->commit <= snapshot;
+}
+
+SequenceNumber CommitMap::CommitSequence(SequenceNumber seq, SequenceNumber bound) const {
+  MutexLock l(mu_.get());
+  const Range* r = Find(seq);
+  const SequenceNumber commit = r == nullptr ? seq : r->commit;
+  return commit <= bound ? commit : kMaxSequenceNumber;
+}
+
+size_t CommitMap::NumPrepared() const {
+  MutexLock l(mu_.get());
+  return num_prepared_;
+}
+
+size_t CommitMap::NumRanges() const {
+  MutexLock l(mu_.get());
+  return ranges_.size();
+}
+
+}  // namespace shale

@@ -1,0 +1,477 @@
+#include "txn/transaction_db_impl.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "memtable/write_batch_internal.h"
+#include "txn/transaction_impl.h"
+#include "util/mutexlock.h"
+
+namespace shale {
+
+namespace {
+
+// Collects the keys of a batch, sorted (so plain writes lock in one order).
+class KeyCollector final : public WriteBatch::Handler {
+ public:
+  void Put(const Slice& key, const Slice&) override { keys.insert(key.ToString()); }
+  void Delete(const Slice& key) override { keys.insert(key.ToString()); }
+  std::set<std::string> keys;
+};
+
+// Rebuilds a transaction's writes from its prepared section.
+class SectionReader final : public WriteBatch::Handler {
+ public:
+  explicit SectionReader(TxnState* txn) : txn_(txn) {}
+  void Put(const Slice& key, const Slice& value) override {
+    txn_->data.Put(key, value);
+    txn_->writes[key.ToString()] = value.ToString();
+  }
+  void Delete(const Slice& key) override {
+    txn_->data.Delete(key);
+    txn_->writes[key.ToString()] = std::nullopt;
+  }
+
+ private:
+  TxnState* const txn_;
+};
+
+uint64_t MillisToNanos(int64_t ms) {
+  if (ms <= 0) return 0;
+  const uint64_t max_ms = kMaxLockTimeoutNs / 1000000;
+  return std::min<uint64_t>(static_cast<uint64_t>(ms), max_ms) * 1000000;
+}
+
+LockManagerOptions LockOptionsOf(const TransactionDBOptions& o) {
+  LockManagerOptions lo;
+  lo.max_num_locks = o.max_num_locks;
+  lo.deadlock_detect_depth = std::max(0, o.deadlock_detect_depth);
+  return lo;
+}
+
+}  // namespace
+
+// A WritePrepared reader at one snapshot.
+class TransactionDBImpl::WPReadCallback final : public ReadCallback {
+ public:
+  WPReadCallback(const CommitMap* map, SequenceNumber snapshot) : map_(map), snapshot_(snapshot) {}
+  bool IsVisible(SequenceNumber seq) const override { return map_->IsVisible(seq, snapshot_); }
+
+ private:
+  const CommitMap* const map_;
+  const SequenceNumber snapshot_;
+};
+
+Status TransactionDB::Open(const Options& options, const TransactionDBOptions& txn_options,
+                           const std::string& name, std::unique_ptr<TransactionDB>* db) {
+  db->reset();
+  Status s = ValidateWriteModeOptions(options);
+  if (!s.ok()) return s;
+  const bool wp = txn_options.write_policy == TxnWritePolicy::kWritePrepared;
+  if (options.unordered_write && !wp) {
+    return Status::NotSupported("unordered_write needs the WritePrepared policy");
+  }
+  if (options.unordered_write && !options.two_write_queues) {
+    return Status::InvalidArgument("unordered_write with WritePrepared needs two_write_queues");
+  }
+  auto impl = std::make_unique<TransactionDBImpl>(SanitizeOptions(options), txn_options, name);
+  s = impl->OpenImpl();
+  if (s.ok()) *db = std::move(impl);
+  return s;
+}
+
+TransactionDBImpl::TransactionDBImpl(const Options& sanitized,
+                                     const TransactionDBOptions& txn_options,
+                                     const std::string& name)
+    : txn_options_(txn_options),
+      write_prepared_(txn_options.write_policy == TxnWritePolicy::kWritePrepared),
+      two_queues_(sanitized.two_write_queues),
+      planted_publish_unprepared_((sanitized.planted_bugs &
+                                   kBugWritePreparedPublishesUnprepared) != 0),
+      db_(std::make_unique<DBImpl>(sanitized, name)),
+      runtime_(sanitized.env->runtime()),
+      clock_(sanitized.env->clock()),
+      locks_(runtime_, clock_, LockOptionsOf(txn_options)),
+      mu_(runtime_->NewMutex()) {
+  if (write_prepared_) commit_map_ = std::make_unique<CommitMap>(runtime_);
+}
+
+TransactionDBImpl::~TransactionDBImpl() {
+  Close().PermitUncheckedError();
+  orphans_.clear();
+  db_.reset();
+}
+
+Status TransactionDBImpl::OpenImpl() {
+  db_->SetTxnStateHooks(this);
+  Status s = db_->OpenImpl();
+  if (!s.ok()) return s;
+  // Recovered prepared transactions come back holding their locks.
+  for (auto& [name, state] : recovering_) {
+    for (const auto& [key, value] : state->writes) {
+      s = locks_.Lock(state->id, key, 0, false);
+      if (!s.ok()) return s;
+      state->locked.insert(key);
+    }
+    auto handle = std::make_unique<TransactionImpl>(this, state, /*owned_by_db=*/true);
+    MutexLock l(mu_.get());
+    names_[name] = handle.get();
+    orphans_[name] = std::move(handle);
+  }
+  recovering_.clear();
+  return Status::OK();
+}
+
+Status TransactionDBImpl::Close() { return db_->Close(); }
+
+// ---------------------------------------------------------------- plain DB calls
+
+Status TransactionDBImpl::Put(const WriteOptions& options, const Slice& key, const Slice& value) {
+  WriteBatch batch;
+  batch.Put(key, value);
+  return Write(options, &batch);
+}
+
+Status TransactionDBImpl::Delete(const WriteOptions& options, const Slice& key) {
+  WriteBatch batch;
+  batch.Delete(key);
+  return Write(options, &batch);
+}
+
+Status TransactionDBImpl::LockBatchKeys(uint64_t txn_id, const WriteBatch& batch,
+                                        std::vector<std::string>* locked) {
+  if (txn_options_.skip_concurrency_control) return Status::OK();
+  KeyCollector keys;
+  Status s = batch.Iterate(&keys);
+  const uint64_t timeout_ns = MillisToNanos(txn_options_.default_lock_timeout_ms);
+  for (auto it = keys.keys.begin(); s.ok() && it != keys.keys.end(); ++it) {
+    s = locks_.Lock(txn_id, *it, timeout_ns, /*deadlock_detect=*/false);
+    if (s.ok()) locked->push_back(*it);
+  }
+  return s;
+}
+
+Status TransactionDBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
+  if (batch == nullptr) return Status::InvalidArgument("Write: batch is null");
+  const uint64_t id = next_txn_id_.fetch_add(1, std::memory_order_relaxed);
+  std::vector<std::string> locked;
+  Status s = LockBatchKeys(id, *batch, &locked);
+  if (s.ok()) {
+    s = write_prepared_ ? WriteCommittedData(options, batch, 0, nullptr)
+                        : db_->Write(options, batch);
+  }
+  locks_.UnlockAll(id, locked);
+  if (s.ok() && write_prepared_) PruneCommitMap();
+  return s;
+}
+
+Status TransactionDBImpl::Get(const ReadOptions& options, const Slice& key, std::string* value) {
+  return ReadCommitted(options, key, value);
+}
+
+Status TransactionDBImpl::ReadCommitted(const ReadOptions& options, const Slice& key,
+                                        std::string* value) {
+  if (!write_prepared_) return db_->Get(options, key, value);
+  // A WritePrepared reader always holds a snapshot: the commit map may
+  // forget a commit only once every snapshot is past it.
+  ReadOptions ro = options;
+  const Snapshot* own = nullptr;
+  if (ro.snapshot == nullptr) ro.snapshot = own = db_->GetSnapshot();
+  const WPReadCallback callback(commit_map_.get(), ro.snapshot->GetSequenceNumber());
+  Status s = db_->GetWithCallback(ro, key, value, &callback);
+  if (own != nullptr) db_->ReleaseSnapshot(own);
+  return s;
+}
+
+Iterator* TransactionDBImpl::NewIterator(const ReadOptions& options) {
+  if (!write_prepared_) return db_->NewIterator(options);
+  ReadOptions ro = options;
+  const Snapshot* own = nullptr;
+  if (ro.snapshot == nullptr) ro.snapshot = own = db_->GetSnapshot();
+  auto* callback = new WPReadCallback(commit_map_.get(), ro.snapshot->GetSequenceNumber());
+  Iterator* it = db_->NewIteratorWithCallback(ro, callback);
+  DBImpl* db = db_.get();
+  it->RegisterCleanup([db, own, callback]() {
+    delete callback;
+    if (own != nullptr) db->ReleaseSnapshot(own);
+  });
+  return it;
+}
+
+// ---------------------------------------------------------------- writes
+
+Status TransactionDBImpl::WriteCommittedData(const WriteOptions& options, WriteBatch* batch,
+                                             SequenceNumber also_commit_first,
+                                             SequenceNumber* visible_at) {
+  if (!two_queues_ || planted_publish_unprepared_) {
+    // One queue publishes after the insert: the batch is visible whole.
+    WriteHooks hooks;
+    hooks.before_publish = [this, also_commit_first](SequenceNumber, SequenceNumber last) {
+      commit_map_->AddCommitted(also_commit_first, last);
+    };
+    Status s = db_->WriteWithHooks(options, batch, also_commit_first != 0 ? &hooks : nullptr);
+    if (s.ok() && visible_at != nullptr) *visible_at = WriteBatchInternal::Sequence(batch);
+    return s;
+  }
+  // Two queues: written unpublished and prepared, then committed (and
+  // published) by the second queue.
+  SequenceNumber first = 0;
+  WriteHooks hooks;
+  hooks.publish = false;
+  hooks.on_allocated = [this, &first](SequenceNumber f, SequenceNumber l, uint64_t) {
+    first = f;
+    commit_map_->AddPrepared(f, l);
+  };
+  Status s = db_->WriteWithHooks(options, batch, &hooks);
+  if (!s.ok()) {
+    if (first != 0) commit_map_->RemovePrepared(first);
+    return s;
+  }
+  std::vector<SequenceNumber> firsts;
+  if (first != 0) firsts.push_back(first);
+  if (also_commit_first != 0) firsts.push_back(also_commit_first);
+  if (firsts.empty()) return s;
+  return WriteCommitMarker(options, "", std::move(firsts), visible_at);
+}
+
+Status TransactionDBImpl::WriteCommitMarker(const WriteOptions& options, const std::string& xid,
+                                            std::vector<SequenceNumber> commit_firsts,
+                                            SequenceNumber* commit_seq) {
+  WriteBatch marker;
+  WriteBatchInternal::AppendMarker(&marker, WriteBatchInternal::kTagCommit, xid);
+  WriteHooks hooks;
+  hooks.disable_memtable = two_queues_;
+  hooks.before_publish = [this, &commit_firsts](SequenceNumber commit_seq, SequenceNumber) {
+    for (SequenceNumber first : commit_firsts) commit_map_->AddCommitted(first, commit_seq);
+  };
+  WriteOptions wo = options;
+  wo.disable_wal = false;  // a commit marker is a WAL record
+  Status s = db_->WriteWithHooks(wo, &marker, &hooks);
+  if (s.ok() && commit_seq != nullptr) *commit_seq = WriteBatchInternal::Sequence(&marker);
+  return s;
+}
+
+Status TransactionDBImpl::PrepareTxn(TxnState* txn) {
+  WriteBatch section;
+  WriteBatchInternal::MarkBeginPrepare(&section);
+  section.Append(txn->data);
+  WriteBatchInternal::AppendMarker(&section, WriteBatchInternal::kTagEndPrepare, txn->name);
+  bool registered = false;
+  WriteHooks hooks;
+  hooks.disable_memtable = !write_prepared_;
+  hooks.publish = write_prepared_ && !two_queues_;
+  hooks.on_allocated = [this, txn, &registered](SequenceNumber f, SequenceNumber l, uint64_t log) {
+    txn->prepare_first = f;
+    txn->prepare_log = log;
+    if (write_prepared_) commit_map_->AddPrepared(f, l);
+    NotePrepared(*txn, log);
+    registered = true;
+  };
+  WriteOptions wo = txn->write_options;
+  wo.disable_wal = false;  // a prepared section must reach the WAL
+  Status s = db_->WriteWithHooks(wo, &section, &hooks);
+  if (!s.ok() && registered) {
+    if (write_prepared_) commit_map_->RemovePrepared(txn->prepare_first);
+    NoteFinished(txn->id);
+  }
+  return s;
+}
+
+Status TransactionDBImpl::CommitTxn(TxnState* txn) {
+  Status s;
+  SequenceNumber visible_at = 0;
+  const bool prepared = txn->state == Transaction::State::kPrepared;
+  if (!prepared) {
+    if (txn->data.Count() > 0 && write_prepared_) {
+      s = WriteCommittedData(txn->write_options, &txn->data, 0, &visible_at);
+    } else if (txn->data.Count() > 0) {
+      s = db_->Write(txn->write_options, &txn->data);
+      visible_at = WriteBatchInternal::Sequence(&txn->data);
+    }
+  } else if (write_prepared_) {
+    s = WriteCommitMarker(txn->write_options, txn->name, {txn->prepare_first}, &visible_at);
+  } else {
+    WriteBatch commit = txn->data;
+    WriteBatchInternal::AppendMarker(&commit, WriteBatchInternal::kTagCommit, txn->name);
+    WriteOptions wo = txn->write_options;
+    wo.disable_wal = false;  // else a crash would bring the prepared section back
+    s = db_->Write(wo, &commit);
+    visible_at = WriteBatchInternal::Sequence(&commit);
+  }
+  if (!s.ok()) return s;
+  txn->commit_sequence = visible_at;
+  txn->state = Transaction::State::kCommitted;
+  if (prepared) NoteFinished(txn->id);
+  UnlockAll(txn);
+  if (!txn->name.empty()) ForgetName(txn->name);
+  if (write_prepared_) PruneCommitMap();
+  return s;
+}
+
+Status TransactionDBImpl::BuildRestoreBatch(const TxnState& txn, WriteBatch* restore) {
+  for (const auto& [key, value] : txn.writes) {
+    std::string old;
+    Status s = ReadCommitted(ReadOptions(), key, &old);
+    if (s.ok()) {
+      restore->Put(key, old);
+    } else if (s.IsNotFound()) {
+      restore->Delete(key);
+    } else {
+      return s;
+    }
+  }
+  return Status::OK();
+}
+
+Status TransactionDBImpl::RollbackTxn(TxnState* txn) {
+  Status s;
+  const bool prepared = txn->state == Transaction::State::kPrepared;
+  WriteOptions wo = txn->write_options;
+  wo.disable_wal = false;
+  if (prepared && write_prepared_) {
+    // The prepared data is in the memtable: shadow it with the old values,
+    // and let the prepared range count as committed with them.
+    WriteBatch restore;
+    s = BuildRestoreBatch(*txn, &restore);
+    WriteBatchInternal::AppendMarker(&restore, WriteBatchInternal::kTagRollback, txn->name);
+    if (s.ok()) s = WriteCommittedData(wo, &restore, txn->prepare_first, nullptr);
+  } else if (prepared) {
+    WriteBatch marker;
+    WriteBatchInternal::AppendMarker(&marker, WriteBatchInternal::kTagRollback, txn->name);
+    WriteHooks hooks;
+    hooks.disable_memtable = true;
+    hooks.publish = false;
+    s = db_->WriteWithHooks(wo, &marker, &hooks);
+  }
+  if (!s.ok()) return s;
+  txn->state = Transaction::State::kRolledBack;
+  if (prepared) NoteFinished(txn->id);
+  UnlockAll(txn);
+  if (!txn->name.empty()) ForgetName(txn->name);
+  if (prepared && write_prepared_) PruneCommitMap();
+  return s;
+}
+
+// ---------------------------------------------------------------- transactions
+
+std::unique_ptr<Transaction> TransactionDBImpl::BeginTransaction(
+    const WriteOptions& write_options, const TransactionOptions& txn_options) {
+  auto state = std::make_shared<TxnState>();
+  state->id = next_txn_id_.fetch_add(1, std::memory_order_relaxed);
+  state->write_options = write_options;
+  state->options = txn_options;
+  return std::make_unique<TransactionImpl>(this, std::move(state), /*owned_by_db=*/false);
+}
+
+uint64_t TransactionDBImpl::LockTimeoutNs(const TxnState& txn) const {
+  const int64_t ms = txn.options.lock_timeout_ms < 0 ? txn_options_.transaction_lock_timeout_ms
+                                                     : txn.options.lock_timeout_ms;
+  return MillisToNanos(ms);
+}
+
+Status TransactionDBImpl::LockKey(TxnState* txn, const std::string& key) {
+  if (txn_options_.skip_concurrency_control || txn->locked.count(key) > 0) return Status::OK();
+  Status s = locks_.Lock(txn->id, key, LockTimeoutNs(*txn), txn->options.deadlock_detect);
+  if (s.ok()) txn->locked.insert(key);
+  return s;
+}
+
+void TransactionDBImpl::UnlockAll(TxnState* txn) {
+  if (txn->locked.empty()) return;
+  locks_.UnlockAll(txn->id, std::vector<std::string>(txn->locked.begin(), txn->locked.end()));
+  txn->locked.clear();
+}
+
+Status TransactionDBImpl::RegisterName(const std::string& name, TransactionImpl* txn) {
+  MutexLock l(mu_.get());
+  if (!names_.emplace(name, txn).second) {
+    return Status::InvalidArgument("SetName: a live transaction has this name", name);
+  }
+  return Status::OK();
+}
+
+void TransactionDBImpl::ForgetName(const std::string& name) {
+  MutexLock l(mu_.get());
+  names_.erase(name);
+}
+
+void TransactionDBImpl::Adopt(std::shared_ptr<TxnState> state) {
+  auto handle = std::make_unique<TransactionImpl>(this, state, /*owned_by_db=*/true);
+  MutexLock l(mu_.get());
+  names_[state->name] = handle.get();
+  orphans_[state->name] = std::move(handle);
+}
+
+Transaction* TransactionDBImpl::GetTransactionByName(const std::string& name) {
+  MutexLock l(mu_.get());
+  auto it = names_.find(name);
+  return it == names_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> TransactionDBImpl::GetPreparedTransactionNames() {
+  MutexLock l(mu_.get());
+  std::vector<std::string> names;
+  for (const auto& [id, section] : prepared_) names.push_back(section.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void TransactionDBImpl::NotePrepared(const TxnState& txn, uint64_t log_number) {
+  MutexLock l(mu_.get());
+  prepared_[txn.id] = PreparedSection{log_number, txn.name};
+}
+
+void TransactionDBImpl::NoteFinished(uint64_t txn_id) {
+  MutexLock l(mu_.get());
+  prepared_.erase(txn_id);
+}
+
+void TransactionDBImpl::PruneCommitMap() { commit_map_->Prune(db_->OldestSnapshotOrLast()); }
+
+// ---------------------------------------------------------------- hooks
+
+SequenceNumber TransactionDBImpl::CommitSequence(SequenceNumber seq, SequenceNumber bound) const {
+  if (!write_prepared_) return seq <= bound ? seq : kMaxSequenceNumber;
+  return commit_map_->CommitSequence(seq, bound);
+}
+
+uint64_t TransactionDBImpl::MinLogWithPreparedSection() const {
+  MutexLock l(mu_.get());
+  uint64_t min_log = UINT64_MAX;
+  for (const auto& [id, section] : prepared_) min_log = std::min(min_log, section.log_number);
+  return min_log;
+}
+
+void TransactionDBImpl::RecoveredPrepared(const std::string& xid, const WriteBatch& section,
+                                          SequenceNumber first, SequenceNumber last,
+                                          uint64_t log_number) {
+  auto state = std::make_shared<TxnState>();
+  state->id = next_txn_id_.fetch_add(1, std::memory_order_relaxed);
+  state->name = xid;
+  state->state = Transaction::State::kPrepared;
+  state->prepare_first = first;
+  state->prepare_log = log_number;
+  SectionReader reader(state.get());
+  section.Iterate(&reader).PermitUncheckedError();  // ReplayBatch parsed it already
+  auto old = recovering_.find(xid);
+  if (old != recovering_.end()) NoteFinished(old->second->id);
+  recovering_[xid] = state;
+  NotePrepared(*state, log_number);
+  if (write_prepared_) commit_map_->AddPrepared(first, last);
+}
+
+void TransactionDBImpl::RecoveredCommit(const std::string& xid, SequenceNumber commit_seq) {
+  auto it = recovering_.find(xid);
+  if (xid.empty() || it == recovering_.end()) return;  // its section was in a retired WAL
+  if (write_prepared_) commit_map_->AddCommitted(it->second->prepare_first, commit_seq);
+  NoteFinished(it->second->id);
+  recovering_.erase(it);
+}
+
+void TransactionDBImpl::RecoveredRollback(const std::string& xid, SequenceNumber rollback_seq) {
+  // WritePrepared: the rollback's batch restored the old values, so the
+  // prepared range counts as committed with it.
+  RecoveredCommit(xid, rollback_seq);
+}
+
+}  // namespace shale

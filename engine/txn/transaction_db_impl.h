@@ -1,0 +1,173 @@
+// TransactionDBImpl: shale::TransactionDB over a DBImpl (see
+// shale/transaction_db.h for the contract, db/txn_hooks.h for the seams).
+//
+// What goes to the WAL and memtable per policy (each record, markers
+// included, takes one sequence number; markers in write_batch_internal.h):
+//
+//   write-committed
+//     Prepare   [BeginPrepare, data..., EndPrepare(name)]   WAL only
+//     Commit    [data..., Commit(name)]                      memtable, publishes
+//               (without Prepare: [data...], a plain write)
+//     Rollback  [Rollback(name)] WAL only (only if prepared)
+//   WritePrepared (CommitMap decides visibility)
+//     Prepare   [BeginPrepare, data..., EndPrepare(name)]    memtable, prepared range
+//     Commit    [Commit(name)]: marks the prepared range committed at the
+//               marker's sequence before publishing it
+//     Rollback  [old values of the written keys..., Rollback(name)], then the
+//               prepared range counts as committed (shadowed by the old values)
+//     Commit without Prepare, and DB::Write: the data batch as one write;
+//     with two_write_queues it is written unpublished and prepared, then an
+//     empty commit [Commit("")] goes through the second queue, which alone
+//     publishes (RocksDB's WritePrepared with two write queues).
+//
+// A prepared transaction's WAL is kept until it finishes (MinLogWithPreparedSection).
+//
+// Locking: mu_ guards the registry below; it nests inside the DB mutex (the
+// hooks run under it) and nothing is called with mu_ held that takes
+// another lock, except CommitMap's and LockManager's own (leaves).
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <optional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "db/db_impl.h"
+#include "db/txn_hooks.h"
+#include "shale/transaction_db.h"
+#include "txn/commit_map.h"
+#include "txn/lock_manager.h"
+
+namespace shale {
+
+class TransactionImpl;
+
+// A transaction's state, shared between its handle and the DB (which adopts
+// it when a prepared transaction's handle is destroyed, and holds the
+// recovered ones).
+struct TxnState {
+  uint64_t id = 0;
+  std::string name;
+  WriteOptions write_options;
+  TransactionOptions options;
+  Transaction::State state = Transaction::State::kStarted;
+  WriteBatch data;                                   // the writes, in order
+  std::map<std::string, std::optional<std::string>> writes;  // latest per key; nullopt = deleted
+  std::set<std::string> locked;                      // keys this txn holds
+  SequenceNumber prepare_first = 0;                  // WritePrepared, once prepared
+  uint64_t prepare_log = 0;                          // WAL of the prepared section
+  SequenceNumber commit_sequence = 0;                // once committed (GetCommitSequence)
+};
+
+class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
+ public:
+  TransactionDBImpl(const Options& sanitized, const TransactionDBOptions& txn_options,
+                    const std::string& name);
+  ~TransactionDBImpl() override;
+
+  [[nodiscard]] Status OpenImpl();
+
+  // ---- DB
+  Status Close() override;
+  Status Put(const WriteOptions& options, const Slice& key, const Slice& value) override;
+  Status Delete(const WriteOptions& options, const Slice& key) override;
+  Status Write(const WriteOptions& options, WriteBatch* batch) override;
+  Status Get(const ReadOptions& options, const Slice& key, std::string* value) override;
+  Iterator* NewIterator(const ReadOptions& options) override;
+  const Snapshot* GetSnapshot() override { return db_->GetSnapshot(); }
+  void ReleaseSnapshot(const Snapshot* snapshot) override { db_->ReleaseSnapshot(snapshot); }
+  Status Flush(const FlushOptions& options) override { return db_->Flush(options); }
+  Status CompactRange(const CompactRangeOptions& options, const Slice* begin,
+                      const Slice* end) override {
+    return db_->CompactRange(options, begin, end);
+  }
+  Status SyncWAL() override { return db_->SyncWAL(); }
+  bool GetProperty(const Slice& property, std::string* value) override {
+    return db_->GetProperty(property, value);
+  }
+  DBStats GetStats() override { return db_->GetStats(); }
+  uint64_t GetLatestSequenceNumber() const override { return db_->GetLatestSequenceNumber(); }
+
+  // ---- TransactionDB
+  std::unique_ptr<Transaction> BeginTransaction(const WriteOptions& write_options,
+                                                const TransactionOptions& txn_options) override;
+  Transaction* GetTransactionByName(const std::string& name) override;
+  std::vector<std::string> GetPreparedTransactionNames() override;
+
+  // ---- TxnStateHooks
+  SequenceNumber CommitSequence(SequenceNumber seq, SequenceNumber bound) const override;
+  uint64_t MinLogWithPreparedSection() const override;
+  bool PreparedDataInMemtable() const override { return write_prepared_; }
+  void RecoveredPrepared(const std::string& xid, const WriteBatch& section, SequenceNumber first,
+                         SequenceNumber last, uint64_t log_number) override;
+  void RecoveredCommit(const std::string& xid, SequenceNumber commit_seq) override;
+  void RecoveredRollback(const std::string& xid, SequenceNumber rollback_seq) override;
+
+  // ---- for TransactionImpl
+  [[nodiscard]] Status LockKey(TxnState* txn, const std::string& key);
+  void UnlockAll(TxnState* txn);
+  [[nodiscard]] Status RegisterName(const std::string& name, TransactionImpl* txn);
+  void ForgetName(const std::string& name);
+  // Reads at options.snapshot or the latest committed state.
+  [[nodiscard]] Status ReadCommitted(const ReadOptions& options, const Slice& key,
+                                     std::string* value);
+  [[nodiscard]] Status PrepareTxn(TxnState* txn);
+  [[nodiscard]] Status CommitTxn(TxnState* txn);
+  [[nodiscard]] Status RollbackTxn(TxnState* txn);
+  // A destroyed handle's prepared transaction stays here until it finishes.
+  void Adopt(std::shared_ptr<TxnState> state);
+  size_t max_write_keys() const { return txn_options_.max_write_keys_per_transaction; }
+
+ private:
+  class WPReadCallback;
+
+  // One write of data that is committed as it lands (a plain write, a
+  // commit without prepare, a rollback's old values). also_commit_first:
+  // a prepared range that commits together with it (rollback), or 0.
+  // *visible_at (may be null): the sequence at which it became visible.
+  [[nodiscard]] Status WriteCommittedData(const WriteOptions& options, WriteBatch* batch,
+                                          SequenceNumber also_commit_first,
+                                          SequenceNumber* visible_at);
+  // WritePrepared: the commit marker (the second queue's, with two queues);
+  // *commit_seq (may be null) gets its sequence.
+  [[nodiscard]] Status WriteCommitMarker(const WriteOptions& options, const std::string& xid,
+                                         std::vector<SequenceNumber> commit_firsts,
+                                         SequenceNumber* commit_seq);
+  // The old values of txn's keys, as a batch that restores them.
+  [[nodiscard]] Status BuildRestoreBatch(const TxnState& txn, WriteBatch* restore);
+  [[nodiscard]] Status LockBatchKeys(uint64_t txn_id, const WriteBatch& batch,
+                                     std::vector<std::string>* locked);
+  void NotePrepared(const TxnState& txn, uint64_t log_number);
+  void NoteFinished(uint64_t txn_id);
+  void PruneCommitMap();
+  uint64_t LockTimeoutNs(const TxnState& txn) const;
+
+  const TransactionDBOptions txn_options_;
+  const bool write_prepared_;
+  const bool two_queues_;
+  const bool planted_publish_unprepared_;  // kBugWritePreparedPublishesUnprepared
+  std::unique_ptr<DBImpl> db_;
+  Runtime* const runtime_;
+  Clock* const clock_;
+  LockManager locks_;
+  std::unique_ptr<CommitMap> commit_map_;  // WritePrepared only
+  std::atomic<uint64_t> next_txn_id_{1};
+
+  std::unique_ptr<Mutex> mu_;
+  std::map<std::string, TransactionImpl*> names_;  // GUARDED: live named transactions
+  struct PreparedSection {
+    uint64_t log_number;
+    std::string name;
+  };
+  std::map<uint64_t, PreparedSection> prepared_;  // GUARDED: by txn id, until finished
+  // GUARDED: prepared transactions without a user handle (recovered or
+  // adopted), by name.
+  std::map<std::string, std::unique_ptr<TransactionImpl>> orphans_;
+  // Recovery only (Open is single-threaded): sections seen in the WAL, by name.
+  std::map<std::string, std::shared_ptr<TxnState>> recovering_;
+};
+
+}  // namespace shale
