@@ -16,6 +16,7 @@
 #include "memtable/write_batch_internal.h"
 #include "shale/db.h"
 #include "shale/options.h"
+#include "shale/transaction_db.h"
 #include "sim/disk/sim_disk.h"
 #include "scenarios/scenario_run.h"
 #include "sim/simulation.h"
@@ -36,11 +37,13 @@ struct ModeSpec {
   bool atomic_reads;
   bool own_writes;
   bool immutable_snapshots;
+  bool write_prepared = false;  // through a WritePrepared TransactionDB, two write queues
 };
 constexpr ModeSpec kModes[] = {
     {"vanilla", true, true, true},
     {"pipelined", true, true, true},
     {"unordered", false, true, false},
+    {"unordered+WritePrepared+two_write_queues", true, true, true, true},
 };
 
 bool Keeps(const ModeSpec& mode, const std::string& promise) {
@@ -51,6 +54,7 @@ bool Keeps(const ModeSpec& mode, const std::string& promise) {
 
 struct Drawn {
   Options options;
+  TransactionDBOptions txn_options;  // used by the WritePrepared mode
   const ModeSpec* mode = &kModes[0];
   int groups = 3;
   int keys_per_group = 2;
@@ -64,7 +68,12 @@ Drawn DrawConfig(Random* rng) {
   Options& o = d.options;
   o.create_if_missing = true;
   o.enable_pipelined_write = std::string(d.mode->name) == "pipelined";
-  o.unordered_write = std::string(d.mode->name) == "unordered";
+  o.unordered_write = std::string(d.mode->name).rfind("unordered", 0) == 0;
+  o.two_write_queues = d.mode->write_prepared;
+  // RocksDB's recommended unordered_write setup skips key locks; both are drawn.
+  d.txn_options.write_policy = TxnWritePolicy::kWritePrepared;
+  d.txn_options.skip_concurrency_control = d.mode->write_prepared && rng->OneIn(2);
+  d.txn_options.default_lock_timeout_ms = 600000;  // writers wait; never a spurious TimedOut
   // RocksDB refuses unordered_write without concurrent memtable writes.
   o.allow_concurrent_memtable_write = o.unordered_write || !rng->OneIn(3);
   o.write_buffer_size = size_t{8192} << rng->Uniform(3);  // 8..32 KiB
@@ -116,6 +125,10 @@ class UnorderedWriteRun {
   void Describe() {
     auto& m = result_->options_drawn;
     m[kModeOption] = drawn_.mode->name;
+    if (drawn_.mode->write_prepared) {
+      m["skip_concurrency_control"] =
+          drawn_.txn_options.skip_concurrency_control ? "true" : "false";
+    }
     m["allow_concurrent_memtable_write"] =
         drawn_.options.allow_concurrent_memtable_write ? "true" : "false";
     m["write_buffer_size"] = std::to_string(drawn_.options.write_buffer_size);
@@ -126,11 +139,17 @@ class UnorderedWriteRun {
     m["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;
   }
 
+  Status OpenDB() {
+    if (!drawn_.mode->write_prepared) return DB::Open(drawn_.options, kDbPath, &db_);
+    std::unique_ptr<TransactionDB> txn_db;
+    Status s = TransactionDB::Open(drawn_.options, drawn_.txn_options, kDbPath, &txn_db);
+    db_ = std::move(txn_db);
+    return s;
+  }
+
   void Main() {
-    std::unique_ptr<DB> db;
-    Status s = DB::Open(drawn_.options, kDbPath, &db);
-    if (!s.ok()) return Fail("no spurious errors", "", "Open OK", s.ToString(), "DB::Open failed");
-    db_ = std::move(db);
+    Status s = OpenDB();
+    if (!s.ok()) return Fail("no spurious errors", "", "Open OK", s.ToString(), "Open failed");
     for (int g = 0; g < drawn_.groups && failure_.property.empty(); g++) WriteGroup(g, "init");
     const int ops = config_.ops > 0 ? config_.ops : 400;
     const int per_task = std::max(1, ops / (drawn_.writers + drawn_.readers));

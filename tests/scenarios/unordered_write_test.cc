@@ -26,7 +26,7 @@ RunResult RunSeed(uint64_t seed, uint64_t bugs = 0) {
 TEST_CASE("unordered-write: every mode keeps its promises on the correct engine",
           "[scenario][unordered-write]") {
   std::map<std::string, int> modes;
-  for (uint64_t seed = 1; seed <= 30; seed++) {
+  for (uint64_t seed = 1; seed <= 40; seed++) {
     const RunResult r = RunSeed(seed);
     INFO("seed " << seed << ": " << r.failure.property << " key " << r.failure.key << " -- "
                  << r.failure.message);
@@ -34,7 +34,7 @@ TEST_CASE("unordered-write: every mode keeps its promises on the correct engine"
     REQUIRE(r.ops > 0);
     modes[r.options_drawn.at("write_mode")]++;
   }
-  REQUIRE(modes.size() == 3);
+  REQUIRE(modes.size() == 4);
 }
 
 TEST_CASE("unordered-write: every dropped promise is observed within 150 seeds",
@@ -88,6 +88,32 @@ TEST_CASE("unordered-write catches a vanilla group published before its inserts"
            failure.failure.property == "immutable snapshots"));
   REQUIRE(failure.options_drawn.at("write_mode") != "unordered");
   const RunResult again = RunSeed(found_at, shale::kBugPublishBeforeMemtableInsert);
+  REQUIRE(again.trace_hash == failure.trace_hash);
+  REQUIRE(again.failure.property == failure.failure.property);
+}
+
+// The checker bites for the fourth mode too: a WritePrepared write that the
+// main queue publishes (instead of preparing it and committing through the
+// second queue) shows unordered_write through, and atomic reads or
+// immutable snapshots fail in the mode that promises them.
+TEST_CASE("unordered-write catches WritePrepared writes published unprepared",
+          "[scenario][unordered-write][bugs]") {
+  const uint64_t bug = shale::kBugWritePreparedPublishesUnprepared;
+  uint64_t found_at = 0;
+  RunResult failure;
+  for (uint64_t seed = 1; seed <= 300 && found_at == 0; seed++) {
+    RunResult r = RunSeed(seed, bug);
+    if (!r.passed) {
+      found_at = seed;
+      failure = r;
+    }
+  }
+  REQUIRE(found_at != 0);
+  INFO(failure.failure.property << ": " << failure.failure.message);
+  REQUIRE((failure.failure.property == "atomic reads" ||
+           failure.failure.property == "immutable snapshots"));
+  REQUIRE(failure.options_drawn.at("write_mode") == "unordered+WritePrepared+two_write_queues");
+  const RunResult again = RunSeed(found_at, bug);
   REQUIRE(again.trace_hash == failure.trace_hash);
   REQUIRE(again.failure.property == failure.failure.property);
 }
