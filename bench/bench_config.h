@@ -53,6 +53,11 @@ struct BenchConfig {
   bool allow_concurrent_memtable_write = true;
   bool enable_pipelined_write = false;
   bool unordered_write = false;
+  bool two_write_queues = false;
+  // Open the store as a TransactionDB with the WritePrepared policy (Shale,
+  // RocksDB) and write through it, as db_bench's --transaction_db does.
+  bool transaction_db = false;
+  bool txn_skip_concurrency_control = false;  // needs transaction_db
   std::string db_path;  // empty: DefaultBenchDbPath()
   std::string engine = "shale";  // shale | leveldb | rocksdb | all
 

@@ -54,10 +54,15 @@ void PrintHeader(const BenchConfig& c, std::ostream& out) {
   // Shale and RocksDB only: LevelDB has no such options (see KvOptions), so
   // a LevelDB-only run prints nothing about them.
   if (c.engine != "leveldb") {
+    const char* db = !c.transaction_db                ? "DB"
+                     : c.txn_skip_concurrency_control ? "TransactionDB(WritePrepared, no locks)"
+                                                      : "TransactionDB(WritePrepared)";
     out << absl::StrFormat("WritePath:  allow_concurrent_memtable_write=%d "
-                           "enable_pipelined_write=%d unordered_write=%d\n",
+                           "enable_pipelined_write=%d unordered_write=%d two_write_queues=%d "
+                           "db=%s\n",
                            int{c.allow_concurrent_memtable_write},
-                           int{c.enable_pipelined_write}, int{c.unordered_write});
+                           int{c.enable_pipelined_write}, int{c.unordered_write},
+                           int{c.two_write_queues}, db);
   }
   out << "------------------------------------------------\n";
 }

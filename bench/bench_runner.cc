@@ -19,7 +19,6 @@ uint64_t WorkloadSeed(const std::string& name) {
   return h;
 }
 
-
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
@@ -39,6 +38,9 @@ KvOptions ToKvOptions(const BenchConfig& c) {
   o.allow_concurrent_memtable_write = c.allow_concurrent_memtable_write;
   o.enable_pipelined_write = c.enable_pipelined_write;
   o.unordered_write = c.unordered_write;
+  o.two_write_queues = c.two_write_queues;
+  o.transaction_db = c.transaction_db;
+  o.txn_skip_concurrency_control = c.txn_skip_concurrency_control;
   return o;
 }
 

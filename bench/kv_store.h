@@ -5,7 +5,7 @@
 // engine runs with the same settings: no compression, the same write buffer
 // and block cache sizes, a 10 bits/key bloom filter, all table readers kept
 // open, the WAL/sync mode and (where the engine has them) the write-path
-// modes the flags ask for.
+// modes and the TransactionDB the flags ask for.
 //
 // Thread safety: after Open returns OK, Put/Get/Write/NewCursor may be called
 // from many threads at once (every engine here is thread-safe). Open, Close
@@ -37,6 +37,11 @@ struct KvOptions {
   bool allow_concurrent_memtable_write = true;
   bool enable_pipelined_write = false;
   bool unordered_write = false;
+  bool two_write_queues = false;
+  // Open a TransactionDB (WritePrepared policy) and make every Put/Write
+  // through it; skip_concurrency_control takes no key locks.
+  bool transaction_db = false;
+  bool txn_skip_concurrency_control = false;
 };
 
 struct KvPair {

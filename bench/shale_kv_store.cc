@@ -1,10 +1,13 @@
 // KvStore over the Shale engine (shale::DB). Option mapping: Shale has no
 // block compression (so none to turn off); everything else maps one to one.
+// With transaction_db the store is a TransactionDB (WritePrepared) and every
+// Put/Write goes through its DB interface, as db_bench's --transaction_db.
 #include <memory>
 
 #include "kv_store.h"
 #include "shale/cache.h"
 #include "shale/db.h"
+#include "shale/transaction_db.h"
 
 namespace shale::bench {
 namespace {
@@ -47,9 +50,17 @@ class ShaleKvStore final : public KvStore {
     options.allow_concurrent_memtable_write = o.allow_concurrent_memtable_write;
     options.enable_pipelined_write = o.enable_pipelined_write;
     options.unordered_write = o.unordered_write;
+    options.two_write_queues = o.two_write_queues;
     write_options_.sync = o.sync;
     write_options_.disable_wal = o.disable_wal;
-    return DB::Open(options, path, &db_);
+    if (!o.transaction_db) return DB::Open(options, path, &db_);
+    TransactionDBOptions txn_options;
+    txn_options.write_policy = TxnWritePolicy::kWritePrepared;
+    txn_options.skip_concurrency_control = o.txn_skip_concurrency_control;
+    std::unique_ptr<TransactionDB> txn_db;
+    const Status s = TransactionDB::Open(options, txn_options, path, &txn_db);
+    db_ = std::move(txn_db);
+    return s;
   }
 
   Status Close() override {

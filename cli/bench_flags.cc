@@ -41,6 +41,15 @@ void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
   f->AddBool("unordered_write", &c.unordered_write,
              "publish sequences after the WAL write; memtable inserts unordered (shale, rocksdb; "
              "not with --enable_pipelined_write)");
+  f->AddBool("two_write_queues", &c.two_write_queues,
+             "a second write queue for WAL-only writes: transaction prepares and commits "
+             "(shale, rocksdb; not with --enable_pipelined_write)");
+  f->AddBool("transaction_db", &c.transaction_db,
+             "open a TransactionDB (WritePrepared) and write through it (shale, rocksdb; "
+             "with --unordered_write it needs --two_write_queues)");
+  f->AddBool("txn_skip_concurrency_control", &c.txn_skip_concurrency_control,
+             "the TransactionDB takes no key locks, as db_bench's does with --unordered_write "
+             "(needs --transaction_db)");
   f->AddBool("use_existing", &c.use_existing, "keep the DB instead of destroying it first");
   f->AddBool("stats", &c.stats, "print the engine's stats after the run");
   f->AddString("db", &c.db_path, "DB directory (--engine=all: one subdirectory per engine)");
@@ -79,10 +88,24 @@ bool CheckConfig(const bench::BenchConfig& c, std::string* error) {
     *error = "--db must not be empty";
     return false;
   }
-  // Both engines refuse to open with the two (Shale: NotSupported); say so
+  // Both engines refuse to open with these (Shale: NotSupported); say so
   // before any work rather than after the header.
   if (c.unordered_write && c.enable_pipelined_write) {
     *error = "--unordered_write cannot be combined with --enable_pipelined_write";
+    return false;
+  }
+  if (c.two_write_queues && c.enable_pipelined_write) {
+    *error = "--two_write_queues cannot be combined with --enable_pipelined_write";
+    return false;
+  }
+  // TransactionDB::Open refuses it too (WritePrepared commits must publish
+  // through the second queue); db_bench instead turns two_write_queues on.
+  if (c.transaction_db && c.unordered_write && !c.two_write_queues) {
+    *error = "--transaction_db with --unordered_write needs --two_write_queues";
+    return false;
+  }
+  if (c.txn_skip_concurrency_control && !c.transaction_db) {
+    *error = "--txn_skip_concurrency_control needs --transaction_db";
     return false;
   }
   return true;

@@ -2,7 +2,8 @@
 // SHALE_BENCH_COMPARE=ON. Option mapping: no compression, the same write
 // buffer and block cache, a 10 bits/key bloom filter, max_open_files at
 // LevelDB's ceiling (it has no "-1 = unlimited"). LevelDB cannot turn its
-// WAL off, so disable_wal is reported in Notes and otherwise ignored.
+// WAL off and has no transactions, so disable_wal and transaction_db are
+// reported in Notes and otherwise ignored.
 #include <memory>
 
 #include "kv_store.h"
@@ -50,6 +51,7 @@ class LevelDbKvStore final : public KvStore {
   std::string Notes(const KvOptions& o) const override {
     std::string notes = "Debian libleveldb 1.23 (built without NDEBUG: assertions on)";
     if (o.disable_wal) notes += "; LevelDB cannot disable its WAL, --disable_wal ignored";
+    if (o.transaction_db) notes += "; LevelDB has no transactions, --transaction_db ignored";
     return notes;
   }
 

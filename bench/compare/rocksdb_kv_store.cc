@@ -3,7 +3,9 @@
 // buffer and LRU block cache, a 10 bits/key bloom filter, max_open_files -1,
 // RocksDB's default two background jobs (as Shale), WAL and sync per flags,
 // and the write-path options (allow_concurrent_memtable_write,
-// enable_pipelined_write, unordered_write) as the flags set them.
+// enable_pipelined_write, unordered_write, two_write_queues) as the flags set
+// them. With transaction_db the store is a rocksdb::TransactionDB
+// (WRITE_PREPARED) and every Put/Write goes through it, as db_bench's.
 #include <memory>
 
 #include "kv_store.h"
@@ -11,6 +13,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/table.h"
+#include "rocksdb/utilities/transaction_db.h"
 #include "rocksdb/write_batch.h"
 
 namespace shale::bench {
@@ -24,6 +27,7 @@ Status FromRocks(const rocksdb::Status& s) {
   if (s.IsNotFound()) return Status::NotFound();
   if (s.IsCorruption()) return Status::Corruption("rocksdb", s.ToString());
   if (s.IsInvalidArgument()) return Status::InvalidArgument("rocksdb", s.ToString());
+  if (s.IsNotSupported()) return Status::NotSupported("rocksdb", s.ToString());
   return Status::IOError("rocksdb", s.ToString());
 }
 
@@ -72,11 +76,21 @@ class RocksDbKvStore final : public KvStore {
     options.allow_concurrent_memtable_write = o.allow_concurrent_memtable_write;
     options.enable_pipelined_write = o.enable_pipelined_write;
     options.unordered_write = o.unordered_write;
+    options.two_write_queues = o.two_write_queues;
     write_options_.sync = o.sync;
     write_options_.disableWAL = o.disable_wal;
-    rocksdb::DB* db = nullptr;
-    const rocksdb::Status s = rocksdb::DB::Open(options, path, &db);
-    db_.reset(db);
+    if (!o.transaction_db) {
+      rocksdb::DB* db = nullptr;
+      const rocksdb::Status s = rocksdb::DB::Open(options, path, &db);
+      db_.reset(db);
+      return FromRocks(s);
+    }
+    rocksdb::TransactionDBOptions txn_options;
+    txn_options.write_policy = rocksdb::TxnDBWritePolicy::WRITE_PREPARED;
+    txn_options.skip_concurrency_control = o.txn_skip_concurrency_control;
+    rocksdb::TransactionDB* txn_db = nullptr;
+    const rocksdb::Status s = rocksdb::TransactionDB::Open(options, txn_options, path, &txn_db);
+    db_.reset(txn_db);
     return FromRocks(s);
   }
 

@@ -1,7 +1,9 @@
 // `shale bench` write-path flags (--allow_concurrent_memtable_write,
-// --enable_pipelined_write, --unordered_write) and multi-writer fills:
+// --enable_pipelined_write, --unordered_write, --two_write_queues,
+// --transaction_db, --txn_skip_concurrency_control) and multi-writer fills:
 // the flags parse into BenchConfig and reach the engine's Options, bad
-// values exit 2 with one line, the header names the mode, and fillrandom
+// values and combinations exit 2 with one line, the header names the mode
+// and the DB kind, and fillrandom
 // with --threads=N runs N concurrent writers, each writing --num keys in
 // batches of --batch_size (db_bench's meaning).
 //
@@ -109,6 +111,9 @@ TEST_CASE("write-path bench flags parse with db_bench's defaults", "[cli][bench]
   REQUIRE(defaults.allow_concurrent_memtable_write);
   REQUIRE_FALSE(defaults.enable_pipelined_write);
   REQUIRE_FALSE(defaults.unordered_write);
+  REQUIRE_FALSE(defaults.two_write_queues);
+  REQUIRE_FALSE(defaults.transaction_db);
+  REQUIRE_FALSE(defaults.txn_skip_concurrency_control);
 
   const bench::BenchConfig unordered = Parse({"--unordered_write"});
   REQUIRE(unordered.unordered_write);
@@ -125,12 +130,26 @@ TEST_CASE("write-path bench flags parse with db_bench's defaults", "[cli][bench]
   REQUIRE_FALSE(off.allow_concurrent_memtable_write);
   REQUIRE(off.unordered_write);
 
+  const bench::BenchConfig txn = Parse({"--transaction_db", "--unordered_write",
+                                        "--two_write_queues=true",
+                                        "--txn_skip_concurrency_control=1"});
+  REQUIRE(txn.transaction_db);
+  REQUIRE(txn.unordered_write);
+  REQUIRE(txn.two_write_queues);
+  REQUIRE(txn.txn_skip_concurrency_control);
+
+  // Each on its own where it stands alone.
+  REQUIRE(Parse({"--two_write_queues"}).two_write_queues);
+  REQUIRE_FALSE(Parse({"--two_write_queues"}).transaction_db);
+  REQUIRE(Parse({"--transaction_db"}).transaction_db);
+  REQUIRE(Parse({"--transaction_db", "--enable_pipelined_write"}).transaction_db);
+
   const std::string usage = BenchUsage();
-  for (const char* flag : {"--allow_concurrent_memtable_write", "--enable_pipelined_write",
-                           "--unordered_write"}) {
+  for (const char* flag :
+       {"--allow_concurrent_memtable_write", "--enable_pipelined_write", "--unordered_write",
+        "--two_write_queues", "--transaction_db", "--txn_skip_concurrency_control"}) {
     REQUIRE(usage.find(flag) != std::string::npos);
   }
-  REQUIRE(usage.find("--transaction_db") == std::string::npos);
 }
 
 TEST_CASE("bad write-path bench flags exit 2 with one line", "[cli][bench]") {
@@ -140,7 +159,21 @@ TEST_CASE("bad write-path bench flags exit 2 with one line", "[cli][bench]") {
   RequireOneErrorLine(Run({"bench", "--unordered_writes"}), "unknown flag --unordered_writes");
   RequireOneErrorLine(Run({"bench", "--unordered_write", "--enable_pipelined_write"}),
                       "cannot be combined");
-  RequireOneErrorLine(Run({"bench", "--transaction_db"}), "unknown flag --transaction_db");
+  RequireOneErrorLine(Run({"bench", "--two_write_queues=2"}), "not true/false");
+  RequireOneErrorLine(Run({"bench", "--transaction_db=yes"}), "not true/false");
+  RequireOneErrorLine(Run({"bench", "--transaction_dbs"}), "unknown flag --transaction_dbs");
+  RequireOneErrorLine(Run({"bench", "--two_write_queues", "--enable_pipelined_write"}),
+                      "--two_write_queues cannot be combined with --enable_pipelined_write");
+  RequireOneErrorLine(
+      Run({"bench", "--transaction_db", "--two_write_queues", "--enable_pipelined_write"}),
+      "--two_write_queues cannot be combined with --enable_pipelined_write");
+  RequireOneErrorLine(Run({"bench", "--transaction_db", "--unordered_write"}),
+                      "--transaction_db with --unordered_write needs --two_write_queues");
+  RequireOneErrorLine(
+      Run({"bench", "--transaction_db", "--unordered_write", "--two_write_queues=false"}),
+      "needs --two_write_queues");
+  RequireOneErrorLine(Run({"bench", "--txn_skip_concurrency_control"}),
+                      "--txn_skip_concurrency_control needs --transaction_db");
 }
 
 TEST_CASE("the bench header names the write path, except for LevelDB alone", "[cli][bench]") {
@@ -148,7 +181,19 @@ TEST_CASE("the bench header names the write path, except for LevelDB alone", "[c
   std::ostringstream shale_header;
   bench::PrintHeader(config, shale_header);
   REQUIRE(shale_header.str().find("WritePath:  allow_concurrent_memtable_write=1 "
-                                  "enable_pipelined_write=0 unordered_write=1\n") !=
+                                  "enable_pipelined_write=0 unordered_write=1 "
+                                  "two_write_queues=0 db=DB\n") != std::string::npos);
+  config = Parse({"--unordered_write", "--two_write_queues", "--transaction_db"});
+  std::ostringstream txn_header;
+  bench::PrintHeader(config, txn_header);
+  REQUIRE(txn_header.str().find("WritePath:  allow_concurrent_memtable_write=1 "
+                                "enable_pipelined_write=0 unordered_write=1 "
+                                "two_write_queues=1 db=TransactionDB(WritePrepared)\n") !=
+          std::string::npos);
+  config.txn_skip_concurrency_control = true;
+  std::ostringstream no_locks_header;
+  bench::PrintHeader(config, no_locks_header);
+  REQUIRE(no_locks_header.str().find("db=TransactionDB(WritePrepared, no locks)\n") !=
           std::string::npos);
   config.engine = "leveldb";
   std::ostringstream leveldb_header;
@@ -247,4 +292,86 @@ TEST_CASE("shale bench runs a tiny unordered multi-writer fillrandom end to end"
   REQUIRE(out.str().find("batch_size=8") != std::string::npos);
   REQUIRE(out.str().find("unordered_write=1") != std::string::npos);
   REQUIRE(out.str().find("\nfillrandom   : ") != std::string::npos);
+}
+
+TEST_CASE("shale bench runs a tiny fillrandom through a WritePrepared TransactionDB",
+          "[cli][bench]") {
+  const std::vector<std::string> mode = GENERATE(
+      std::vector<std::string>{"--unordered_write", "--two_write_queues"},
+      std::vector<std::string>{"--unordered_write", "--two_write_queues",
+                               "--txn_skip_concurrency_control"},
+      std::vector<std::string>{"--two_write_queues"}, std::vector<std::string>{});
+  shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
+  REQUIRE(dir.ok());
+  std::vector<std::string> args = {"--benchmarks=fillrandom,readrandom", "--num=200",
+                                   "--threads=2", "--batch_size=8", "--transaction_db",
+                                   "--db=" + dir.Child("db")};
+  args.insert(args.end(), mode.begin(), mode.end());
+  const bench::BenchConfig config = Parse(args);
+  std::ostringstream out, err;
+  const int code = bench::RunBench(config, out, err);
+  INFO("stdout: " << out.str() << "\nstderr: " << err.str());
+  REQUIRE(code == kExitOk);
+  REQUIRE(err.str().empty());
+  const std::string expected_db = config.txn_skip_concurrency_control
+                                      ? "db=TransactionDB(WritePrepared, no locks)\n"
+                                      : "db=TransactionDB(WritePrepared)\n";
+  REQUIRE(out.str().find(expected_db) != std::string::npos);
+  REQUIRE(out.str().find(config.two_write_queues ? "two_write_queues=1" : "two_write_queues=0") !=
+          std::string::npos);
+  REQUIRE(out.str().find("\nfillrandom   : ") != std::string::npos);
+  // readrandom runs on the DB fillrandom left (2 threads * 200 draws of 200
+  // keys leave ~173 distinct ones), so most reads find their key.
+  REQUIRE(out.str().find("\nreadrandom   : ") != std::string::npos);
+  REQUIRE(out.str().find(" of 400 found)") != std::string::npos);
+}
+
+TEST_CASE("a TransactionDB the engine refuses to open is one error line and exit 2",
+          "[cli][bench]") {
+  // The parser refuses this combination; build it by hand to reach the
+  // engine's own check (TransactionDB::Open: WritePrepared with
+  // unordered_write needs two_write_queues).
+  shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
+  REQUIRE(dir.ok());
+  bench::BenchConfig config = Parse({"--benchmarks=fillrandom", "--num=10", "--transaction_db",
+                                     "--db=" + dir.Child("db")});
+  config.unordered_write = true;
+  std::ostringstream out, err;
+  const int code = bench::RunBench(config, out, err);
+  const std::string error = err.str();
+  INFO("stderr: " << error);
+  REQUIRE(code == kExitUsage);
+  REQUIRE(std::count(error.begin(), error.end(), '\n') == 1);
+  REQUIRE(error.rfind("shale: cannot open Shale DB at ", 0) == 0);
+  REQUIRE(out.str().find("\nfillrandom") == std::string::npos);
+}
+
+TEST_CASE("RocksDB's store runs --transaction_db too, when it is built in", "[cli][bench]") {
+  if (!bench::CompareEnginesBuilt()) {
+    WARN("built without SHALE_BENCH_COMPARE: no RocksDB store to run");
+    return;
+  }
+  shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
+  REQUIRE(dir.ok());
+  bench::BenchConfig config =
+      Parse({"--engine=rocksdb", "--benchmarks=fillrandom", "--num=200", "--threads=2",
+             "--batch_size=8", "--transaction_db", "--unordered_write", "--two_write_queues",
+             "--db=" + dir.Child("db")});
+  std::ostringstream out, err;
+  REQUIRE(bench::RunBench(config, out, err) == kExitOk);
+  INFO("stdout: " << out.str());
+  REQUIRE(err.str().empty());
+  REQUIRE(out.str().find("two_write_queues=1 db=TransactionDB(WritePrepared)\n") !=
+          std::string::npos);
+  REQUIRE(out.str().find("\nfillrandom   : ") != std::string::npos);
+
+  // RocksDB refuses WritePrepared + unordered_write without two_write_queues
+  // as Shale does: one line, exit 2.
+  config.two_write_queues = false;
+  std::ostringstream refused_out, refused_err;
+  REQUIRE(bench::RunBench(config, refused_out, refused_err) == kExitUsage);
+  const std::string error = refused_err.str();
+  INFO("stderr: " << error);
+  REQUIRE(std::count(error.begin(), error.end(), '\n') == 1);
+  REQUIRE(error.rfind("shale: cannot open RocksDB DB at ", 0) == 0);
 }
