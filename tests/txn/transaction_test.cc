@@ -1,6 +1,8 @@
 // TransactionDB and Transaction through their public API, on the real
-// backend in a temp dir, each test for both write policies (write-committed
-// and WritePrepared) unless it is about one of them.
+// backend in a temp dir. Each test runs for both write policies
+// (write-committed and WritePrepared), each with one and two write queues,
+// and WritePrepared also with unordered_write (AnyConfig), unless it is
+// about one of them.
 //
 // Outcomes are fixed without sleeps: a lock wait that must end by an unlock
 // has a timeout (kLongMs) far beyond any test's run time, and only waits
@@ -23,20 +25,43 @@ using namespace shale;
 
 namespace {
 
-constexpr int64_t kShortMs = 10;    // meant to time out
-constexpr int64_t kLongMs = 5000;   // must never time out
+constexpr int64_t kShortMs = 10;   // meant to time out
+constexpr int64_t kLongMs = 5000;  // must never time out
 
 const char* PolicyName(TxnWritePolicy p) {
   return p == TxnWritePolicy::kWriteCommitted ? "write-committed" : "write-prepared";
 }
 
+// A write policy and the write-path options that change how it writes.
+struct TxnConfig {
+  const char* name;
+  TxnWritePolicy policy;
+  bool two_write_queues;
+  bool unordered_write;
+};
+
+// Every test runs once per configuration.
+TxnConfig AnyConfig() {
+  return GENERATE(values<TxnConfig>({
+      {"write-committed", TxnWritePolicy::kWriteCommitted, false, false},
+      {"write-committed, two queues", TxnWritePolicy::kWriteCommitted, true, false},
+      {"write-prepared", TxnWritePolicy::kWritePrepared, false, false},
+      {"write-prepared, two queues", TxnWritePolicy::kWritePrepared, true, false},
+      {"write-prepared, two queues, unordered", TxnWritePolicy::kWritePrepared, true, true},
+  }));
+}
+
 // One TransactionDB in a fresh temp dir; options may be changed before Open.
 class TxnDbFixture {
  public:
-  explicit TxnDbFixture(TxnWritePolicy policy) : dir_(shale_test::TempDir::InMemoryBase()) {
+  explicit TxnDbFixture(const TxnConfig& config) : dir_(shale_test::TempDir::InMemoryBase()) {
     options.create_if_missing = true;
-    txn_options.write_policy = policy;
+    options.two_write_queues = config.two_write_queues;
+    options.unordered_write = config.unordered_write;
+    txn_options.write_policy = config.policy;
   }
+  explicit TxnDbFixture(TxnWritePolicy policy)
+      : TxnDbFixture(TxnConfig{PolicyName(policy), policy, false, false}) {}
   ~TxnDbFixture() {
     if (db != nullptr) db->Close().PermitUncheckedError();  // test already failed
   }
@@ -100,16 +125,12 @@ std::unique_ptr<Transaction> Begin(TransactionDB* db, int64_t lock_timeout_ms = 
   return db->BeginTransaction(WriteOptions(), to);
 }
 
-TxnWritePolicy AnyPolicy() {
-  return GENERATE(TxnWritePolicy::kWriteCommitted, TxnWritePolicy::kWritePrepared);
-}
-
 }  // namespace
 
-TEST_CASE("a transaction reads its own writes; nobody else sees them before Commit", "[txn]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+TEST_CASE("a transaction reads its own writes, nobody else sees them before Commit", "[txn]") {
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   REQUIRE(f.db->Put(WriteOptions(), "b", "old").ok());
 
@@ -149,9 +170,9 @@ TEST_CASE("a transaction reads its own writes; nobody else sees them before Comm
 }
 
 TEST_CASE("a transaction's Get at a snapshot reads its own writes, then the snapshot", "[txn]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   REQUIRE(f.db->Put(WriteOptions(), "x", "x1").ok());
   const Snapshot* snap = f.db->GetSnapshot();
@@ -170,11 +191,10 @@ TEST_CASE("a transaction's Get at a snapshot reads its own writes, then the snap
   f.db->ReleaseSnapshot(snap);
 }
 
-TEST_CASE("Commit makes a transaction's writes visible atomically to concurrent readers",
-          "[txn]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+TEST_CASE("Commit makes a transaction's writes visible atomically to concurrent readers", "[txn]") {
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   constexpr int kKeys = 8;
   for (int i = 0; i < kKeys; i++) {
@@ -223,9 +243,9 @@ TEST_CASE("Commit makes a transaction's writes visible atomically to concurrent 
 }
 
 TEST_CASE("Rollback discards a transaction's writes and releases its locks", "[txn]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   REQUIRE(f.db->Put(WriteOptions(), "a", "old").ok());
   auto t = Begin(f.db.get());
@@ -249,9 +269,9 @@ TEST_CASE("Rollback discards a transaction's writes and releases its locks", "[t
 
 TEST_CASE("destroying an unfinished transaction discards its writes and releases its locks",
           "[txn]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   {
     auto t = Begin(f.db.get());
@@ -265,9 +285,9 @@ TEST_CASE("destroying an unfinished transaction discards its writes and releases
 }
 
 TEST_CASE("Delete inside a transaction", "[txn]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   REQUIRE(f.db->Put(WriteOptions(), "a", "old").ok());
   REQUIRE(f.db->Put(WriteOptions(), "b", "old").ok());
@@ -290,9 +310,9 @@ TEST_CASE("Delete inside a transaction", "[txn]") {
 }
 
 TEST_CASE("Prepare requires a name", "[txn]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   auto t = Begin(f.db.get());
   REQUIRE(t->Put("a", "1").ok());
@@ -306,9 +326,9 @@ TEST_CASE("Prepare requires a name", "[txn]") {
 }
 
 TEST_CASE("SetName: names are unique among live transactions and at most 255 bytes", "[txn]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   auto t1 = Begin(f.db.get());
   auto t2 = Begin(f.db.get());
@@ -318,8 +338,12 @@ TEST_CASE("SetName: names are unique among live transactions and at most 255 byt
   REQUIRE(f.db->GetTransactionByName("nope") == nullptr);
   REQUIRE(t2->SetName("x").IsInvalidArgument());
   REQUIRE(t2->SetName(std::string(256, 'n')).IsInvalidArgument());
+  REQUIRE(t2->SetName("").IsInvalidArgument());
+  REQUIRE(t2->GetName().empty());
   REQUIRE(t2->SetName(std::string(255, 'n')).ok());
   REQUIRE(f.db->GetTransactionByName(std::string(255, 'n')) == t2.get());
+  REQUIRE(t2->SetName("y").IsInvalidArgument());  // already named
+  REQUIRE(t2->GetName() == std::string(255, 'n'));
   REQUIRE(t1->Rollback().ok());
   t1.reset();
   REQUIRE(f.db->GetTransactionByName("x") == nullptr);
@@ -329,9 +353,9 @@ TEST_CASE("SetName: names are unique among live transactions and at most 255 byt
 }
 
 TEST_CASE("Prepare then Commit", "[txn]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   REQUIRE(f.db->Put(WriteOptions(), "a", "old").ok());
   auto t = Begin(f.db.get(), /*lock_timeout_ms=*/0);
@@ -360,9 +384,9 @@ TEST_CASE("Prepare then Commit", "[txn]") {
 }
 
 TEST_CASE("Prepare then Rollback", "[txn]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   REQUIRE(f.db->Put(WriteOptions(), "a", "old").ok());
   auto t = Begin(f.db.get());
@@ -386,9 +410,9 @@ TEST_CASE("Prepare then Rollback", "[txn]") {
 }
 
 TEST_CASE("operations in the wrong state are InvalidArgument", "[txn]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   std::string v;
 
@@ -425,9 +449,9 @@ TEST_CASE("operations in the wrong state are InvalidArgument", "[txn]") {
 }
 
 TEST_CASE("a write lock held by another transaction times out", "[txn][lock]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   auto a = Begin(f.db.get());
   REQUIRE(a->Put("k", "a").ok());
@@ -452,9 +476,9 @@ TEST_CASE("a write lock held by another transaction times out", "[txn][lock]") {
 }
 
 TEST_CASE("the DB's default transaction lock timeout applies", "[txn][lock]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   f.txn_options.transaction_lock_timeout_ms = kShortMs;
   REQUIRE(f.Open().ok());
   auto a = Begin(f.db.get());
@@ -467,18 +491,16 @@ TEST_CASE("the DB's default transaction lock timeout applies", "[txn][lock]") {
 }
 
 TEST_CASE("a lock wait ends when the holder commits", "[txn][lock]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   auto a = Begin(f.db.get());
   REQUIRE(a->Put("k", "a").ok());
   auto b = Begin(f.db.get(), kLongMs);
   Status b_status;
   std::string b_read;
-  std::thread waiter([&] {
-    b_status = b->GetForUpdate(ReadOptions(), "k", &b_read);
-  });
+  std::thread waiter([&] { b_status = b->GetForUpdate(ReadOptions(), "k", &b_read); });
   Status a_status = a->Commit();
   waiter.join();
   REQUIRE(a_status.ok());
@@ -491,9 +513,9 @@ TEST_CASE("a lock wait ends when the holder commits", "[txn][lock]") {
 }
 
 TEST_CASE("deadlock detection: one of two crossed transactions gets Busy", "[txn][lock]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   for (int round = 0; round < 10; round++) {
     INFO("round " << round);
@@ -528,9 +550,9 @@ TEST_CASE("deadlock detection: one of two crossed transactions gets Busy", "[txn
 }
 
 TEST_CASE("deadlock detection: a three-transaction cycle is broken", "[txn][lock]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   constexpr int kN = 3;
   std::vector<std::unique_ptr<Transaction>> txns;
@@ -558,9 +580,9 @@ TEST_CASE("deadlock detection: a three-transaction cycle is broken", "[txn][lock
 }
 
 TEST_CASE("GetForUpdate locks the key it reads", "[txn][lock]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   f.txn_options.default_lock_timeout_ms = kShortMs;
   REQUIRE(f.Open().ok());
   REQUIRE(f.db->Put(WriteOptions(), "k", "v0").ok());
@@ -580,9 +602,9 @@ TEST_CASE("GetForUpdate locks the key it reads", "[txn][lock]") {
 }
 
 TEST_CASE("TransactionDB's Put, Delete and Write outside a transaction", "[txn][lock]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   f.txn_options.default_lock_timeout_ms = kShortMs;
   REQUIRE(f.Open().ok());
   REQUIRE(f.db->Put(WriteOptions(), "a", "1").ok());
@@ -613,10 +635,55 @@ TEST_CASE("TransactionDB's Put, Delete and Write outside a transaction", "[txn][
   REQUIRE(Scan(f.db.get()) == "c=2;d=2;e=2;");
 }
 
+TEST_CASE("an empty Write and an empty Commit change nothing", "[txn]") {
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
+  REQUIRE(f.Open().ok());
+  REQUIRE(f.db->Put(WriteOptions(), "a", "1").ok());
+  WriteBatch empty;
+  REQUIRE(f.db->Write(WriteOptions(), &empty).ok());
+  auto t = Begin(f.db.get());
+  REQUIRE(t->Commit().ok());
+  REQUIRE(t->GetCommitSequence() == 0);
+  auto t2 = Begin(f.db.get());
+  REQUIRE(t2->Put("b", "2").ok());
+  const Snapshot* before = f.db->GetSnapshot();
+  REQUIRE(t2->Commit().ok());
+  REQUIRE(f.db->Write(WriteOptions(), &empty).ok());
+  REQUIRE(Scan(f.db.get()) == "a=1;b=2;");
+  REQUIRE(Scan(f.db.get(), before) == "a=1;");
+  f.db->ReleaseSnapshot(before);
+  t.reset();
+  t2.reset();
+  REQUIRE(f.Reopen().ok());
+  REQUIRE(Scan(f.db.get()) == "a=1;b=2;");
+  REQUIRE(f.db->Write(WriteOptions(), &empty).ok());
+  REQUIRE(f.db->Put(WriteOptions(), "c", "3").ok());
+  REQUIRE(Scan(f.db.get()) == "a=1;b=2;c=3;");
+}
+
+TEST_CASE("skip_concurrency_control takes no locks (WritePrepared)", "[txn][lock]") {
+  TxnDbFixture f(TxnWritePolicy::kWritePrepared);
+  f.txn_options.skip_concurrency_control = true;
+  REQUIRE(f.Open().ok());
+  auto a = Begin(f.db.get(), /*lock_timeout_ms=*/0);
+  auto b = Begin(f.db.get(), /*lock_timeout_ms=*/0);
+  REQUIRE(a->Put("a", "1").ok());
+  REQUIRE(TxnRead(b.get(), "a", /*for_update=*/true) == "NOT_FOUND");  // no lock to wait for
+  REQUIRE(b->Put("b", "2").ok());
+  REQUIRE(a->SetName("a").ok());
+  REQUIRE(a->Prepare().ok());
+  REQUIRE(Scan(f.db.get()) == "");
+  REQUIRE(b->Commit().ok());
+  REQUIRE(a->Commit().ok());
+  REQUIRE(Scan(f.db.get()) == "a=1;b=2;");
+}
+
 TEST_CASE("the write-set limit is Busy", "[txn][lock]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   f.txn_options.max_write_keys_per_transaction = 2;
   REQUIRE(f.Open().ok());
   auto a = Begin(f.db.get());
@@ -631,9 +698,9 @@ TEST_CASE("the write-set limit is Busy", "[txn][lock]") {
 }
 
 TEST_CASE("the lock limit is Busy", "[txn][lock]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   f.txn_options.max_num_locks = 3;
   REQUIRE(f.Open().ok());
   auto a = Begin(f.db.get());
@@ -649,10 +716,11 @@ TEST_CASE("the lock limit is Busy", "[txn][lock]") {
   REQUIRE(Scan(f.db.get()) == "a1=v;b1=v;b2=v;");
 }
 
-TEST_CASE("a prepared transaction is recovered after reopen and can be committed", "[txn][recovery]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+TEST_CASE("a prepared transaction is recovered after reopen and can be committed",
+          "[txn][recovery]") {
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   REQUIRE(f.db->Put(WriteOptions(), "a", "old").ok());
   {
@@ -701,9 +769,9 @@ TEST_CASE("a prepared transaction is recovered after reopen and can be committed
 }
 
 TEST_CASE("a recovered prepared transaction can be rolled back", "[txn][recovery]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   REQUIRE(f.db->Put(WriteOptions(), "a", "old").ok());
   for (const char* name : {"t2", "t1"}) {
@@ -736,12 +804,15 @@ TEST_CASE("a recovered prepared transaction can be rolled back", "[txn][recovery
 
 TEST_CASE("prepared data survives Flush and CompactRange invisible, then commits",
           "[txn][recovery]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   REQUIRE(f.db->Put(WriteOptions(), "a", "old").ok());
   REQUIRE(f.db->Put(WriteOptions(), "d", "old").ok());
+  // The old versions in their own table, so that compaction merges them
+  // with the prepared ones.
+  REQUIRE(f.db->Flush(FlushOptions()).ok());
   auto t = Begin(f.db.get());
   REQUIRE(t->SetName("fc").ok());
   REQUIRE(t->Put("a", "new").ok());
@@ -777,14 +848,15 @@ TEST_CASE("prepared data survives Flush and CompactRange invisible, then commits
 }
 
 TEST_CASE("a prepared transaction survives Flush, CompactRange and reopen", "[txn][recovery]") {
-  const TxnWritePolicy policy = AnyPolicy();
+  const TxnConfig config = AnyConfig();
   const bool commit = GENERATE(true, false);
-  INFO(PolicyName(policy) << (commit ? ", then commit" : ", then rollback"));
-  TxnDbFixture f(policy);
+  INFO(config.name << (commit ? ", then commit" : ", then rollback"));
+  TxnDbFixture f(config);
   f.options.write_buffer_size = 4096;
   REQUIRE(f.Open().ok());
   REQUIRE(f.db->Put(WriteOptions(), "a", "old").ok());
   REQUIRE(f.db->Put(WriteOptions(), "d", "old").ok());
+  REQUIRE(f.db->Flush(FlushOptions()).ok());
   {
     auto t = Begin(f.db.get());
     REQUIRE(t->SetName("fc").ok());
@@ -826,10 +898,269 @@ TEST_CASE("a prepared transaction survives Flush, CompactRange and reopen", "[tx
   }
 }
 
+TEST_CASE("a destroyed prepared transaction stays prepared, owned by the DB", "[txn][recovery]") {
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
+  REQUIRE(f.Open().ok());
+  {
+    auto t = Begin(f.db.get());
+    REQUIRE(t->SetName("adopted").ok());
+    REQUIRE(t->Put("a", "new").ok());
+    REQUIRE(t->Prepare().ok());
+  }
+  REQUIRE(f.db->GetPreparedTransactionNames() == std::vector<std::string>{"adopted"});
+  Transaction* t = f.db->GetTransactionByName("adopted");
+  REQUIRE(t != nullptr);
+  REQUIRE(t->GetState() == Transaction::State::kPrepared);
+  REQUIRE(Read(f.db.get(), "a") == "NOT_FOUND");
+  auto other = Begin(f.db.get(), /*lock_timeout_ms=*/0);
+  REQUIRE(other->Put("a", "other").IsTimedOut());
+  REQUIRE(other->SetName("adopted").IsInvalidArgument());
+  REQUIRE(t->Commit().ok());
+  REQUIRE(Read(f.db.get(), "a") == "new");
+  REQUIRE(f.db->GetPreparedTransactionNames().empty());
+  REQUIRE(other->Put("a", "other").ok());
+  REQUIRE(other->Commit().ok());
+  other.reset();
+  REQUIRE(f.Reopen().ok());
+  REQUIRE(f.db->GetPreparedTransactionNames().empty());
+  REQUIRE(Read(f.db.get(), "a") == "other");
+}
+
+TEST_CASE("GetCommitSequence orders commits and matches snapshots", "[txn]") {
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
+  REQUIRE(f.Open().ok());
+  auto t1 = Begin(f.db.get());
+  auto t2 = Begin(f.db.get());
+  auto reader = Begin(f.db.get());
+  REQUIRE(t1->SetName("named").ok());
+  REQUIRE(t1->Put("a", "1").ok());
+  REQUIRE(t2->Put("b", "2").ok());
+  REQUIRE(TxnRead(reader.get(), "c", /*for_update=*/true) == "NOT_FOUND");
+  REQUIRE(t1->GetCommitSequence() == 0);
+  REQUIRE(t1->Prepare().ok());
+  REQUIRE(t1->GetCommitSequence() == 0);
+  const Snapshot* before = f.db->GetSnapshot();
+  REQUIRE(t1->Commit().ok());
+  const Snapshot* between = f.db->GetSnapshot();
+  REQUIRE(t2->Commit().ok());
+  REQUIRE(reader->Commit().ok());
+  const Snapshot* after = f.db->GetSnapshot();
+  const uint64_t c1 = t1->GetCommitSequence();
+  const uint64_t c2 = t2->GetCommitSequence();
+  INFO("commit sequences " << c1 << ", " << c2 << "; snapshots " << before->GetSequenceNumber()
+                           << ", " << between->GetSequenceNumber() << ", "
+                           << after->GetSequenceNumber());
+  REQUIRE(c1 > 0);
+  REQUIRE(c1 < c2);
+  REQUIRE(reader->GetCommitSequence() == 0);  // wrote nothing
+  REQUIRE(before->GetSequenceNumber() < c1);
+  REQUIRE(between->GetSequenceNumber() >= c1);
+  REQUIRE(between->GetSequenceNumber() < c2);
+  REQUIRE(after->GetSequenceNumber() >= c2);
+  REQUIRE(Scan(f.db.get(), before) == "");
+  REQUIRE(Scan(f.db.get(), between) == "a=1;");
+  REQUIRE(Scan(f.db.get(), after) == "a=1;b=2;");
+  REQUIRE(f.db->GetLatestSequenceNumber() >= c2);
+  for (const Snapshot* snap : {before, between, after}) f.db->ReleaseSnapshot(snap);
+}
+
+TEST_CASE("a name is reusable once its transaction finished, across recovery", "[txn][recovery]") {
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
+  REQUIRE(f.Open().ok());
+  for (int round = 0; round < 3; round++) {  // committed, rolled back, left prepared
+    auto t = Begin(f.db.get());
+    REQUIRE(t->SetName("same").ok());
+    REQUIRE(t->Put("k", "round" + std::to_string(round)).ok());
+    REQUIRE(t->Put("r" + std::to_string(round), "x").ok());
+    REQUIRE(t->Prepare().ok());
+    if (round == 0) REQUIRE(t->Commit().ok());
+    if (round == 1) REQUIRE(t->Rollback().ok());
+  }
+  REQUIRE(f.Reopen().ok());
+  REQUIRE(f.db->GetPreparedTransactionNames() == std::vector<std::string>{"same"});
+  REQUIRE(Scan(f.db.get()) == "k=round0;r0=x;");
+  Transaction* t = f.db->GetTransactionByName("same");
+  REQUIRE(t != nullptr);
+  REQUIRE(t->Commit().ok());
+  REQUIRE(Scan(f.db.get()) == "k=round2;r0=x;r2=x;");
+  REQUIRE(f.Reopen().ok());
+  REQUIRE(f.db->GetPreparedTransactionNames().empty());
+  REQUIRE(Scan(f.db.get()) == "k=round2;r0=x;r2=x;");
+}
+
+TEST_CASE("an empty or read-only transaction can be prepared, recovered and finished",
+          "[txn][recovery]") {
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
+  REQUIRE(f.Open().ok());
+  REQUIRE(f.db->Put(WriteOptions(), "a", "1").ok());
+  for (const char* name : {"empty", "reader"}) {
+    auto t = Begin(f.db.get());
+    REQUIRE(t->SetName(name).ok());
+    if (std::string(name) == "reader") REQUIRE(TxnRead(t.get(), "a", /*for_update=*/true) == "1");
+    REQUIRE(t->Prepare().ok());
+  }
+  REQUIRE(f.db->GetPreparedTransactionNames() == std::vector<std::string>{"empty", "reader"});
+  REQUIRE(f.Reopen().ok());
+  REQUIRE(f.db->GetPreparedTransactionNames() == std::vector<std::string>{"empty", "reader"});
+  Transaction* empty = f.db->GetTransactionByName("empty");
+  Transaction* reader = f.db->GetTransactionByName("reader");
+  REQUIRE(empty != nullptr);
+  REQUIRE(reader != nullptr);
+  REQUIRE(empty->Commit().ok());
+  REQUIRE(reader->Rollback().ok());
+  REQUIRE(f.db->GetPreparedTransactionNames().empty());
+  REQUIRE(f.db->Put(WriteOptions(), "b", "2").ok());
+  REQUIRE(f.Reopen().ok());
+  REQUIRE(f.db->GetPreparedTransactionNames().empty());
+  REQUIRE(Scan(f.db.get()) == "a=1;b=2;");
+}
+
+TEST_CASE("prepared sections in several WALs: only unfinished ones come back", "[txn][recovery]") {
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
+  f.options.write_buffer_size = 4096;
+  REQUIRE(f.Open().ok());
+  auto filler = [&](int round) {
+    for (int i = 0; i < 60; i++) {
+      Status s = f.db->Put(WriteOptions(), "f" + std::to_string(i),
+                           std::string(100, static_cast<char>('a' + round)));
+      if (!s.ok()) return s;
+    }
+    return f.db->Flush(FlushOptions());
+  };
+  // p0 and p2 stay prepared, p1 commits, p3 rolls back; each is prepared in
+  // its own WAL, with flushes between.
+  std::vector<std::unique_ptr<Transaction>> txns;
+  for (int i = 0; i < 4; i++) {
+    txns.push_back(Begin(f.db.get()));
+    REQUIRE(txns[i]->SetName("p" + std::to_string(i)).ok());
+    REQUIRE(txns[i]->Put("p" + std::to_string(i), "v").ok());
+    REQUIRE(txns[i]->Prepare().ok());
+    REQUIRE(filler(i).ok());
+  }
+  REQUIRE(txns[1]->Commit().ok());
+  REQUIRE(txns[3]->Rollback().ok());
+  REQUIRE(filler(4).ok());
+  REQUIRE(f.db->CompactRange(CompactRangeOptions(), nullptr, nullptr).ok());
+  txns.clear();
+  for (int reopen = 0; reopen < 2; reopen++) {
+    INFO("reopen " << reopen);
+    REQUIRE(f.Reopen().ok());
+    REQUIRE(f.db->GetPreparedTransactionNames() == std::vector<std::string>{"p0", "p2"});
+    REQUIRE(Read(f.db.get(), "p0") == "NOT_FOUND");
+    REQUIRE(Read(f.db.get(), "p1") == "v");
+    REQUIRE(Read(f.db.get(), "p2") == "NOT_FOUND");
+    REQUIRE(Read(f.db.get(), "p3") == "NOT_FOUND");
+    REQUIRE(Read(f.db.get(), "f7") == std::string(100, static_cast<char>('e' + reopen)));
+    REQUIRE(filler(5 + reopen).ok());
+  }
+  Transaction* p0 = f.db->GetTransactionByName("p0");
+  Transaction* p2 = f.db->GetTransactionByName("p2");
+  REQUIRE(p0 != nullptr);
+  REQUIRE(p2 != nullptr);
+  REQUIRE(p2->Commit().ok());
+  REQUIRE(p0->Rollback().ok());
+  REQUIRE(filler(7).ok());
+  REQUIRE(f.Reopen().ok());
+  REQUIRE(f.db->GetPreparedTransactionNames().empty());
+  REQUIRE(Read(f.db.get(), "p0") == "NOT_FOUND");
+  REQUIRE(Read(f.db.get(), "p1") == "v");
+  REQUIRE(Read(f.db.get(), "p2") == "v");
+  REQUIRE(Read(f.db.get(), "f7") == std::string(100, 'h'));
+}
+
+TEST_CASE("a WAL kept for a prepared section does not bring back overwritten data",
+          "[txn][recovery]") {
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
+  REQUIRE(f.Open().ok());
+  {
+    auto t = Begin(f.db.get());
+    REQUIRE(t->SetName("keeper").ok());
+    REQUIRE(t->Put("p", "v").ok());
+    REQUIRE(t->Prepare().ok());
+  }
+  // In the kept WAL: x and y written, then deleted/overwritten in later
+  // WALs and compacted down, so their old versions are gone from the tables.
+  REQUIRE(f.db->Put(WriteOptions(), "x", "stale").ok());
+  REQUIRE(f.db->Put(WriteOptions(), "y", "stale").ok());
+  REQUIRE(f.db->Flush(FlushOptions()).ok());
+  REQUIRE(f.db->Delete(WriteOptions(), "x").ok());
+  REQUIRE(f.db->Put(WriteOptions(), "y", "fresh").ok());
+  REQUIRE(f.db->Flush(FlushOptions()).ok());
+  REQUIRE(f.db->CompactRange(CompactRangeOptions(), nullptr, nullptr).ok());
+  REQUIRE(Scan(f.db.get()) == "y=fresh;");
+  for (int reopen = 0; reopen < 2; reopen++) {
+    INFO("reopen " << reopen);
+    REQUIRE(f.Reopen().ok());
+    REQUIRE(f.db->GetPreparedTransactionNames() == std::vector<std::string>{"keeper"});
+    REQUIRE(Scan(f.db.get()) == "y=fresh;");
+    REQUIRE(f.db->CompactRange(CompactRangeOptions(), nullptr, nullptr).ok());
+  }
+  Transaction* keeper = f.db->GetTransactionByName("keeper");
+  REQUIRE(keeper != nullptr);
+  REQUIRE(keeper->Commit().ok());
+  REQUIRE(f.Reopen().ok());
+  REQUIRE(Scan(f.db.get()) == "p=v;y=fresh;");
+}
+
+TEST_CASE("a prepared transaction larger than the write buffer", "[txn][recovery]") {
+  const TxnConfig config = AnyConfig();
+  const bool commit = GENERATE(true, false);
+  INFO(config.name << (commit ? ", then commit" : ", then rollback"));
+  TxnDbFixture f(config);
+  f.options.write_buffer_size = 4096;
+  REQUIRE(f.Open().ok());
+  constexpr int kKeys = 300;
+  auto key = [](int i) { return "big" + std::to_string(1000 + i); };
+  for (int i = 0; i < kKeys; i += 2) REQUIRE(f.db->Put(WriteOptions(), key(i), "old").ok());
+  {
+    auto t = Begin(f.db.get());
+    REQUIRE(t->SetName("big").ok());
+    for (int i = 0; i < kKeys; i++) REQUIRE(t->Put(key(i), std::string(60, 'n')).ok());
+    REQUIRE(t->Prepare().ok());
+  }
+  auto check = [&](bool committed) {
+    std::string want;
+    for (int i = 0; i < kKeys; i++) {
+      if (committed) {
+        want += key(i) + "=" + std::string(60, 'n') + ";";
+      } else if (i % 2 == 0) {
+        want += key(i) + "=old;";
+      }
+    }
+    return Scan(f.db.get()) == want;
+  };
+  REQUIRE(check(false));
+  REQUIRE(f.db->Flush(FlushOptions()).ok());
+  REQUIRE(f.Reopen().ok());
+  REQUIRE(check(false));
+  REQUIRE(f.db->CompactRange(CompactRangeOptions(), nullptr, nullptr).ok());
+  REQUIRE(check(false));
+  Transaction* t = f.db->GetTransactionByName("big");
+  REQUIRE(t != nullptr);
+  REQUIRE((commit ? t->Commit() : t->Rollback()).ok());
+  REQUIRE(check(commit));
+  REQUIRE(f.Reopen().ok());
+  REQUIRE(check(commit));
+  REQUIRE(f.db->CompactRange(CompactRangeOptions(), nullptr, nullptr).ok());
+  REQUIRE(check(commit));
+}
+
 TEST_CASE("a plain DB refuses a WAL that holds a prepared transaction", "[txn][recovery]") {
-  const TxnWritePolicy policy = AnyPolicy();
-  INFO(PolicyName(policy));
-  TxnDbFixture f(policy);
+  const TxnConfig config = AnyConfig();
+  INFO(config.name);
+  TxnDbFixture f(config);
   REQUIRE(f.Open().ok());
   {
     auto t = Begin(f.db.get());
@@ -882,46 +1213,18 @@ TEST_CASE("TransactionDB::Open validates write-path options", "[txn][options]") 
     bool accepted;
   };
   const Case cases[] = {
-      {wc, true, false, false}, {wc, true, true, false}, {wp, true, false, false},
+      {wc, true, false, false}, {wc, true, true, false},  {wp, true, false, false},
       {wp, true, true, true},   {wc, false, false, true}, {wc, false, true, true},
       {wp, false, false, true}, {wp, false, true, true},
   };
   for (const Case& c : cases) {
     const Status s = open(c.policy, c.unordered_write, c.two_write_queues);
-    INFO(PolicyName(c.policy) << ", unordered_write " << c.unordered_write
-                              << ", two_write_queues " << c.two_write_queues << ": "
-                              << s.ToString());
+    INFO(PolicyName(c.policy) << ", unordered_write " << c.unordered_write << ", two_write_queues "
+                              << c.two_write_queues << ": " << s.ToString());
     if (c.accepted) {
       CHECK(s.ok());
     } else {
       CHECK((s.IsNotSupported() || s.IsInvalidArgument()));
     }
   }
-}
-
-TEST_CASE("WritePrepared with unordered_write and two_write_queues keeps atomic commits",
-          "[txn][options]") {
-  TxnDbFixture f(TxnWritePolicy::kWritePrepared);
-  f.options.unordered_write = true;
-  f.options.two_write_queues = true;
-  REQUIRE(f.Open().ok());
-  REQUIRE(f.db->Put(WriteOptions(), "a", "old").ok());
-  auto t = Begin(f.db.get());
-  REQUIRE(t->SetName("u").ok());
-  REQUIRE(t->Put("a", "new").ok());
-  REQUIRE(t->Put("b", "new").ok());
-  REQUIRE(t->Prepare().ok());
-  REQUIRE(Scan(f.db.get()) == "a=old;");
-  const Snapshot* before = f.db->GetSnapshot();
-  REQUIRE(t->Commit().ok());
-  REQUIRE(Scan(f.db.get()) == "a=new;b=new;");
-  REQUIRE(Scan(f.db.get(), before) == "a=old;");
-  f.db->ReleaseSnapshot(before);
-  auto unnamed = Begin(f.db.get());
-  REQUIRE(unnamed->Put("c", "new").ok());
-  REQUIRE(unnamed->Commit().ok());
-  t.reset();
-  unnamed.reset();
-  REQUIRE(f.Reopen().ok());
-  REQUIRE(Scan(f.db.get()) == "a=new;b=new;c=new;");
 }
