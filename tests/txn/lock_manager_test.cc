@@ -348,7 +348,7 @@ TEST_CASE("planted bug: the same cycle without detection times out", "[txn][lock
   CHECK(f.lm.NumTrackedKeys() == 0);
 }
 
-TEST_CASE("three-txn cycle is detected; depth bounds the search", "[txn][lock_manager]") {
+TEST_CASE("three-txn cycle is detected, and depth bounds the search", "[txn][lock_manager]") {
   // 1 holds a and waits for b; 2 holds b and waits for c; 3 holds c and asks
   // for a. The chain from a's holder is 1 -> 2 -> 3: two edges.
   int depth = 0;
