@@ -40,7 +40,7 @@ TEST_CASE("fault points: always-on points always fire and are counted", "[faults
   CHECK(counts.at("fault_point.flush.before_install") == 1);
 }
 
-TEST_CASE("fault points: activation is decided once per name; active ones fire at their rate",
+TEST_CASE("fault points: activation is decided once per name, active ones fire at their rate",
           "[faults]") {
   TestDiskContext ctx(5);
   FaultCounts counts;

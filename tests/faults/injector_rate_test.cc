@@ -107,7 +107,7 @@ struct Case {
   bool fails_ops;  // the fault shows as a failed call
 };
 
-TEST_CASE("injector: each kind fires at about its rate; counts match what callers saw",
+TEST_CASE("injector: each kind fires at about its rate, counts match what callers saw",
           "[faults]") {
   const std::vector<Case> cases = {
       {FaultKind::kEioRead, Reads, true},
@@ -206,7 +206,7 @@ std::vector<uint64_t> MixedRun(uint64_t seed, shale::faults::FaultCounts* counts
   return fx.ctx.folds;
 }
 
-TEST_CASE("injector: the same seed injects the same faults; other seeds differ", "[faults]") {
+TEST_CASE("injector: the same seed injects the same faults, other seeds differ", "[faults]") {
   shale::faults::FaultCounts a, b, c;
   const auto first = MixedRun(11, &a);
   CHECK(MixedRun(11, &b) == first);

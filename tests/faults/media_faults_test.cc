@@ -44,7 +44,7 @@ TEST_CASE("bit flip: exactly one bit of durable data changes, and survives power
   CHECK(fx.Visible("/db/f") == flipped);
 }
 
-TEST_CASE("bit flip: under a dirty page only the media changes; a sync rewrites it",
+TEST_CASE("bit flip: under a dirty page only the media changes, a sync rewrites it",
           "[faults]") {
   FaultFixture fx(FaultConfig{});
   fx.WriteDurable("/db/f", std::string(1024, 'a'));
@@ -77,7 +77,7 @@ TEST_CASE("bit flip at a crash: with rate 1/1 every durable file gets one flippe
   CHECK(fx.Durable("/db/empty").empty());
 }
 
-TEST_CASE("sticky sector: reads touching it fail forever; others succeed", "[faults]") {
+TEST_CASE("sticky sector: reads touching it fail forever, others succeed", "[faults]") {
   FaultFixture fx(FaultConfig{});
   fx.WriteDurable("/db/f", std::string(4 * 512, 's'));
   REQUIRE(fx.disk.MarkSectorUnreadable("/db/f", 2).ok());
@@ -164,7 +164,7 @@ TEST_CASE("fsync_drops_pages: a failed sync drops the pending pages for good", "
   CHECK(fx.Durable("/db/f") == "abc");
 }
 
-TEST_CASE("eio_sync: a failed sync keeps the pending pages; a retry makes them durable",
+TEST_CASE("eio_sync: a failed sync keeps the pending pages, a retry makes them durable",
           "[faults]") {
   FaultFixture fx(Only(FaultKind::kEioSync, 1));
   fx.WriteDurable("/db/f", "abc");

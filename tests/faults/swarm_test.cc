@@ -28,7 +28,7 @@ TEST_CASE("swarm: the same seed draws the same config", "[faults]") {
   }
 }
 
-TEST_CASE("swarm: configs vary across seeds; every kind is sometimes on, sometimes off",
+TEST_CASE("swarm: configs vary across seeds, every kind is sometimes on, sometimes off",
           "[faults]") {
   std::set<std::map<std::string, std::string>> distinct;
   std::array<int, kFaultKindCount> on{};

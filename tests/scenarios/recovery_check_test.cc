@@ -120,7 +120,7 @@ TEST_CASE("an unflushed disable_wal write may be lost under later WAL writes", "
   REQUIRE(CheckRecovery(r.h, false, {{"a", "1"}, {"b", "2"}}).ok);
 }
 
-TEST_CASE("a failed write is indeterminate; a half-applied batch is not atomic", "[oracle]") {
+TEST_CASE("a failed write is indeterminate, a half-applied batch is not atomic", "[oracle]") {
   Recorder r;
   r.Put("a", "1", true);
   const uint64_t id = r.h.BeginWrite({KeyOp{"b", "2"}, KeyOp{"c", "3"}}, true, true);

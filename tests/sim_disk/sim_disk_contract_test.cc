@@ -20,7 +20,7 @@ std::string Visible(const SimDisk& disk, const std::string& path) {
   return s.ok() ? data : "<" + s.ToString() + ">";
 }
 
-TEST_CASE("sim_disk: names need their directory; children sorted", "[sim_disk]") {
+TEST_CASE("sim_disk: names need their directory, children sorted", "[sim_disk]") {
   TestDiskContext ctx;
   SimDisk disk(&ctx, LatencyProfile::Zero());
   std::unique_ptr<shale::WritableFile> f;

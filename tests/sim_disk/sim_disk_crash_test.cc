@@ -108,7 +108,7 @@ TEST_CASE("sim_disk crash: rename plus SyncDir survives power loss", "[sim_disk]
   CHECK(names == std::vector<std::string>{"b"});
 }
 
-TEST_CASE("sim_disk crash: a failed sync drops dirty pages; a retry does not restore them",
+TEST_CASE("sim_disk crash: a failed sync drops dirty pages, a retry does not restore them",
           "[sim_disk]") {
   Fixture fx;
   fx.Write("/db/a", "abc", true, true);

@@ -120,7 +120,7 @@ TEST_CASE("replacing a pinned entry keeps the old value alive", "[cache]") {
   REQUIRE(f.deleted() == std::vector<int>{1});
 }
 
-TEST_CASE("destruction frees every entry; ids are fresh", "[cache]") {
+TEST_CASE("destruction frees every entry, ids are fresh", "[cache]") {
   std::vector<int> deleted;
   g_deleted = &deleted;
   {

@@ -22,7 +22,7 @@ TEST_CASE("probe count follows bits_per_key", "[bloom]") {
   REQUIRE(BloomNumProbes(100) == 30);
 }
 
-TEST_CASE("empty filter matches nothing; unknown encodings match everything", "[bloom]") {
+TEST_CASE("empty filter matches nothing, unknown encodings match everything", "[bloom]") {
   BloomFilterBuilder builder(10);
   const std::string empty = builder.Finish().ToString();
   BloomFilterReader reader(empty);

@@ -101,7 +101,7 @@ TEST_CASE("builder rejects keys out of order", "[table]") {
   builder.Abandon();
 }
 
-TEST_CASE("block cache: misses, then hits; fill_cache=false inserts nothing", "[table]") {
+TEST_CASE("block cache: misses, then hits, fill_cache=false inserts nothing", "[table]") {
   StatsCounters stats;
   auto cache = NewLRUCache(1 << 20, 2, TestRuntimeInstance());
   TableOptions o = SmallBlocks();

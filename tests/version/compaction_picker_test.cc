@@ -103,7 +103,7 @@ TEST_CASE("level scores follow MaxBytesForLevel, round robin by compact pointer"
   Release(t, &c);
 }
 
-TEST_CASE("the last level never scores; CompactRange rewrites it in place", "[picker]") {
+TEST_CASE("the last level never scores, CompactRange rewrites it in place", "[picker]") {
   VersionSetFixture t;
   const uint64_t f = t.AddFile(3, IKey("a"), IKey("b"), 1u << 30);
   CHECK_FALSE(t.vset_->NeedsCompaction());

@@ -297,7 +297,7 @@ TEST_CASE("a First fragment at end of file is a truncated tail", "[wal]") {
   REQUIRE(results[1].first == ReadResult::kTruncatedTail);
 }
 
-TEST_CASE("impossible lengths and types are corrupt; short data at EOF is torn", "[wal]") {
+TEST_CASE("impossible lengths and types are corrupt, short data at EOF is torn", "[wal]") {
   // A length past the block boundary, mid-file: corrupt.
   std::string past_block = Fragment(log::kFullType, "abc");
   past_block[4] = '\xff';
