@@ -131,6 +131,12 @@ class DBImpl final : public DB {
   void PopQueued(Writer* last_writer);
   // The smallest WAL number still needed (unflushed data or prepared sections).
   uint64_t MinLogToKeep() const;  // REQUIRES: mutex_ held
+  // Transactions: records in edit the WAL bound below which no prepared
+  // section is needed (new_log_number: the edit's log number).
+  void SetMinLogToKeep(uint64_t new_log_number, VersionEdit* edit) const;
+  // Transactions: syncs the replayed WALs, which stay live while they hold
+  // prepared sections (recovery may have read them from the page cache).
+  [[nodiscard]] Status SyncReplayedLogs(const std::vector<uint64_t>& logs);
   [[nodiscard]] Status WriteGroupToWAL(WriteBatch* group, bool sync);
   [[nodiscard]] Status SwitchMemTable();  // REQUIRES: mutex_ held
   // A memtable whose arena blocks are write_buffer_size / 8 (RocksDB's rule).

@@ -36,6 +36,7 @@ Status DBImpl::FlushOldestImmutable() {
     const uint64_t next_log = imm_.size() > 1 ? imm_[1]->log_number() : mem_->log_number();
     edit.SetPrevLogNumber(0);
     edit.SetLogNumber(next_log);
+    SetMinLogToKeep(next_log, &edit);
     runtime_->YieldPoint("flush.before_install");
     if (HasBug(kBugDeleteWalBeforeManifest)) {
       // Planted bug: the WAL goes before the edit that makes it redundant.
@@ -118,9 +119,14 @@ void DBImpl::RecordBackgroundError(const Status& s) {
 }
 
 uint64_t DBImpl::MinLogToKeep() const {
-  uint64_t min_log = versions_->LogNumber();
-  if (txn_hooks_ != nullptr) min_log = std::min(min_log, txn_hooks_->MinLogWithPreparedSection());
-  return min_log;
+  // With transactions, only what the MANIFEST says: a WAL deleted on a
+  // newer bound could come back after a crash undid its deletion.
+  return txn_hooks_ == nullptr ? versions_->LogNumber() : versions_->MinLogToKeep();
+}
+
+void DBImpl::SetMinLogToKeep(uint64_t new_log_number, VersionEdit* edit) const {
+  if (txn_hooks_ == nullptr) return;
+  edit->SetMinLogToKeep(std::min(new_log_number, txn_hooks_->MinLogWithPreparedSection()));
 }
 
 void DBImpl::DeleteObsoleteFiles() {

@@ -42,6 +42,7 @@ Status DBImpl::OpenImpl() {
     mem_id_ = next_memtable_id_++;
     edit.SetPrevLogNumber(0);
     edit.SetLogNumber(logfile_number_);
+    SetMinLogToKeep(logfile_number_, &edit);
     s = LogAndApply(&edit);
   }
   for (const auto& [level, meta] : edit.new_files()) pending_outputs_.erase(meta.number);
@@ -92,8 +93,9 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
     expected.erase(number);
     // With transactions, older WALs kept for their prepared sections are
     // read too (ReplayLogFile inserts none of their data).
+    const bool kept_for_txns = txn_hooks_ != nullptr && number >= versions_->MinLogToKeep();
     if (type == FileType::kLogFile &&
-        (txn_hooks_ != nullptr || number >= versions_->LogNumber() ||
+        (kept_for_txns || number >= versions_->LogNumber() ||
          number == versions_->PrevLogNumber())) {
       logs.push_back(number);
     }
@@ -117,6 +119,7 @@ Status DBImpl::RecoverLogFiles(const std::vector<uint64_t>& logs, VersionEdit* e
     s = ReplayLogFile(logs[i], &mem, edit, &max_sequence, &stop);
   }
   for (uint64_t number : logs) versions_->MarkFileNumberUsed(number);
+  if (s.ok() && txn_hooks_ != nullptr) s = SyncReplayedLogs(logs);
   if (s.ok() && mem != nullptr) s = WriteLevel0Table(mem, edit);
   if (mem != nullptr) mem->Unref();
   if (s.ok() && !edit->new_files().empty()) {
@@ -162,9 +165,23 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
                                    ? WALRecoveryMode::kPointInTimeRecovery
                                    : options_.wal_recovery_mode;
   s = log::ReplayLog(&reader, mode, apply, &result);
-  if (s.ok() && result.stopped_at_damage) *stop = true;  // point in time: nothing after
+  // Point in time: nothing after the damage (a WAL read only for its
+  // transaction markers holds no data, so damage there stops nothing).
+  if (s.ok() && result.stopped_at_damage && insert_data) *stop = true;
   if (!s.ok()) return Status(s.IsCorruption() ? Status::Corruption(path, s.ToString()) : s);
   return s;
+}
+
+Status DBImpl::SyncReplayedLogs(const std::vector<uint64_t>& logs) {
+  for (uint64_t number : logs) {
+    std::unique_ptr<WritableFile> file;
+    Status s = fs_->ReopenWritableFile(LogFileName(dbname_, number), FileOptions(), &file);
+    if (s.ok()) s = file->Sync();
+    if (s.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
+    if (file != nullptr) s = FirstError(s, file->Close());
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
 }
 
 namespace {

@@ -105,6 +105,11 @@ WriteBatch* DBImpl::BuildBatchGroup(Writer* leader, Writer** last_writer) {
     // A group is all WAL-only or all memtable writes, publishing or not.
     if (w->disable_memtable() != first->disable_memtable()) break;
     if (w->publishes() != first->publishes()) break;
+    // A prepared section is a WAL record of its own (recovery reads it whole).
+    if (WriteBatchInternal::IsPreparedSection(first->batch) ||
+        WriteBatchInternal::IsPreparedSection(w->batch)) {
+      break;
+    }
     size += WriteBatchInternal::ByteSize(w->batch);
     if (size > max_size) break;
     if (result == first->batch) {

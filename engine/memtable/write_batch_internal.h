@@ -29,6 +29,11 @@ class WriteBatchInternal {
   static constexpr uint8_t kTagRollback = 0x13;
   // REQUIRES: batch is empty.
   static void MarkBeginPrepare(WriteBatch* batch);
+  // True if batch is a prepared section (it must be a WAL record of its own).
+  static bool IsPreparedSection(const WriteBatch* batch) {
+    return batch->rep_.size() > kHeaderBytes &&
+           static_cast<uint8_t>(batch->rep_[kHeaderBytes]) == kTagBeginPrepare;
+  }
   // REQUIRES: tag is kTagEndPrepare, kTagCommit or kTagRollback.
   static void AppendMarker(WriteBatch* batch, uint8_t tag, const Slice& xid);
 

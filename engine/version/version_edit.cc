@@ -19,6 +19,7 @@ enum Tag : uint32_t {
   kDeletedFile = 6,
   kNewFile = 7,
   kPrevLogNumber = 8,
+  kMinLogToKeep = 9,
 };
 
 bool GetLevel(Slice* input, int* level) {
@@ -71,6 +72,10 @@ void VersionEdit::EncodeTo(std::string* dst) const {
   if (has_log_number_) {
     PutVarint32(dst, kLogNumber);
     PutVarint64(dst, log_number_);
+  }
+  if (has_min_log_to_keep_) {
+    PutVarint32(dst, kMinLogToKeep);
+    PutVarint64(dst, min_log_to_keep_);
   }
   if (has_prev_log_number_) {
     PutVarint32(dst, kPrevLogNumber);
@@ -131,6 +136,9 @@ Status VersionEdit::DecodeFrom(const Slice& src) {
       case kLogNumber:
         if (!GetOnce(&input, &has_log_number_, &log_number_)) bad = "log number";
         break;
+      case kMinLogToKeep:
+        if (!GetOnce(&input, &has_min_log_to_keep_, &min_log_to_keep_)) bad = "min log to keep";
+        break;
       case kPrevLogNumber:
         if (!GetOnce(&input, &has_prev_log_number_, &prev_log_number_)) bad = "prev log number";
         break;
@@ -181,6 +189,7 @@ std::string VersionEdit::DebugString() const {
   };
   num("LogNumber", has_log_number_, log_number_);
   num("PrevLogNumber", has_prev_log_number_, prev_log_number_);
+  num("MinLogToKeep", has_min_log_to_keep_, min_log_to_keep_);
   num("NextFile", has_next_file_number_, next_file_number_);
   num("LastSeq", has_last_sequence_, last_sequence_);
   for (const auto& [level, key] : compact_pointers_) {

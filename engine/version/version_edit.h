@@ -19,6 +19,8 @@
 //                       length-prefixed largest internal key,
 //                       varint64 smallest_seqno, varint64 largest_seqno
 //   8  prev_log_number  varint64
+//   9  min_log_to_keep  varint64   (transactions only) WALs below this are
+//                                  obsolete even if they hold prepared sections
 // DecodeFrom returns Corruption for an unknown tag, a truncated field, a
 // level >= kMaxNumLevels, an internal key shorter than 8 bytes, or
 // smallest_seqno > largest_seqno. (Which levels a DB actually has is
@@ -71,6 +73,10 @@ class VersionEdit {
     has_log_number_ = true;
     log_number_ = num;
   }
+  void SetMinLogToKeep(uint64_t num) {
+    has_min_log_to_keep_ = true;
+    min_log_to_keep_ = num;
+  }
   void SetPrevLogNumber(uint64_t num) {
     has_prev_log_number_ = true;
     prev_log_number_ = num;
@@ -108,6 +114,8 @@ class VersionEdit {
   const std::string& comparator() const { return comparator_; }
   bool has_log_number() const { return has_log_number_; }
   uint64_t log_number() const { return log_number_; }
+  bool has_min_log_to_keep() const { return has_min_log_to_keep_; }
+  uint64_t min_log_to_keep() const { return min_log_to_keep_; }
   bool has_prev_log_number() const { return has_prev_log_number_; }
   uint64_t prev_log_number() const { return prev_log_number_; }
   bool has_next_file_number() const { return has_next_file_number_; }
@@ -126,11 +134,13 @@ class VersionEdit {
   std::string comparator_;
   uint64_t log_number_ = 0;
   uint64_t prev_log_number_ = 0;
+  uint64_t min_log_to_keep_ = 0;
   uint64_t next_file_number_ = 0;
   SequenceNumber last_sequence_ = 0;
   bool has_comparator_ = false;
   bool has_log_number_ = false;
   bool has_prev_log_number_ = false;
+  bool has_min_log_to_keep_ = false;
   bool has_next_file_number_ = false;
   bool has_last_sequence_ = false;
 

@@ -101,6 +101,9 @@ Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     edit->SetLogNumber(log_number_);
   }
   if (!edit->has_prev_log_number()) edit->SetPrevLogNumber(prev_log_number_);
+  if (!edit->has_min_log_to_keep() && min_log_to_keep_ != 0) {
+    edit->SetMinLogToKeep(min_log_to_keep_);
+  }
   const uint64_t new_manifest_number = descriptor_log_ == nullptr ? NewFileNumber() : 0;
   edit->SetNextFile(next_file_number_);
   edit->SetLastSequence(LastSequence());
@@ -125,6 +128,7 @@ Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     AppendVersion(v);
     log_number_ = edit->log_number();
     prev_log_number_ = edit->prev_log_number();
+    if (edit->has_min_log_to_keep()) min_log_to_keep_ = edit->min_log_to_keep();
     if (new_manifest_number != 0) manifest_file_number_ = new_manifest_number;
   } else {
     delete v;
@@ -145,7 +149,7 @@ namespace {
 struct RecoveredCounters {
   bool has_log_number = false, has_prev_log_number = false;
   bool has_next_file = false, has_last_sequence = false;
-  uint64_t log_number = 0, prev_log_number = 0, next_file = 0;
+  uint64_t log_number = 0, prev_log_number = 0, next_file = 0, min_log_to_keep = 0;
   SequenceNumber last_sequence = 0;
 
   void Take(const VersionEdit& edit) {
@@ -153,6 +157,7 @@ struct RecoveredCounters {
       has_log_number = true;
       log_number = edit.log_number();
     }
+    if (edit.has_min_log_to_keep()) min_log_to_keep = edit.min_log_to_keep();
     if (edit.has_prev_log_number()) {
       has_prev_log_number = true;
       prev_log_number = edit.prev_log_number();
@@ -234,6 +239,7 @@ Status VersionSet::Recover(bool* save_manifest) {
   MarkFileNumberUsed(counters.prev_log_number);
   log_number_ = counters.log_number;
   prev_log_number_ = counters.prev_log_number;
+  min_log_to_keep_ = counters.min_log_to_keep;
   last_sequence_.store(counters.last_sequence, std::memory_order_release);
   *save_manifest = true;  // never append to a MANIFEST this process did not write
   return Status::OK();

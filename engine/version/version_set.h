@@ -114,6 +114,10 @@ class VersionSet {
   uint64_t LogNumber() const { return log_number_; }
   // The WAL being compacted when the MANIFEST was written, or 0.
   uint64_t PrevLogNumber() const { return prev_log_number_; }
+  // Transactions only (0: never recorded): WALs below it are obsolete even
+  // if they held prepared sections; older WAL files are leftovers whose
+  // deletion a crash undid.
+  uint64_t MinLogToKeep() const { return min_log_to_keep_; }
 
   // Inserts the number of every table file in every live Version (current
   // and any still referenced by a Get, iterator or Compaction).
@@ -191,6 +195,7 @@ class VersionSet {
   std::atomic<SequenceNumber> last_sequence_{0};
   uint64_t log_number_ = 0;
   uint64_t prev_log_number_ = 0;
+  uint64_t min_log_to_keep_ = 0;
 
   std::unique_ptr<log::Writer> descriptor_log_;  // the open MANIFEST, if any
   bool in_log_and_apply_ = false;
