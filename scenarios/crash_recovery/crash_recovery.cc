@@ -9,11 +9,19 @@
 // CheckRecovery (durability, prefix recovery, atomicity, no phantoms); the
 // recovered state becomes the model's new base. At the end, close cleanly,
 // reopen, and require exactly the model's state.
+//
+// Half the seeds run on a TransactionDB (write-committed or WritePrepared,
+// one write queue: the model orders writes by sequence, which is WAL order
+// only with one queue) and add transactions to the workload (workload.h).
+// After each crash check, the recovered prepared transactions are checked
+// and committed or rolled back (recovered_txns.h); at the end none may be
+// left.
 #include <memory>
 #include <string>
 
 #include "scenarios/crash_recovery/crash_recovery.h"
 #include "scenarios/crash_recovery/fault_plan.h"
+#include "scenarios/crash_recovery/recovered_txns.h"
 #include "scenarios/crash_recovery/workload.h"
 #include "scenarios/oracle/recovery_check.h"
 #include "sim/disk/sim_disk.h"
@@ -32,6 +40,8 @@ struct Drawn {
   sim::LatencyProfile latency;
   int clients = 2;
   std::map<std::string, std::string> described;
+  bool transactions = false;
+  TransactionDBOptions txn_options;
 };
 
 // Swarm: engine options and workload shape drawn from the seed, within
@@ -89,6 +99,34 @@ Drawn DrawConfig(Random* rng) {
   return d;
 }
 
+// Transactions on or off, and the write policy. Drawn from a stream of
+// their own (the seed, salted), so that seeds drawing them off run exactly
+// as before transactions existed: same draws, same trace hash.
+void DrawTransactions(uint64_t seed, Drawn* d) {
+  Random rng(seed ^ 0x7478'6e5f'6472'6177ull);
+  d->transactions = rng.OneIn(2);
+  const bool write_prepared = rng.OneIn(2);
+  d->txn_options.write_policy =
+      write_prepared ? TxnWritePolicy::kWritePrepared : TxnWritePolicy::kWriteCommitted;
+  d->workload.transactions = d->transactions;
+  d->described["transactions"] = !d->transactions ? "off"
+                                 : write_prepared ? "write-prepared"
+                                                  : "write-committed";
+}
+
+// Lock waits, in simulated time (a run may use one simulated hour). With
+// faults off nothing holds a key for long, so a plain write that waits 10
+// minutes has met a lost wakeup or a leaked lock: its TimedOut fails the run
+// (no spurious errors). A transaction may meet a deadlock that a plain write
+// closed (plain writes do not detect deadlocks): it times out after 10 s and
+// rolls back, no failure. With faults on, a transaction whose Commit failed
+// may hold its keys until the next crash; both waits are short then, their
+// errors indeterminate.
+void SetLockTimeouts(bool faults_enabled, TransactionDBOptions* o) {
+  o->transaction_lock_timeout_ms = faults_enabled ? 1'000 : 10'000;
+  o->default_lock_timeout_ms = faults_enabled ? 1'000 : 600'000;
+}
+
 // Everything one run holds; lives on the Run() stack.
 class CrashRecoveryRun {
  public:
@@ -97,6 +135,7 @@ class CrashRecoveryRun {
 
   void Execute() {
     drawn_ = DrawConfig(sim_.rng());
+    DrawTransactions(config_.seed, &drawn_);
     drawn_.options.planted_bugs = static_cast<uint32_t>(config_.planted_bugs);
     result_->options_drawn = drawn_.described;
     result_->options_drawn["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;
@@ -110,6 +149,7 @@ class CrashRecoveryRun {
                                   WALRecoveryMode::kPointInTimeRecovery);
     disk_->set_fault_hooks(plan_.get());
     drawn_.workload.faults_enabled = plan_->enabled();
+    SetLockTimeouts(plan_->enabled(), &drawn_.txn_options);
     for (const auto& [k, v] : plan_->Describe()) result_->options_drawn[k] = v;
     result_->options_drawn["faults"] = plan_->enabled() ? "on" : "off";
     env_ = std::make_unique<Env>(disk_.get(), sim_.clock(), sim_.runtime());
@@ -130,6 +170,12 @@ class CrashRecoveryRun {
     result_->failure = state_.failure;
     result_->ops = state_.ops_done;
     result_->engine_ops = state_.engine_ops;
+    if (drawn_.transactions) {
+      // Events, not failures (crash-recovery has no promise table).
+      result_->observed["recovered prepared transactions"] = recovered_prepared_;
+      result_->observed["transaction deadlocks (Busy)"] = state_.txn_lock_busy;
+      result_->observed["transaction lock timeouts"] = state_.txn_lock_timeouts;
+    }
     RecordSimulation(&sim_, result_);
   }
 
@@ -177,16 +223,30 @@ class CrashRecoveryRun {
     Status s;
     for (int attempt = 0; attempt < kMaxOpenAttempts; attempt++) {
       std::unique_ptr<DB> db;
-      s = DB::Open(drawn_.options, kDbPath, &db);
+      TransactionDB* txn_db = nullptr;
+      s = OpenDb(&db, &txn_db);
       if (s.ok()) {
         db_ = std::move(db);
         state_.db = db_.get();
+        state_.txn_db = txn_db;
         return true;
       }
       if (RefusedByRecoveryMode(s) || !plan_->enabled() || Detected(s)) break;
     }
     if (!detected_) state_.Fail("recovery", "", "Open OK", s.ToString(), "DB::Open failed");
     return false;
+  }
+
+  // DB::Open, or TransactionDB::Open when transactions are on (*txn_db is
+  // then the same object as *db).
+  Status OpenDb(std::unique_ptr<DB>* db, TransactionDB** txn_db) const {
+    *txn_db = nullptr;
+    if (!drawn_.transactions) return DB::Open(drawn_.options, kDbPath, db);
+    std::unique_ptr<TransactionDB> t;
+    const Status s = TransactionDB::Open(drawn_.options, drawn_.txn_options, kDbPath, &t);
+    *txn_db = t.get();
+    *db = std::move(t);
+    return s;
   }
 
   // Tolerate-tail and absolute-consistency recovery refuse (Corruption) a
@@ -260,7 +320,8 @@ class CrashRecoveryRun {
   bool CrashDuringRecovery() {
     std::unique_ptr<Thread> opener = sim_.runtime()->StartThread("recovery", [this] {
       std::unique_ptr<DB> db;
-      if (DB::Open(drawn_.options, kDbPath, &db).ok()) (void)db.release();  // dies with the crash
+      TransactionDB* txn_db = nullptr;
+      if (OpenDb(&db, &txn_db).ok()) (void)db.release();  // dies with the crash
     });
     sim_.runtime()->SleepForMicroseconds(sim_.rng()->Uniform(20000));
     (void)opener.release();  // abandoned with the crashed process
@@ -274,6 +335,7 @@ class CrashRecoveryRun {
     state_.phase++;
     (void)db_.release();  // abandoned with the crashed process
     state_.db = nullptr;
+    state_.txn_db = nullptr;
     history_->AbandonPending();
     // After any power loss in the chain, only what must survive one does.
     if (sim_.rng()->OneIn(4)) power_loss = CrashDuringRecovery() || power_loss;
@@ -291,10 +353,22 @@ class CrashRecoveryRun {
     if (!v.ok) {
       state_.Fail(v.property, v.key, v.expected, v.observed,
                   std::string("after a ") + (power_loss ? "power loss" : "process crash") +
-                      ", the recovered DB breaks " + v.property);
+                      ", the recovered DB breaks " + v.property +
+                      LostTxnCommitNote(state_, v, page_cache_kept));
       return;
     }
+    std::vector<std::string> prepared;
+    if (state_.txn_db != nullptr) {
+      const bool ok = CheckRecoveredPrepared(&state_, page_cache_kept, &prepared);
+      recovered_prepared_ += prepared.size();
+      if (!ok) return;
+    }
     history_->Reset(std::move(recovered));
+    state_.txn_commits.clear();
+    if (state_.txn_db != nullptr) {
+      ResolvePrepared(&state_, prepared, sim_.rng(), plan_->enabled(),
+                      [this](const std::string& line) { sim_.TraceEvent(line); });
+    }
   }
 
   // Reads the whole DB. Injected read errors are retried; detected damage
@@ -324,12 +398,19 @@ class CrashRecoveryRun {
       if (db_ != nullptr && !state_.failed && db_->Close().ok()) db_.reset();
       return;
     }
+    // Clients finish their own transactions: none may be left prepared.
+    RequireNoPrepared(&state_, "at the end of the run, before Close");
+    if (state_.failed) return;
     history_->FlushDone(history_->DurabilityBarrierStart());  // Close flushes
     const State expected = history_->ExpectedState();
     const Status s = db_->Close();
     if (!s.ok()) return state_.Fail("no spurious errors", "", "OK", s.ToString(), "Close failed");
     db_.reset();
+    state_.db = nullptr;
+    state_.txn_db = nullptr;
     if (!Open()) return;
+    RequireNoPrepared(&state_, "after a clean close and reopen");
+    if (state_.failed) return;
     State recovered;
     if (!Scan(&recovered)) return;
     const RecoveryVerdict v = CheckRecovery(*history_, /*process_crash=*/true, recovered);
@@ -354,6 +435,7 @@ class CrashRecoveryRun {
   std::unique_ptr<FaultPlan> plan_;
   uint64_t faults_at_last_check_ = 0;
   int deepest_level_ = 0;
+  uint64_t recovered_prepared_ = 0;  // prepared transactions found after crashes
   bool detected_ = false;
   std::string detected_what_;
   static constexpr int kMaxOpenAttempts = 8;
@@ -368,7 +450,8 @@ class CrashRecovery final : public Scenario {
   }
   std::vector<std::string> properties() const override {
     return {"durability",       "prefix recovery",     "atomicity",          "no phantoms",
-            "read consistency", "immutable snapshots", "no spurious errors", "deadlock"};
+            "read consistency", "immutable snapshots", "no spurious errors", "deadlock",
+            "transactions"};
   }
   RunResult Run(const RunConfig& config) const override {
     return RunScenario<CrashRecoveryRun>(name(), config);

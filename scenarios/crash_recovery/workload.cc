@@ -31,6 +31,7 @@ class Client {
   // drawn buffers and files already form many files and >= 3 levels.
   void Step(int i) {
     const uint64_t pick = rng_.Uniform(1000);
+    if (pick < 500 && o_.transactions && rng_.OneIn(3)) return Transact(i);
     if (pick < 500) return Write(i, /*batch=*/false);
     if (pick < 620) return Write(i, /*batch=*/true);
     if (pick < 900) return Get();
@@ -76,6 +77,91 @@ class Client {
     s_->engine_ops += static_cast<uint64_t>(n);
     s_->history->EndWrite(id, st, WriteBatchInternal::Sequence(&wb));
     CheckStatus(st, "Write");
+  }
+
+  // One transaction (see the file comment in workload.h). Its handle lives
+  // only in this call: a crash ends the task without unwinding, so it is
+  // never destroyed after the DB is abandoned. Destroyed here, a prepared
+  // one whose Commit or Rollback failed (I/O faults) is adopted by the DB
+  // and stays prepared until the next crash check resolves it.
+  void Transact(int i) {
+    WriteOptions wo;
+    wo.sync = rng_.OneIn(static_cast<uint64_t>(o_.sync_one_in));
+    TransactionOptions to;
+    to.deadlock_detect = true;
+    std::unique_ptr<Transaction> txn = s_->txn_db->BeginTransaction(wo, to);
+    const int n = 1 + static_cast<int>(rng_.Uniform(static_cast<uint64_t>(o_.max_batch)));
+    std::vector<KeyOp> ops;
+    for (int j = 0; j < n; j++) {
+      std::string key = KeyName(PickKey());
+      Status st;
+      if (rng_.OneIn(5)) {
+        st = txn->Delete(key);
+        ops.push_back(KeyOp{std::move(key), std::nullopt});
+      } else {
+        std::string v = NewValue(i * 16 + j);
+        st = txn->Put(key, v);
+        ops.push_back(KeyOp{std::move(key), std::move(v)});
+      }
+      s_->engine_ops++;
+      if (st.ok()) continue;
+      if (st.IsBusy()) {
+        s_->txn_lock_busy++;
+      } else if (st.IsTimedOut()) {
+        s_->txn_lock_timeouts++;
+      } else {  // Put/Delete only lock and buffer: no I/O that could fail
+        s_->Fail("transactions", ops.back().key, "OK, Busy or TimedOut", st.ToString(),
+                 "Transaction::Put/Delete failed");
+      }
+      return Abort(txn.get());
+    }
+    const bool prepare = rng_.OneIn(2);
+    const bool commit = !rng_.OneIn(8);
+    NamedTxn* named = nullptr;  // map nodes are stable
+    if (prepare) {
+      const std::string name = absl::StrCat("t", s_->phase, ".", id_, ".", i);
+      Status st = txn->SetName(name);
+      if (!st.ok()) {
+        s_->Fail("transactions", "", "OK", st.ToString(), "SetName(" + name + ") failed");
+        return Abort(txn.get());
+      }
+      // Known before Prepare starts: a crash during it may leave it prepared.
+      named = &s_->named_txns[name];
+      named->ops = ops;
+      st = txn->Prepare();
+      s_->engine_ops++;
+      if (!st.ok()) {
+        CheckStatus(st, "Prepare");
+        return Abort(txn.get());  // still started: only releases its locks
+      }
+    }
+    Status st;
+    uint64_t id = 0;
+    if (commit) {
+      id = s_->history->BeginWrite(std::move(ops), /*wal=*/true, wo.sync);
+      s_->txn_commits.insert(id);
+      st = txn->Commit();
+      s_->history->EndWrite(id, st, txn->GetCommitSequence());
+    } else {
+      st = txn->Rollback();
+    }
+    s_->engine_ops++;
+    if (st.ok() && named != nullptr) {
+      named->end = commit ? NamedTxn::End::kCommitted : NamedTxn::End::kRolledBack;
+      named->end_phase = s_->phase;
+      named->commit_id = id;
+      named->end_sync = wo.sync;
+    }
+    CheckStatus(st, commit ? "Commit" : "Rollback");
+  }
+
+  // Rolls back a transaction that is still started: no WAL write, so it
+  // cannot fail but by a bug.
+  void Abort(Transaction* txn) {
+    const Status st = txn->Rollback();
+    if (!st.ok()) {
+      s_->Fail("transactions", "", "OK", st.ToString(), "Rollback of a started transaction failed");
+    }
   }
 
   void Get() {

@@ -12,13 +12,26 @@
 //     and a full compaction;
 //   * no spurious errors: with I/O faults off, no operation fails.
 //
+// Transactions (WorkloadOptions::transactions; the DB is a TransactionDB):
+// a third of the single-key writes become a transaction of 1..max_batch
+// Puts/Deletes that, half the time, is named and prepared, then commits
+// (7/8) or rolls back. Only a commit enters the History: BeginWrite just
+// before Commit(), EndWrite with the commit sequence after it (commits are
+// ordered by it, as plain writes by their batch's sequence), synced as the
+// transaction's WriteOptions say. A rollback, an unfinished or an aborted
+// (lock conflict) transaction never enters it, so any of its values seen by
+// a read or after recovery is a phantom. A lock conflict (Busy: deadlock;
+// TimedOut) is not a failure: the transaction is rolled back.
+//
 // Thread safety: all tasks run on the simulation's one thread; the shared
 // state here is only touched between seam calls, so it needs no lock.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +39,7 @@
 #include "scenarios/scenario.h"
 #include "shale/db.h"
 #include "shale/env.h"
+#include "shale/transaction_db.h"
 #include "util/random.h"
 
 namespace shale::scenario {
@@ -38,11 +52,29 @@ struct WorkloadOptions {
   int no_wal_one_in = 12;   // a non-sync write skips the WAL with 1/no_wal_one_in
   int max_batch = 6;
   bool faults_enabled = false;  // I/O faults on: errors are indeterminate, not failures
+  bool transactions = false;    // the DB is a TransactionDB: transactions join the mix
+};
+
+// A transaction a client named and prepared (or tried to), for the whole
+// run: after a crash, the scenario finds the recovered prepared ones by
+// name, checks they may be prepared, and commits (with these ops) or rolls
+// them back.
+struct NamedTxn {
+  enum class End : uint8_t { kNone, kCommitted, kRolledBack };
+  std::vector<KeyOp> ops;
+  End end = End::kNone;     // its last acknowledged Commit or Rollback
+  int end_phase = -1;       // WorkloadState::phase of that acknowledgement
+  uint64_t commit_id = 0;   // History id of the commit (kCommitted), in that phase's History
+  bool end_sync = false;    // the Commit or Rollback was a sync write
+  // A crash check found it not prepared after it had ended: it may never
+  // come back prepared (no resurrection).
+  bool settled = false;
 };
 
 // The state the client tasks share: the DB, the history, the first failure.
 struct WorkloadState {
   DB* db = nullptr;
+  TransactionDB* txn_db = nullptr;  // db as a TransactionDB, when transactions are on
   History* history = nullptr;
   Runtime* runtime = nullptr;
   uint64_t ops_done = 0;
@@ -52,6 +84,15 @@ struct WorkloadState {
   bool failed = false;
   Failure failure;
   std::function<uint64_t()> step;  // the scheduler's step count, for reports
+
+  // Transactions. named_txns: every name a client gave a transaction it
+  // prepared, whole run (names are unique: "t<phase>.<client>.<op>").
+  // txn_commits: the History ids of the current History that are
+  // transaction commits (for failure reports). Counters for the report.
+  std::map<std::string, NamedTxn> named_txns;
+  std::set<uint64_t> txn_commits;
+  uint64_t txn_lock_busy = 0;      // Busy (deadlock detected) from Put/Delete
+  uint64_t txn_lock_timeouts = 0;  // TimedOut from Put/Delete
 
   // Blocks the calling task (the scenario's main) until ops_done reaches
   // target, no client runs, or the run failed. The client that gets there

@@ -1,0 +1,60 @@
+// The crash-recovery scenario's transaction checks at a crash and at the
+// end of a run (transactions on: WorkloadState::txn_db set).
+//
+// After a crash check passed, the DB's recovered prepared transactions must
+// be explainable by what the clients did (WorkloadState::named_txns):
+//   * each is reachable by name, in the prepared state ("transactions");
+//   * each is one a client named and prepared ("no phantoms");
+//   * none had a Commit or Rollback acknowledged that had to survive the
+//     crash: a sync one, or any one when the page cache survived
+//     ("durability"). A Commit's durability is its History record's, so a
+//     SyncWAL or Flush after it counts too;
+//   * none was seen finished (not prepared) by an earlier crash check: what
+//     a recovery showed is the new base, and must not roll back ("prefix
+//     recovery").
+// Then each is committed (recorded in the fresh History as a write of the
+// ops its client prepared, not sync: a recovered transaction has default
+// WriteOptions) or rolled back, at random, and none may be left.
+//
+// Thread safety: none; called from the scenario's main task while no client
+// runs.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "scenarios/crash_recovery/workload.h"
+#include "scenarios/oracle/recovery_check.h"
+#include "util/random.h"
+
+namespace shale::scenario {
+
+// The checks above, against the crashed phase's History (state->history,
+// not yet reset) and state->phase (already past the crashed phase). Fills
+// *prepared with the recovered names; on a violation fails state and
+// returns false. page_cache_kept: the crash kept every acknowledged WAL
+// write. REQUIRES: state->txn_db set.
+bool CheckRecoveredPrepared(WorkloadState* state, bool page_cache_kept,
+                            std::vector<std::string>* prepared);
+
+// Commits or rolls back each of prepared (rng decides), recording commits in
+// state->history (the fresh one); then requires none left, unless an
+// operation failed with faults_enabled (it stays prepared until the next
+// crash check). An error with faults off fails state (no spurious errors).
+// trace gets one line per transaction.
+void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepared, Random* rng,
+                     bool faults_enabled, const std::function<void(const std::string&)>& trace);
+
+// Fails state ("transactions") if the DB has a prepared transaction; when
+// says when, for the report. No-op without transactions or once failed.
+void RequireNoPrepared(WorkloadState* state, const std::string& when);
+
+// For a durability failure v: " (the lost write is a transaction commit[,
+// sync])" if the write the key lost (the newest one touching it up to the
+// last write that had to survive, as CheckRecovery's diagnosis finds it) is
+// a transaction commit (state->txn_commits); else "".
+std::string LostTxnCommitNote(const WorkloadState& state, const RecoveryVerdict& v,
+                              bool page_cache_kept);
+
+}  // namespace shale::scenario
