@@ -6,11 +6,13 @@
 #include <memory>
 #include <string>
 
+#include "common/db_read.h"
 #include "common/temp_dir.h"
 #include "memtable/write_batch_internal.h"
 #include "shale/db.h"
 
 using namespace shale;
+using shale_test::Read;
 
 namespace {
 
@@ -24,16 +26,6 @@ Options SmallOptions() {
   o.level0_file_num_compaction_trigger = 2;
   o.block_size = 256;
   return o;
-}
-
-std::string Get(DB* db, const std::string& key, const Snapshot* snap = nullptr) {
-  ReadOptions ro;
-  ro.snapshot = snap;
-  std::string value;
-  Status s = db->Get(ro, key, &value);
-  if (s.IsNotFound()) return "NOT_FOUND";
-  if (!s.ok()) return "ERROR: " + s.ToString();
-  return value;
 }
 
 std::string Scan(DB* db, bool reverse = false) {
@@ -65,13 +57,13 @@ TEST_CASE("put, get, delete, reopen", "[db]") {
   REQUIRE(db->Put(WriteOptions(), "a", "1").ok());
   REQUIRE(db->Put(WriteOptions(), "b", "2").ok());
   REQUIRE(db->Delete(WriteOptions(), "a").ok());
-  REQUIRE(Get(db.get(), "a") == "NOT_FOUND");
-  REQUIRE(Get(db.get(), "b") == "2");
+  REQUIRE(Read(db.get(), "a") == "NOT_FOUND");
+  REQUIRE(Read(db.get(), "b") == "2");
   REQUIRE(db->Close().ok());
   db.reset();
   REQUIRE(DB::Open(SmallOptions(), path, &db).ok());
-  REQUIRE(Get(db.get(), "a") == "NOT_FOUND");
-  REQUIRE(Get(db.get(), "b") == "2");
+  REQUIRE(Read(db.get(), "a") == "NOT_FOUND");
+  REQUIRE(Read(db.get(), "b") == "2");
 }
 
 TEST_CASE("open without create_if_missing fails cleanly", "[db]") {
@@ -104,7 +96,7 @@ TEST_CASE("many writes flush, compact into levels, and survive reopen", "[db]") 
     if (std::stoi(files) > 0) deepest = level;
   }
   REQUIRE(deepest >= 1);
-  for (const auto& [k, v] : model) REQUIRE(Get(db.get(), k) == v);
+  for (const auto& [k, v] : model) REQUIRE(Read(db.get(), k) == v);
   REQUIRE(db->Close().ok());
   db.reset();
   REQUIRE(DB::Open(SmallOptions(), path, &db).ok());
@@ -125,11 +117,11 @@ TEST_CASE("snapshots see the past across flush and compaction", "[db]") {
   REQUIRE(db->Delete(WriteOptions(), "gone").ok());
   for (int i = 0; i < 500; i++) REQUIRE(db->Put(WriteOptions(), Key(i), std::string(40, 'v')).ok());
   REQUIRE(db->CompactRange(CompactRangeOptions(), nullptr, nullptr).ok());
-  REQUIRE(Get(db.get(), "k", snap) == "old");
-  REQUIRE(Get(db.get(), "k") == "new");
+  REQUIRE(Read(db.get(), "k", snap) == "old");
+  REQUIRE(Read(db.get(), "k") == "new");
   db->ReleaseSnapshot(snap);
   REQUIRE(db->CompactRange(CompactRangeOptions(), nullptr, nullptr).ok());
-  REQUIRE(Get(db.get(), "k") == "new");
+  REQUIRE(Read(db.get(), "k") == "new");
 }
 
 TEST_CASE("iterators go both ways and seek", "[db]") {

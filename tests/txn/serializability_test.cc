@@ -39,10 +39,13 @@
 #include <vector>
 
 #include "common/rc_check.h"
-#include "common/temp_dir.h"
 #include "shale/transaction_db.h"
+#include "txn/txn_test_support.h"
 
 using namespace shale;
+using shale_test::AnyConfig;
+using shale_test::TxnConfig;
+using shale_test::TxnDb;
 
 namespace {
 
@@ -128,65 +131,31 @@ struct Op {
   int key;
 };
 
-// A write policy and the write-path options that change how it writes.
-struct TxnConfig {
-  const char* name;
-  TxnWritePolicy policy;
-  bool two_write_queues;
-  bool unordered_write;
-};
-
-TxnConfig AnyConfig() {
-  return GENERATE(values<TxnConfig>({
-      {"write-committed", TxnWritePolicy::kWriteCommitted, false, false},
-      {"write-committed, two queues", TxnWritePolicy::kWriteCommitted, true, false},
-      {"write-prepared", TxnWritePolicy::kWritePrepared, false, false},
-      {"write-prepared, two queues", TxnWritePolicy::kWritePrepared, true, false},
-      {"write-prepared, two queues, unordered", TxnWritePolicy::kWritePrepared, true, true},
-  }));
-}
-
-// A fresh TransactionDB in a temp dir, holding initial.
-class TxnDbForHistory {
+// A fresh TransactionDB in a temp dir, open (if status() is OK) and
+// holding initial.
+class TxnDbForHistory : public TxnDb {
  public:
   TxnDbForHistory(const TxnConfig& config, int64_t lock_timeout_ms, const State& initial)
-      : dir_(shale_test::TempDir::InMemoryBase()) {
-    Options o;
-    o.create_if_missing = true;
-    o.two_write_queues = config.two_write_queues;
-    o.unordered_write = config.unordered_write;
-    TransactionDBOptions to;
-    to.write_policy = config.policy;
-    to.transaction_lock_timeout_ms = lock_timeout_ms;
-    status_ = TransactionDB::Open(o, to, dir_.Child("db"), &db_);
+      : TxnDb(config) {
+    txn_options.transaction_lock_timeout_ms = lock_timeout_ms;
+    status_ = Open();
     for (const auto& [k, v] : initial) {
-      if (status_.ok()) status_ = db_->Put(WriteOptions(), k, v);
+      if (status_.ok()) status_ = db->Put(WriteOptions(), k, v);
     }
   }
-  ~TxnDbForHistory() {
-    if (db_ != nullptr) db_->Close().PermitUncheckedError();  // checked by Close() when it matters
-  }
   const Status& status() const { return status_; }
-  TransactionDB* db() { return db_.get(); }
 
   // The whole DB, or an error status.
   Status ReadAll(State* out) {
-    std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
+    std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
     out->clear();
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       (*out)[it->key().ToString()] = it->value().ToString();
     }
     return it->status();
   }
-  Status Close() {
-    Status s = db_->Close();
-    db_.reset();
-    return s;
-  }
 
  private:
-  shale_test::TempDir dir_;
-  std::unique_ptr<TransactionDB> db_;
   Status status_;
 };
 
@@ -303,7 +272,7 @@ void CheckConcurrentHistory(const TxnConfig& config, const HistoryCase& c, Prope
     threads.emplace_back([&, i] {
       TransactionOptions to;
       to.deadlock_detect = true;
-      std::unique_ptr<Transaction> txn = h.db()->BeginTransaction(WriteOptions(), to);
+      std::unique_ptr<Transaction> txn = h.db->BeginTransaction(WriteOptions(), to);
       ready.fetch_add(1);
       while (ready.load() < n) std::this_thread::yield();  // start together
       for (size_t step = 0;; step++) {
@@ -356,7 +325,7 @@ bool RunScheduledHistory(const TxnConfig& config, const HistoryCase& c,
   }
   const size_t n = c.txns.size();
   std::vector<std::unique_ptr<Transaction>> txns;
-  for (size_t i = 0; i < n; i++) txns.push_back(h.db()->BeginTransaction(WriteOptions()));
+  for (size_t i = 0; i < n; i++) txns.push_back(h.db->BeginTransaction(WriteOptions()));
   std::vector<TxnRun> runs(n);
   std::vector<size_t> next_step(n, 0);
   std::vector<size_t> live(n);
@@ -458,19 +427,13 @@ TEST_CASE("concurrent transfers keep the total, seen whole by snapshot readers",
   constexpr int kTransfersPerWriter = 150;
   constexpr int64_t kInitialBalance = 100;
   constexpr int64_t kTotal = kAccounts * kInitialBalance;
-  shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
-  Options o;
-  o.create_if_missing = true;
-  o.two_write_queues = config.two_write_queues;
-  o.unordered_write = config.unordered_write;
-  o.write_buffer_size = 2048;  // flushes and compactions while transactions run
-  o.target_file_size_base = 2048;
-  o.level0_file_num_compaction_trigger = 2;
-  TransactionDBOptions to;
-  to.write_policy = config.policy;
-  to.transaction_lock_timeout_ms = 60 * 1000;  // must never time out
-  std::unique_ptr<TransactionDB> db;
-  REQUIRE(TransactionDB::Open(o, to, dir.Child("db"), &db).ok());
+  TxnDb d(config);
+  d.options.write_buffer_size = 2048;  // flushes and compactions while transactions run
+  d.options.target_file_size_base = 2048;
+  d.options.level0_file_num_compaction_trigger = 2;
+  d.txn_options.transaction_lock_timeout_ms = 60 * 1000;  // must never time out
+  REQUIRE(d.Open().ok());
+  TransactionDB* db = d.db.get();
   auto account = [](int i) { return "acct" + std::to_string(i); };
   for (int i = 0; i < kAccounts; i++) {
     REQUIRE(db->Put(WriteOptions(), account(i), std::to_string(kInitialBalance)).ok());
@@ -575,9 +538,9 @@ TEST_CASE("concurrent transfers keep the total, seen whole by snapshot readers",
             << " snapshots checked\n";
 
   REQUIRE(db->GetPreparedTransactionNames().empty());
-  REQUIRE(db->Close().ok());
-  db.reset();
-  REQUIRE(TransactionDB::Open(o, to, dir.Child("db"), &db).ok());
+  REQUIRE(d.Close().ok());
+  REQUIRE(d.Open().ok());
+  db = d.db.get();
   REQUIRE(db->GetPreparedTransactionNames().empty());
   int64_t sum = 0;
   for (int i = 0; i < kAccounts; i++) {
@@ -586,7 +549,7 @@ TEST_CASE("concurrent transfers keep the total, seen whole by snapshot readers",
     sum += std::stoll(v);
   }
   REQUIRE(sum == kTotal);
-  REQUIRE(db->Close().ok());
+  REQUIRE(d.Close().ok());
 }
 
 TEST_CASE("checker bites: a read-modify-write through plain Get loses an update",
@@ -596,8 +559,8 @@ TEST_CASE("checker bites: a read-modify-write through plain Get loses an update"
   const State initial = {{"k", "v0"}};
   TxnDbForHistory h(config, /*lock_timeout_ms=*/0, initial);
   REQUIRE(h.status().ok());
-  auto t1 = h.db()->BeginTransaction(WriteOptions());
-  auto t2 = h.db()->BeginTransaction(WriteOptions());
+  auto t1 = h.db->BeginTransaction(WriteOptions());
+  auto t2 = h.db->BeginTransaction(WriteOptions());
   std::string r1, r2;
   REQUIRE(t1->Get(ReadOptions(), "k", &r1).ok());
   REQUIRE(t2->Get(ReadOptions(), "k", &r2).ok());
@@ -619,15 +582,15 @@ TEST_CASE("checker bites: a read-modify-write through plain Get loses an update"
 
   // The same interleaving with GetForUpdate: t4's read conflicts with t3's
   // lock, so t4 rolls back and its retry reads t3's value.
-  auto t3 = h.db()->BeginTransaction(WriteOptions());
-  auto t4 = h.db()->BeginTransaction(WriteOptions());
+  auto t3 = h.db->BeginTransaction(WriteOptions());
+  auto t4 = h.db->BeginTransaction(WriteOptions());
   std::string r3, r4;
   REQUIRE(t3->GetForUpdate(ReadOptions(), "k", &r3).ok());
   REQUIRE(t4->GetForUpdate(ReadOptions(), "k", &r4).IsTimedOut());
   REQUIRE(t4->Rollback().ok());
   REQUIRE(t3->Put("k", "t3").ok());
   REQUIRE(t3->Commit().ok());
-  auto t4_retry = h.db()->BeginTransaction(WriteOptions());
+  auto t4_retry = h.db->BeginTransaction(WriteOptions());
   REQUIRE(t4_retry->GetForUpdate(ReadOptions(), "k", &r4).ok());
   REQUIRE(t4_retry->Put("k", "t4").ok());
   REQUIRE(t4_retry->Commit().ok());
