@@ -221,6 +221,29 @@ Iterator* DBImpl::NewIteratorWithCallback(const ReadOptions& options,
   return NewDBIterator(internal_comparator_.user_comparator(), internal, seq, callback);
 }
 
+Status DBImpl::GetLatestSequenceForKey(const Slice& key, const ReadCallback* callback,
+                                       SequenceNumber* seq, bool* found) {
+  *found = false;
+  SequenceNumber latest;
+  std::unique_ptr<Iterator> it(NewInternalIterator(ReadOptions(), &latest));
+  std::string target;
+  AppendInternalKey(&target, ParsedInternalKey(key, kMaxSequenceNumber, kValueTypeForSeek));
+  const Comparator* ucmp = internal_comparator_.user_comparator();
+  for (it->Seek(target); it->Valid(); it->Next()) {
+    ParsedInternalKey ikey;
+    if (!ParseInternalKey(it->key(), &ikey)) {
+      return Status::Corruption("malformed internal key", it->key().ToHex());
+    }
+    if (ucmp->Compare(ikey.user_key, key) != 0) break;
+    if (callback == nullptr || callback->IsVisible(ikey.sequence)) {
+      *seq = ikey.sequence;
+      *found = true;
+      break;
+    }
+  }
+  return it->status();
+}
+
 Status DBImpl::GetWithCallback(const ReadOptions& options, const Slice& key, std::string* value,
                                const ReadCallback* callback) {
   if (callback == nullptr) return Get(options, key, value);

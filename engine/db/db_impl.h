@@ -78,6 +78,10 @@ class DBImpl final : public DB {
   [[nodiscard]] Status GetWithCallback(const ReadOptions& options, const Slice& key,
                                        std::string* value, const ReadCallback* callback);
   Iterator* NewIteratorWithCallback(const ReadOptions& options, const ReadCallback* callback);
+  // The sequence of key's newest entry that callback (if any) calls visible
+  // (any entry, published or not); *found false if it has none.
+  [[nodiscard]] Status GetLatestSequenceForKey(const Slice& key, const ReadCallback* callback,
+                                               SequenceNumber* seq, bool* found);
   // The oldest live snapshot's sequence, or the last published sequence.
   SequenceNumber OldestSnapshotOrLast();
   const Options& options() const { return options_; }

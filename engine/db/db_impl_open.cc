@@ -230,6 +230,12 @@ Status DBImpl::ReplayBatch(const WriteBatch& batch, uint64_t log_number, bool in
   const SequenceNumber first = WriteBatchInternal::Sequence(&batch);
   if (scan.begin_prepare_) {
     if (!scan.has_end_) return Status::Corruption("WAL: prepared section without its end marker");
+    if (HasBug(kBugRecoveryCommitsPrepared)) {
+      // The planted bug: the section replays as committed data, and the
+      // transaction layer never hears that it was prepared.
+      if (insert_data) s = WriteBatchInternal::InsertInto(&batch, mem);
+      return s;
+    }
     const SequenceNumber last = first + WriteBatchInternal::Count(&batch) - 1;
     txn_hooks_->RecoveredPrepared(scan.end_xid_, batch, first, last, log_number);
     if (insert_data && txn_hooks_->PreparedDataInMemtable()) {

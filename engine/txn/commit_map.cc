@@ -53,7 +53,7 @@ bool CommitMap::IsVisible(SequenceNumber seq, SequenceNumber snapshot) const {
   if (seq > snapshot) return false;
   MutexLock l(mu_.get());
   const Range* r = Find(seq);
-  return r == nullptr || r->commit <= snapshot;
+  return r == nullptr || (r->commit != kMaxSequenceNumber && r->commit <= snapshot);
 }
 
 SequenceNumber CommitMap::CommitSequence(SequenceNumber seq, SequenceNumber bound) const {

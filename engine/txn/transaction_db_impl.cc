@@ -88,6 +88,7 @@ TransactionDBImpl::TransactionDBImpl(const Options& sanitized,
       two_queues_(sanitized.two_write_queues),
       planted_publish_unprepared_((sanitized.planted_bugs &
                                    kBugWritePreparedPublishesUnprepared) != 0),
+      planted_rollback_keeps_data_((sanitized.planted_bugs & kBugRollbackKeepsData) != 0),
       db_(std::make_unique<DBImpl>(sanitized, name)),
       runtime_(sanitized.env->runtime()),
       clock_(sanitized.env->clock()),
@@ -181,6 +182,21 @@ Status TransactionDBImpl::ReadCommitted(const ReadOptions& options, const Slice&
   Status s = db_->GetWithCallback(ro, key, value, &callback);
   if (own != nullptr) db_->ReleaseSnapshot(own);
   return s;
+}
+
+Status TransactionDBImpl::ValidateSnapshot(const std::string& key, SequenceNumber snapshot) {
+  SequenceNumber latest = 0;
+  bool found = false;
+  std::unique_ptr<WPReadCallback> committed;  // WritePrepared: skip prepared entries
+  if (write_prepared_) committed = std::make_unique<WPReadCallback>(commit_map_.get(), kMaxSequenceNumber);
+  Status s = db_->GetLatestSequenceForKey(key, committed.get(), &latest, &found);
+  if (!s.ok() || !found) return s;
+  const SequenceNumber visible_at =
+      write_prepared_ ? commit_map_->CommitSequence(latest, kMaxSequenceNumber) : latest;
+  if (visible_at > snapshot) {
+    return Status::Busy("write conflict: the key changed after the snapshot");
+  }
+  return Status::OK();
 }
 
 Iterator* TransactionDBImpl::NewIterator(const ReadOptions& options) {
@@ -331,8 +347,10 @@ Status TransactionDBImpl::RollbackTxn(TxnState* txn) {
   if (prepared && write_prepared_) {
     // The prepared data is in the memtable: shadow it with the old values,
     // and let the prepared range count as committed with them.
+    // The planted bug writes no old values: the range still commits, so
+    // the rolled-back data becomes visible.
     WriteBatch restore;
-    s = BuildRestoreBatch(*txn, &restore);
+    if (!planted_rollback_keeps_data_) s = BuildRestoreBatch(*txn, &restore);
     WriteBatchInternal::AppendMarker(&restore, WriteBatchInternal::kTagRollback, txn->name);
     if (s.ok()) s = WriteCommittedData(wo, &restore, txn->prepare_first, nullptr);
   } else if (prepared) {

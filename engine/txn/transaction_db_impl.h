@@ -114,6 +114,9 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   // Reads at options.snapshot or the latest committed state.
   [[nodiscard]] Status ReadCommitted(const ReadOptions& options, const Slice& key,
                                      std::string* value);
+  // Busy if key's newest committed version became visible after snapshot
+  // (RocksDB's ValidateSnapshot). REQUIRES: the caller holds key's lock.
+  [[nodiscard]] Status ValidateSnapshot(const std::string& key, SequenceNumber snapshot);
   [[nodiscard]] Status PrepareTxn(TxnState* txn);
   [[nodiscard]] Status CommitTxn(TxnState* txn);
   [[nodiscard]] Status RollbackTxn(TxnState* txn);
@@ -149,6 +152,7 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   const bool write_prepared_;
   const bool two_queues_;
   const bool planted_publish_unprepared_;  // kBugWritePreparedPublishesUnprepared
+  const bool planted_rollback_keeps_data_;  // kBugRollbackKeepsData
   std::unique_ptr<DBImpl> db_;
   Runtime* const runtime_;
   Clock* const clock_;

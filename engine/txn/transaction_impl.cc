@@ -77,6 +77,10 @@ Status TransactionImpl::GetForUpdate(const ReadOptions& options, const Slice& ke
   if (!s.ok()) return s;
   s = db_->LockKey(state_.get(), key.ToString());
   if (!s.ok()) return s;
+  if (options.snapshot != nullptr && state_->writes.count(key.ToString()) == 0) {
+    s = db_->ValidateSnapshot(key.ToString(), options.snapshot->GetSequenceNumber());
+    if (!s.ok()) return s;
+  }
   return Get(options, key, value);
 }
 

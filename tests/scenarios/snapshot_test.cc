@@ -4,6 +4,7 @@
 // failing seed replays to the same failure.
 #include <catch2/catch.hpp>
 
+#include "common/scenario_checks.h"
 #include "scenarios/snapshot/snapshot.h"
 #include "scenarios/snapshot/snapshot_model.h"
 #include "shale/options.h"
@@ -126,10 +127,7 @@ TEST_CASE("snapshot finds compaction ignoring snapshots and the failure replays"
   INFO(failed << " of " << kSeeds << " seeds failed");
   REQUIRE(failed * 2 >= kSeeds);
   const RunResult again = RunSeed(found_at, 0, bug);
-  REQUIRE_FALSE(again.passed);
-  REQUIRE(again.trace_hash == failure.trace_hash);
-  REQUIRE(again.failure.property == failure.failure.property);
-  REQUIRE(again.failure.key == failure.failure.key);
+  shale_test::RequireSameFailure(failure, again);
   REQUIRE(again.failure.expected == failure.failure.expected);
   REQUIRE(again.failure.observed == failure.failure.observed);
   REQUIRE(again.failure.step == failure.failure.step);

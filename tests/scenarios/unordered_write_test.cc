@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "common/scenario_checks.h"
 #include "scenarios/unordered_write/unordered_write.h"
 #include "shale/options.h"
 
@@ -88,8 +89,7 @@ TEST_CASE("unordered-write catches a vanilla group published before its inserts"
            failure.failure.property == "immutable snapshots"));
   REQUIRE(failure.options_drawn.at("write_mode") != "unordered");
   const RunResult again = RunSeed(found_at, shale::kBugPublishBeforeMemtableInsert);
-  REQUIRE(again.trace_hash == failure.trace_hash);
-  REQUIRE(again.failure.property == failure.failure.property);
+  shale_test::RequireSameFailure(failure, again);
 }
 
 // The checker bites for the fourth mode too: a WritePrepared write that the
@@ -114,6 +114,5 @@ TEST_CASE("unordered-write catches WritePrepared writes published unprepared",
            failure.failure.property == "immutable snapshots"));
   REQUIRE(failure.options_drawn.at("write_mode") == "unordered+WritePrepared+two_write_queues");
   const RunResult again = RunSeed(found_at, bug);
-  REQUIRE(again.trace_hash == failure.trace_hash);
-  REQUIRE(again.failure.property == failure.failure.property);
+  shale_test::RequireSameFailure(failure, again);
 }

@@ -54,6 +54,14 @@ enum PlantedBug : uint32_t {
   // is published by the main queue instead of being prepared there and
   // committed through the second queue (so unordered_write shows through).
   kBugWritePreparedPublishesUnprepared = 1u << 6,
+  // WAL recovery replays a prepared section as committed data (into the
+  // memtable) and never reports it to the transaction layer: a transaction
+  // prepared but not committed comes back committed.
+  kBugRecoveryCommitsPrepared = 1u << 7,
+  // WritePrepared: rolling back a prepared transaction writes no old values
+  // but still marks the prepared range committed, so the rolled-back data
+  // becomes visible.
+  kBugRollbackKeepsData = 1u << 8,
 };
 
 struct Options {

@@ -96,10 +96,9 @@ class Transaction {
   // options.snapshot if set, else the latest committed state).
   [[nodiscard]] virtual Status Get(const ReadOptions& options, const Slice& key,
                                    std::string* value) = 0;
-  // As Get, after locking key (as a write would). Serializable when it
-  // reads the latest state (no options.snapshot). With a snapshot it is
-  // NOT checked that key is unchanged since the snapshot (RocksDB's
-  // ValidateSnapshot, which returns Busy then, is not built).
+  // As Get, after locking key (as a write would). With options.snapshot,
+  // Busy if key was changed (committed) after the snapshot, as RocksDB's
+  // ValidateSnapshot does; the lock is kept either way.
   [[nodiscard]] virtual Status GetForUpdate(const ReadOptions& options, const Slice& key,
                                             std::string* value) = 0;
 
