@@ -50,8 +50,6 @@ class DBImpl final : public DB {
   ~DBImpl() override;
 
   Status Close() override;
-  Status Put(const WriteOptions& options, const Slice& key, const Slice& value) override;
-  Status Delete(const WriteOptions& options, const Slice& key) override;
   Status Write(const WriteOptions& options, WriteBatch* batch) override;
   Status Get(const ReadOptions& options, const Slice& key, std::string* value) override;
   Iterator* NewIterator(const ReadOptions& options) override;
@@ -138,7 +136,7 @@ class DBImpl final : public DB {
   // Transactions: records in edit the WAL bound below which no prepared
   // section is needed (new_log_number: the edit's log number).
   void SetMinLogToKeep(uint64_t new_log_number, VersionEdit* edit) const;
-  // Transactions: syncs the replayed WALs, which stay live while they hold
+  // Transactions: syncs the replayed WALs that stay live because they hold
   // prepared sections (recovery may have read them from the page cache).
   [[nodiscard]] Status SyncReplayedLogs(const std::vector<uint64_t>& logs);
   [[nodiscard]] Status WriteGroupToWAL(WriteBatch* group, bool sync);

@@ -173,7 +173,11 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
 }
 
 Status DBImpl::SyncReplayedLogs(const std::vector<uint64_t>& logs) {
+  if (logs.empty()) return Status::OK();
+  // The others are retired by Open's MANIFEST edit.
+  const uint64_t first_kept = txn_hooks_->MinLogWithPreparedSection();
   for (uint64_t number : logs) {
+    if (number < first_kept) continue;
     std::unique_ptr<WritableFile> file;
     Status s = fs_->ReopenWritableFile(LogFileName(dbname_, number), FileOptions(), &file);
     if (s.ok()) s = file->Sync();

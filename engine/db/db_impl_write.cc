@@ -17,13 +17,13 @@ constexpr size_t kMaxGroupBytes = 1 << 20;
 constexpr size_t kSmallBatchBytes = 128 << 10;
 }  // namespace
 
-Status DBImpl::Put(const WriteOptions& options, const Slice& key, const Slice& value) {
+Status DB::Put(const WriteOptions& options, const Slice& key, const Slice& value) {
   WriteBatch batch;
   batch.Put(key, value);
   return Write(options, &batch);
 }
 
-Status DBImpl::Delete(const WriteOptions& options, const Slice& key) {
+Status DB::Delete(const WriteOptions& options, const Slice& key) {
   WriteBatch batch;
   batch.Delete(key);
   return Write(options, &batch);

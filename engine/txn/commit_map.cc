@@ -13,7 +13,6 @@ void CommitMap::AddPrepared(SequenceNumber first, SequenceNumber last) {
   MutexLock l(mu_.get());
   assert(Find(first) == nullptr && Find(last) == nullptr);
   ranges_[first] = Range{last, kMaxSequenceNumber};
-  num_prepared_++;
 }
 
 void CommitMap::AddCommitted(SequenceNumber first, SequenceNumber commit_seq) {
@@ -23,7 +22,7 @@ void CommitMap::AddCommitted(SequenceNumber first, SequenceNumber commit_seq) {
   if (it == ranges_.end() || it->second.commit != kMaxSequenceNumber) return;
   assert(commit_seq > it->second.last);
   it->second.commit = commit_seq;
-  num_prepared_--;
+  by_commit_.emplace(commit_seq, first);
 }
 
 void CommitMap::RemovePrepared(SequenceNumber first) {
@@ -31,14 +30,13 @@ void CommitMap::RemovePrepared(SequenceNumber first) {
   auto it = ranges_.find(first);
   if (it == ranges_.end() || it->second.commit != kMaxSequenceNumber) return;
   ranges_.erase(it);
-  num_prepared_--;
 }
 
 void CommitMap::Prune(SequenceNumber bound) {
   MutexLock l(mu_.get());
-  for (auto it = ranges_.begin(); it != ranges_.end();) {
-    const bool done = it->second.commit != kMaxSequenceNumber && it->second.commit <= bound;
-    it = done ? ranges_.erase(it) : std::next(it);
+  while (!by_commit_.empty() && by_commit_.begin()->first <= bound) {
+    ranges_.erase(by_commit_.begin()->second);
+    by_commit_.erase(by_commit_.begin());
   }
 }
 
@@ -61,16 +59,6 @@ SequenceNumber CommitMap::CommitSequence(SequenceNumber seq, SequenceNumber boun
   const Range* r = Find(seq);
   const SequenceNumber commit = r == nullptr ? seq : r->commit;
   return commit <= bound ? commit : kMaxSequenceNumber;
-}
-
-size_t CommitMap::NumPrepared() const {
-  MutexLock l(mu_.get());
-  return num_prepared_;
-}
-
-size_t CommitMap::NumRanges() const {
-  MutexLock l(mu_.get());
-  return ranges_.size();
 }
 
 }  // namespace shale

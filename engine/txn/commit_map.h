@@ -14,6 +14,7 @@
 // same answers. So the map holds the ranges prepared but not committed,
 // plus those committed since the oldest live snapshot; its size is that, not
 // a fixed cache (RocksDB's commit cache with its eviction is not modelled).
+// Prune costs only the ranges it drops.
 //
 // Thread safety: thread-safe (one Runtime mutex; it nests inside the DB
 // mutex and takes no other lock).
@@ -21,6 +22,8 @@
 
 #include <cstddef>
 #include <map>
+#include <set>
+#include <utility>
 #include <memory>
 
 #include "db/dbformat.h"
@@ -51,9 +54,6 @@ class CommitMap {
   // kMaxSequenceNumber (prepared, or committed after bound).
   SequenceNumber CommitSequence(SequenceNumber seq, SequenceNumber bound) const;
 
-  size_t NumPrepared() const;
-  size_t NumRanges() const;
-
  private:
   struct Range {
     SequenceNumber last;
@@ -64,7 +64,8 @@ class CommitMap {
 
   std::unique_ptr<Mutex> mu_;
   std::map<SequenceNumber, Range> ranges_;  // by first sequence
-  size_t num_prepared_ = 0;
+  // The committed ranges by (commit, first), so Prune takes only what it drops.
+  std::set<std::pair<SequenceNumber, SequenceNumber>> by_commit_;
 };
 
 }  // namespace shale

@@ -127,18 +127,6 @@ Status TransactionDBImpl::Close() { return db_->Close(); }
 
 // ---------------------------------------------------------------- plain DB calls
 
-Status TransactionDBImpl::Put(const WriteOptions& options, const Slice& key, const Slice& value) {
-  WriteBatch batch;
-  batch.Put(key, value);
-  return Write(options, &batch);
-}
-
-Status TransactionDBImpl::Delete(const WriteOptions& options, const Slice& key) {
-  WriteBatch batch;
-  batch.Delete(key);
-  return Write(options, &batch);
-}
-
 Status TransactionDBImpl::LockBatchKeys(uint64_t txn_id, const WriteBatch& batch,
                                         std::vector<std::string>* locked) {
   if (txn_options_.skip_concurrency_control) return Status::OK();
@@ -278,7 +266,6 @@ Status TransactionDBImpl::PrepareTxn(TxnState* txn) {
   hooks.publish = write_prepared_ && !two_queues_;
   hooks.on_allocated = [this, txn, &registered](SequenceNumber f, SequenceNumber l, uint64_t log) {
     txn->prepare_first = f;
-    txn->prepare_log = log;
     if (write_prepared_) commit_map_->AddPrepared(f, l);
     NotePrepared(*txn, log);
     registered = true;
@@ -468,7 +455,6 @@ void TransactionDBImpl::RecoveredPrepared(const std::string& xid, const WriteBat
   state->name = xid;
   state->state = Transaction::State::kPrepared;
   state->prepare_first = first;
-  state->prepare_log = log_number;
   SectionReader reader(state.get());
   section.Iterate(&reader).PermitUncheckedError();  // ReplayBatch parsed it already
   auto old = recovering_.find(xid);

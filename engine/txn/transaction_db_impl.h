@@ -58,7 +58,6 @@ struct TxnState {
   std::map<std::string, std::optional<std::string>> writes;  // latest per key; nullopt = deleted
   std::set<std::string> locked;                      // keys this txn holds
   SequenceNumber prepare_first = 0;                  // WritePrepared, once prepared
-  uint64_t prepare_log = 0;                          // WAL of the prepared section
   SequenceNumber commit_sequence = 0;                // once committed (GetCommitSequence)
 };
 
@@ -72,8 +71,6 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
 
   // ---- DB
   Status Close() override;
-  Status Put(const WriteOptions& options, const Slice& key, const Slice& value) override;
-  Status Delete(const WriteOptions& options, const Slice& key) override;
   Status Write(const WriteOptions& options, WriteBatch* batch) override;
   Status Get(const ReadOptions& options, const Slice& key, std::string* value) override;
   Iterator* NewIterator(const ReadOptions& options) override;

@@ -50,9 +50,11 @@ class DB {
   // other than the destructor are errors.
   [[nodiscard]] virtual Status Close() = 0;
 
+  // Put and Delete are one-record batches given to Write (as RocksDB's
+  // defaults); implementations override Write, and these only if they must.
   [[nodiscard]] virtual Status Put(const WriteOptions& options, const Slice& key,
-                                   const Slice& value) = 0;
-  [[nodiscard]] virtual Status Delete(const WriteOptions& options, const Slice& key) = 0;
+                                   const Slice& value);
+  [[nodiscard]] virtual Status Delete(const WriteOptions& options, const Slice& key);
   // Applies every update in batch atomically. batch may be nullptr-free only.
   [[nodiscard]] virtual Status Write(const WriteOptions& options, WriteBatch* batch) = 0;
 
