@@ -28,6 +28,26 @@ void RecordSimulation(sim::Simulation* sim, RunResult* result) {
   result->steps = sim->steps();
 }
 
+sim::LatencyProfile DrawDisk(Random* rng, std::map<std::string, std::string>* described) {
+  const uint64_t disk = rng->Uniform(3);
+  (*described)["disk"] = disk == 0 ? "nvme" : disk == 1 ? "sata-ssd" : "hdd";
+  return disk == 0   ? sim::LatencyProfile::NVMe()
+         : disk == 1 ? sim::LatencyProfile::SataSsd()
+                     : sim::LatencyProfile::Hdd();
+}
+
+void DescribeEngineSizes(const Options& o, std::map<std::string, std::string>* described) {
+  auto& m = *described;
+  m["write_buffer_size"] = std::to_string(o.write_buffer_size);
+  m["target_file_size_base"] = std::to_string(o.target_file_size_base);
+  m["max_bytes_for_level_base"] = std::to_string(o.max_bytes_for_level_base);
+  m["max_bytes_for_level_multiplier"] = std::to_string(o.max_bytes_for_level_multiplier);
+  m["level0_file_num_compaction_trigger"] = std::to_string(o.level0_file_num_compaction_trigger);
+  m["block_size"] = std::to_string(o.block_size);
+  m["bloom_bits_per_key"] = std::to_string(o.bloom_bits_per_key);
+  m["max_open_files"] = std::to_string(o.max_open_files);
+}
+
 const char* SimulationFailureProperty(const Status& run_status) {
   return run_status.message().rfind("deadlock", 0) == 0 ? "deadlock" : "simulation";
 }

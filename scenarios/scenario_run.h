@@ -7,9 +7,14 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <string>
 
 #include "scenarios/scenario.h"
+#include "shale/options.h"
+#include "sim/disk/sim_disk.h"
 #include "sim/simulation.h"
+#include "util/random.h"
 
 namespace shale::scenario {
 
@@ -26,6 +31,14 @@ void CaptureTrace(const RunConfig& config, sim::Simulation* sim, RunResult* resu
 
 // Copies the trace hash, simulated time and steps into result.
 void RecordSimulation(sim::Simulation* sim, RunResult* result);
+
+// A disk drawn from rng: NVMe, SATA SSD or HDD, a third each (one draw);
+// (*described)["disk"] names it.
+sim::LatencyProfile DrawDisk(Random* rng, std::map<std::string, std::string>* described);
+
+// Writes the engine sizes the scenarios draw (buffers, files, levels, blocks,
+// bloom bits, open files) into described, as options_drawn shows them.
+void DescribeEngineSizes(const Options& o, std::map<std::string, std::string>* described);
 
 // "deadlock" or "simulation": the property of a failed Simulation::Run.
 const char* SimulationFailureProperty(const Status& run_status);

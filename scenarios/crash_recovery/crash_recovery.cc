@@ -74,19 +74,9 @@ Drawn DrawConfig(Random* rng) {
   // unordered-write scenario).
   o.enable_pipelined_write = rng->OneIn(3);
   o.allow_concurrent_memtable_write = !rng->OneIn(3);
-  const uint64_t disk = rng->Uniform(3);
-  d.latency = disk == 0 ? sim::LatencyProfile::NVMe()
-              : disk == 1 ? sim::LatencyProfile::SataSsd()
-                          : sim::LatencyProfile::Hdd();
+  d.latency = DrawDisk(rng, &d.described);
   auto& m = d.described;
-  m["write_buffer_size"] = std::to_string(o.write_buffer_size);
-  m["target_file_size_base"] = std::to_string(o.target_file_size_base);
-  m["max_bytes_for_level_base"] = std::to_string(o.max_bytes_for_level_base);
-  m["max_bytes_for_level_multiplier"] = std::to_string(o.max_bytes_for_level_multiplier);
-  m["level0_file_num_compaction_trigger"] = std::to_string(o.level0_file_num_compaction_trigger);
-  m["block_size"] = std::to_string(o.block_size);
-  m["bloom_bits_per_key"] = std::to_string(o.bloom_bits_per_key);
-  m["max_open_files"] = std::to_string(o.max_open_files);
+  DescribeEngineSizes(o, &m);
   m["wal_recovery_mode"] = mode == 0 ? "tolerate-tail" : mode == 1 ? "absolute" : "point-in-time";
   m["key_space"] = std::to_string(d.workload.key_space);
   m["skewed_keys"] = d.workload.skewed_keys ? "true" : "false";
@@ -95,7 +85,6 @@ Drawn DrawConfig(Random* rng) {
   m["clients"] = std::to_string(d.clients);
   m["write_mode"] = o.enable_pipelined_write ? "pipelined" : "vanilla";
   m["allow_concurrent_memtable_write"] = o.allow_concurrent_memtable_write ? "true" : "false";
-  m["disk"] = disk == 0 ? "nvme" : disk == 1 ? "sata-ssd" : "hdd";
   return d;
 }
 

@@ -71,20 +71,10 @@ Drawn DrawConfig(Random* rng) {
   w.max_held = 1 + static_cast<int>(rng->Uniform(5));
   d.writers = 1 + static_cast<int>(rng->Uniform(3));
   d.readers = 1 + static_cast<int>(rng->Uniform(3));
-  const uint64_t disk = rng->Uniform(3);
-  d.latency = disk == 0 ? sim::LatencyProfile::NVMe()
-              : disk == 1 ? sim::LatencyProfile::SataSsd()
-                          : sim::LatencyProfile::Hdd();
+  d.latency = DrawDisk(rng, &d.described);
   auto& m = d.described;
-  m["write_buffer_size"] = std::to_string(o.write_buffer_size);
+  DescribeEngineSizes(o, &m);
   m["max_write_buffer_number"] = std::to_string(o.max_write_buffer_number);
-  m["target_file_size_base"] = std::to_string(o.target_file_size_base);
-  m["max_bytes_for_level_base"] = std::to_string(o.max_bytes_for_level_base);
-  m["max_bytes_for_level_multiplier"] = std::to_string(o.max_bytes_for_level_multiplier);
-  m["level0_file_num_compaction_trigger"] = std::to_string(o.level0_file_num_compaction_trigger);
-  m["block_size"] = std::to_string(o.block_size);
-  m["bloom_bits_per_key"] = std::to_string(o.bloom_bits_per_key);
-  m["max_open_files"] = std::to_string(o.max_open_files);
   m["key_space"] = std::to_string(w.key_space);
   m["skewed_keys"] = w.skewed_keys ? "true" : "false";
   m["value_bytes_max"] = std::to_string(w.value_bytes_max);
@@ -93,7 +83,6 @@ Drawn DrawConfig(Random* rng) {
   m["max_held_snapshots"] = std::to_string(w.max_held);
   m["writers"] = std::to_string(d.writers);
   m["readers"] = std::to_string(d.readers);
-  m["disk"] = disk == 0 ? "nvme" : disk == 1 ? "sata-ssd" : "hdd";
   m["faults"] = "off";
   return d;
 }
