@@ -175,7 +175,9 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
 Status DBImpl::SyncReplayedLogs(const std::vector<uint64_t>& logs) {
   if (logs.empty()) return Status::OK();
   // The others are retired by Open's MANIFEST edit.
-  const uint64_t first_kept = txn_hooks_->MinLogWithPreparedSection();
+  // Recovered transactions that finished count as durable (this Open's
+  // table and MANIFEST edit keep their outcome), so any live_log will do.
+  const uint64_t first_kept = txn_hooks_->MinLogWithPreparedSection(UINT64_MAX);
   for (uint64_t number : logs) {
     if (number < first_kept) continue;
     std::unique_ptr<WritableFile> file;

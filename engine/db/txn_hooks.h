@@ -57,9 +57,15 @@ class TxnStateHooks {
   // happened at or before bound; kMaxSequenceNumber if it is prepared but
   // uncommitted or was committed after bound. A plain write returns seq.
   virtual SequenceNumber CommitSequence(SequenceNumber seq, SequenceNumber bound) const = 0;
-  // The smallest WAL number holding a prepared section whose transaction has
-  // not finished; UINT64_MAX if none. WALs from there on are kept.
-  virtual uint64_t MinLogWithPreparedSection() const = 0;
+  // The smallest WAL number holding a prepared section that recovery may
+  // still need: its transaction is unfinished, or finished by a marker in a
+  // WAL numbered live_log or later (the live WAL, whose unsynced tail a
+  // power loss can take; older WALs were synced as they were closed).
+  // Without the section, recovery would take a WritePrepared transaction
+  // whose marker was lost for committed (its data is in tables), and a
+  // write-committed one for never prepared. UINT64_MAX if none. WALs from
+  // there on are kept.
+  virtual uint64_t MinLogWithPreparedSection(uint64_t live_log) const = 0;
   // Whether a prepared section's data goes into the memtable at prepare
   // (WritePrepared) or only with its commit (write-committed).
   virtual bool PreparedDataInMemtable() const = 0;

@@ -89,6 +89,7 @@ TransactionDBImpl::TransactionDBImpl(const Options& sanitized,
       planted_publish_unprepared_((sanitized.planted_bugs &
                                    kBugWritePreparedPublishesUnprepared) != 0),
       planted_rollback_keeps_data_((sanitized.planted_bugs & kBugRollbackKeepsData) != 0),
+      planted_retire_at_finish_((sanitized.planted_bugs & kBugRetireSectionWalAtFinish) != 0),
       db_(std::make_unique<DBImpl>(sanitized, name)),
       runtime_(sanitized.env->runtime()),
       clock_(sanitized.env->clock()),
@@ -206,15 +207,24 @@ Iterator* TransactionDBImpl::NewIterator(const ReadOptions& options) {
 
 Status TransactionDBImpl::WriteCommittedData(const WriteOptions& options, WriteBatch* batch,
                                              SequenceNumber also_commit_first,
-                                             SequenceNumber* visible_at) {
+                                             WriteOutcome* outcome) {
   if (!two_queues_ || planted_publish_unprepared_) {
     // One queue publishes after the insert: the batch is visible whole.
     WriteHooks hooks;
-    hooks.before_publish = [this, also_commit_first](SequenceNumber, SequenceNumber last) {
-      commit_map_->AddCommitted(also_commit_first, last);
+    if (also_commit_first != 0) {
+      hooks.before_publish = [this, also_commit_first](SequenceNumber, SequenceNumber last) {
+        commit_map_->AddCommitted(also_commit_first, last);
+      };
+    }
+    uint64_t log_number = 0;
+    hooks.on_allocated = [&log_number](SequenceNumber, SequenceNumber, uint64_t log) {
+      log_number = log;
     };
-    Status s = db_->WriteWithHooks(options, batch, also_commit_first != 0 ? &hooks : nullptr);
-    if (s.ok() && visible_at != nullptr) *visible_at = WriteBatchInternal::Sequence(batch);
+    Status s = db_->WriteWithHooks(options, batch, &hooks);
+    if (s.ok() && outcome != nullptr) {
+      outcome->visible_at = WriteBatchInternal::Sequence(batch);
+      outcome->log_number = log_number;
+    }
     return s;
   }
   // Two queues: written unpublished and prepared, then committed (and
@@ -235,12 +245,12 @@ Status TransactionDBImpl::WriteCommittedData(const WriteOptions& options, WriteB
   if (first != 0) firsts.push_back(first);
   if (also_commit_first != 0) firsts.push_back(also_commit_first);
   if (firsts.empty()) return s;
-  return WriteCommitMarker(options, "", std::move(firsts), visible_at);
+  return WriteCommitMarker(options, "", std::move(firsts), outcome);
 }
 
 Status TransactionDBImpl::WriteCommitMarker(const WriteOptions& options, const std::string& xid,
                                             std::vector<SequenceNumber> commit_firsts,
-                                            SequenceNumber* commit_seq) {
+                                            WriteOutcome* outcome) {
   WriteBatch marker;
   WriteBatchInternal::AppendMarker(&marker, WriteBatchInternal::kTagCommit, xid);
   WriteHooks hooks;
@@ -248,10 +258,17 @@ Status TransactionDBImpl::WriteCommitMarker(const WriteOptions& options, const s
   hooks.before_publish = [this, &commit_firsts](SequenceNumber commit_seq, SequenceNumber) {
     for (SequenceNumber first : commit_firsts) commit_map_->AddCommitted(first, commit_seq);
   };
+  uint64_t log_number = 0;
+  hooks.on_allocated = [&log_number](SequenceNumber, SequenceNumber, uint64_t log) {
+    log_number = log;
+  };
   WriteOptions wo = options;
   wo.disable_wal = false;  // a commit marker is a WAL record
   Status s = db_->WriteWithHooks(wo, &marker, &hooks);
-  if (s.ok() && commit_seq != nullptr) *commit_seq = WriteBatchInternal::Sequence(&marker);
+  if (s.ok() && outcome != nullptr) {
+    outcome->visible_at = WriteBatchInternal::Sequence(&marker);
+    outcome->log_number = log_number;
+  }
   return s;
 }
 
@@ -275,39 +292,51 @@ Status TransactionDBImpl::PrepareTxn(TxnState* txn) {
   Status s = db_->WriteWithHooks(wo, &section, &hooks);
   if (!s.ok() && registered) {
     if (write_prepared_) commit_map_->RemovePrepared(txn->prepare_first);
-    NoteFinished(txn->id);
+    NoteFinished(txn->id, kFinishedDurably);
   }
   return s;
 }
 
 Status TransactionDBImpl::CommitTxn(TxnState* txn) {
   Status s;
-  SequenceNumber visible_at = 0;
+  WriteOutcome outcome;
   const bool prepared = txn->state == Transaction::State::kPrepared;
   if (!prepared) {
     if (txn->data.Count() > 0 && write_prepared_) {
-      s = WriteCommittedData(txn->write_options, &txn->data, 0, &visible_at);
+      s = WriteCommittedData(txn->write_options, &txn->data, 0, &outcome);
     } else if (txn->data.Count() > 0) {
       s = db_->Write(txn->write_options, &txn->data);
-      visible_at = WriteBatchInternal::Sequence(&txn->data);
+      outcome.visible_at = WriteBatchInternal::Sequence(&txn->data);
     }
   } else if (write_prepared_) {
-    s = WriteCommitMarker(txn->write_options, txn->name, {txn->prepare_first}, &visible_at);
+    s = WriteCommitMarker(txn->write_options, txn->name, {txn->prepare_first}, &outcome);
   } else {
     WriteBatch commit = txn->data;
     WriteBatchInternal::AppendMarker(&commit, WriteBatchInternal::kTagCommit, txn->name);
     WriteOptions wo = txn->write_options;
     wo.disable_wal = false;  // else a crash would bring the prepared section back
-    s = db_->Write(wo, &commit);
-    visible_at = WriteBatchInternal::Sequence(&commit);
+    s = WriteMarkerBatch(wo, &commit, /*disable_memtable=*/false, &outcome);
   }
   if (!s.ok()) return s;
-  txn->commit_sequence = visible_at;
+  txn->commit_sequence = outcome.visible_at;
   txn->state = Transaction::State::kCommitted;
-  if (prepared) NoteFinished(txn->id);
+  if (prepared) NoteFinished(txn->id, outcome.log_number);
   UnlockAll(txn);
   if (!txn->name.empty()) ForgetName(txn->name);
   if (write_prepared_) PruneCommitMap();
+  return s;
+}
+
+Status TransactionDBImpl::WriteMarkerBatch(const WriteOptions& options, WriteBatch* batch,
+                                           bool disable_memtable, WriteOutcome* outcome) {
+  WriteHooks hooks;
+  hooks.disable_memtable = disable_memtable;
+  hooks.publish = !disable_memtable;
+  hooks.on_allocated = [outcome](SequenceNumber, SequenceNumber, uint64_t log) {
+    outcome->log_number = log;
+  };
+  Status s = db_->WriteWithHooks(options, batch, &hooks);
+  if (s.ok()) outcome->visible_at = WriteBatchInternal::Sequence(batch);
   return s;
 }
 
@@ -328,6 +357,7 @@ Status TransactionDBImpl::BuildRestoreBatch(const TxnState& txn, WriteBatch* res
 
 Status TransactionDBImpl::RollbackTxn(TxnState* txn) {
   Status s;
+  WriteOutcome outcome;
   const bool prepared = txn->state == Transaction::State::kPrepared;
   WriteOptions wo = txn->write_options;
   wo.disable_wal = false;
@@ -339,18 +369,15 @@ Status TransactionDBImpl::RollbackTxn(TxnState* txn) {
     WriteBatch restore;
     if (!planted_rollback_keeps_data_) s = BuildRestoreBatch(*txn, &restore);
     WriteBatchInternal::AppendMarker(&restore, WriteBatchInternal::kTagRollback, txn->name);
-    if (s.ok()) s = WriteCommittedData(wo, &restore, txn->prepare_first, nullptr);
+    if (s.ok()) s = WriteCommittedData(wo, &restore, txn->prepare_first, &outcome);
   } else if (prepared) {
     WriteBatch marker;
     WriteBatchInternal::AppendMarker(&marker, WriteBatchInternal::kTagRollback, txn->name);
-    WriteHooks hooks;
-    hooks.disable_memtable = true;
-    hooks.publish = false;
-    s = db_->WriteWithHooks(wo, &marker, &hooks);
+    s = WriteMarkerBatch(wo, &marker, /*disable_memtable=*/true, &outcome);
   }
   if (!s.ok()) return s;
   txn->state = Transaction::State::kRolledBack;
-  if (prepared) NoteFinished(txn->id);
+  if (prepared) NoteFinished(txn->id, outcome.log_number);
   UnlockAll(txn);
   if (!txn->name.empty()) ForgetName(txn->name);
   if (prepared && write_prepared_) PruneCommitMap();
@@ -416,19 +443,27 @@ Transaction* TransactionDBImpl::GetTransactionByName(const std::string& name) {
 std::vector<std::string> TransactionDBImpl::GetPreparedTransactionNames() {
   MutexLock l(mu_.get());
   std::vector<std::string> names;
-  for (const auto& [id, section] : prepared_) names.push_back(section.name);
+  for (const auto& [id, section] : prepared_) {
+    if (section.finished_in_log == 0) names.push_back(section.name);
+  }
   std::sort(names.begin(), names.end());
   return names;
 }
 
 void TransactionDBImpl::NotePrepared(const TxnState& txn, uint64_t log_number) {
   MutexLock l(mu_.get());
-  prepared_[txn.id] = PreparedSection{log_number, txn.name};
+  prepared_[txn.id] = PreparedSection{log_number, txn.name, 0};
 }
 
-void TransactionDBImpl::NoteFinished(uint64_t txn_id) {
+void TransactionDBImpl::NoteFinished(uint64_t txn_id, uint64_t marker_log) {
   MutexLock l(mu_.get());
-  prepared_.erase(txn_id);
+  auto it = prepared_.find(txn_id);
+  if (it == prepared_.end()) return;
+  if (marker_log == kFinishedDurably || planted_retire_at_finish_) {
+    prepared_.erase(it);
+  } else {
+    it->second.finished_in_log = marker_log;
+  }
 }
 
 void TransactionDBImpl::PruneCommitMap() { commit_map_->Prune(db_->OldestSnapshotOrLast()); }
@@ -440,10 +475,18 @@ SequenceNumber TransactionDBImpl::CommitSequence(SequenceNumber seq, SequenceNum
   return commit_map_->CommitSequence(seq, bound);
 }
 
-uint64_t TransactionDBImpl::MinLogWithPreparedSection() const {
+uint64_t TransactionDBImpl::MinLogWithPreparedSection(uint64_t live_log) const {
   MutexLock l(mu_.get());
   uint64_t min_log = UINT64_MAX;
-  for (const auto& [id, section] : prepared_) min_log = std::min(min_log, section.log_number);
+  for (auto it = prepared_.begin(); it != prepared_.end();) {
+    const PreparedSection& section = it->second;
+    if (section.finished_in_log != 0 && section.finished_in_log < live_log) {
+      it = prepared_.erase(it);  // its marker is in a closed, synced WAL
+      continue;
+    }
+    min_log = std::min(min_log, section.log_number);
+    ++it;
+  }
   return min_log;
 }
 
@@ -458,7 +501,7 @@ void TransactionDBImpl::RecoveredPrepared(const std::string& xid, const WriteBat
   SectionReader reader(state.get());
   section.Iterate(&reader).PermitUncheckedError();  // ReplayBatch parsed it already
   auto old = recovering_.find(xid);
-  if (old != recovering_.end()) NoteFinished(old->second->id);
+  if (old != recovering_.end()) NoteFinished(old->second->id, kFinishedDurably);
   recovering_[xid] = state;
   NotePrepared(*state, log_number);
   if (write_prepared_) commit_map_->AddPrepared(first, last);
@@ -468,7 +511,8 @@ void TransactionDBImpl::RecoveredCommit(const std::string& xid, SequenceNumber c
   auto it = recovering_.find(xid);
   if (xid.empty() || it == recovering_.end()) return;  // its section was in a retired WAL
   if (write_prepared_) commit_map_->AddCommitted(it->second->prepare_first, commit_seq);
-  NoteFinished(it->second->id);
+  // Recovery's own table and MANIFEST edit make the outcome durable.
+  NoteFinished(it->second->id, kFinishedDurably);
   recovering_.erase(it);
 }
 

@@ -20,7 +20,10 @@
 //     empty commit [Commit("")] goes through the second queue, which alone
 //     publishes (RocksDB's WritePrepared with two write queues).
 //
-// A prepared transaction's WAL is kept until it finishes (MinLogWithPreparedSection).
+// A prepared transaction's WAL is kept until it has finished durably
+// (MinLogWithPreparedSection): until then a crash may take its commit or
+// rollback marker, and recovery must find the section to know that its data
+// (WritePrepared: already in tables) is uncommitted.
 //
 // Locking: mu_ guards the registry below; it nests inside the DB mutex (the
 // hooks run under it) and nothing is called with mu_ held that takes
@@ -96,7 +99,7 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
 
   // ---- TxnStateHooks
   SequenceNumber CommitSequence(SequenceNumber seq, SequenceNumber bound) const override;
-  uint64_t MinLogWithPreparedSection() const override;
+  uint64_t MinLogWithPreparedSection(uint64_t live_log) const override;
   bool PreparedDataInMemtable() const override { return write_prepared_; }
   void RecoveredPrepared(const std::string& xid, const WriteBatch& section, SequenceNumber first,
                          SequenceNumber last, uint64_t log_number) override;
@@ -124,24 +127,40 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
  private:
   class WPReadCallback;
 
+  // What a write that may finish a transaction reports back.
+  struct WriteOutcome {
+    SequenceNumber visible_at = 0;  // the sequence at which it became visible
+    uint64_t log_number = 0;        // the WAL it went to
+  };
+  // NoteFinished's marker_log for a transaction whose end needs no WAL
+  // (recovered, or its prepared section never became durable).
+  static constexpr uint64_t kFinishedDurably = UINT64_MAX;
+
   // One write of data that is committed as it lands (a plain write, a
   // commit without prepare, a rollback's old values). also_commit_first:
   // a prepared range that commits together with it (rollback), or 0.
-  // *visible_at (may be null): the sequence at which it became visible.
+  // *outcome (may be null): where and when it became visible.
   [[nodiscard]] Status WriteCommittedData(const WriteOptions& options, WriteBatch* batch,
                                           SequenceNumber also_commit_first,
-                                          SequenceNumber* visible_at);
+                                          WriteOutcome* outcome);
   // WritePrepared: the commit marker (the second queue's, with two queues);
-  // *commit_seq (may be null) gets its sequence.
+  // *outcome (may be null) gets its sequence and WAL.
   [[nodiscard]] Status WriteCommitMarker(const WriteOptions& options, const std::string& xid,
                                          std::vector<SequenceNumber> commit_firsts,
-                                         SequenceNumber* commit_seq);
+                                         WriteOutcome* outcome);
+  // write-committed: a batch ending in a commit or rollback marker
+  // (disable_memtable: the marker alone, WAL only, unpublished).
+  [[nodiscard]] Status WriteMarkerBatch(const WriteOptions& options, WriteBatch* batch,
+                                        bool disable_memtable, WriteOutcome* outcome);
   // The old values of txn's keys, as a batch that restores them.
   [[nodiscard]] Status BuildRestoreBatch(const TxnState& txn, WriteBatch* restore);
   [[nodiscard]] Status LockBatchKeys(uint64_t txn_id, const WriteBatch& batch,
                                      std::vector<std::string>* locked);
   void NotePrepared(const TxnState& txn, uint64_t log_number);
-  void NoteFinished(uint64_t txn_id);
+  // The transaction's commit or rollback marker went to WAL marker_log
+  // (kFinishedDurably: forget it now). Its prepared section's WAL stays
+  // needed until marker_log is closed (and so synced).
+  void NoteFinished(uint64_t txn_id, uint64_t marker_log);
   void PruneCommitMap();
   uint64_t LockTimeoutNs(const TxnState& txn) const;
 
@@ -150,6 +169,7 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   const bool two_queues_;
   const bool planted_publish_unprepared_;  // kBugWritePreparedPublishesUnprepared
   const bool planted_rollback_keeps_data_;  // kBugRollbackKeepsData
+  const bool planted_retire_at_finish_;     // kBugRetireSectionWalAtFinish
   std::unique_ptr<DBImpl> db_;
   Runtime* const runtime_;
   Clock* const clock_;
@@ -160,10 +180,14 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   std::unique_ptr<Mutex> mu_;
   std::map<std::string, TransactionImpl*> names_;  // GUARDED: live named transactions
   struct PreparedSection {
-    uint64_t log_number;
+    uint64_t log_number;       // the WAL holding the section
     std::string name;
+    uint64_t finished_in_log;  // the WAL of its commit/rollback marker; 0 while prepared
   };
-  std::map<uint64_t, PreparedSection> prepared_;  // GUARDED: by txn id, until finished
+  // GUARDED: by txn id, until finished durably. MinLogWithPreparedSection
+  // drops the durably finished ones (hence mutable); at most the prepared
+  // transactions plus those finished in the live WAL.
+  mutable std::map<uint64_t, PreparedSection> prepared_;
   // GUARDED: prepared transactions without a user handle (recovered or
   // adopted), by name.
   std::map<std::string, std::unique_ptr<TransactionImpl>> orphans_;

@@ -6,22 +6,14 @@
 #include <memory>
 #include <string>
 
-#include "shale/env.h"
+#include "common/forwarding_runtime.h"
 
 namespace shale_test {
 
-class ArmedRuntime final : public shale::Runtime {
+class ArmedRuntime final : public ForwardingRuntime {
  public:
-  ArmedRuntime(shale::Runtime* base, std::string armed) : base_(base), armed_(std::move(armed)) {}
-  std::unique_ptr<shale::Mutex> NewMutex() override { return base_->NewMutex(); }
-  std::unique_ptr<shale::CondVar> NewCondVar(shale::Mutex* mu) override {
-    return base_->NewCondVar(mu);
-  }
-  std::unique_ptr<shale::Thread> StartThread(const std::string& name,
-                                             std::function<void()> fn) override {
-    return base_->StartThread(name, std::move(fn));
-  }
-  void SleepForMicroseconds(uint64_t micros) override { base_->SleepForMicroseconds(micros); }
+  ArmedRuntime(shale::Runtime* base, std::string armed)
+      : ForwardingRuntime(base), armed_(std::move(armed)) {}
   bool FaultPoint(const char* name) override {
     if (armed_ != name || hits_.fetch_add(1) < kSkipHits) return false;
     return !fired_.exchange(true);
@@ -30,7 +22,6 @@ class ArmedRuntime final : public shale::Runtime {
 
  private:
   static constexpr int kSkipHits = 3;
-  shale::Runtime* const base_;
   const std::string armed_;
   std::atomic<int> hits_{0};
   std::atomic<bool> fired_{false};

@@ -62,6 +62,12 @@ enum PlantedBug : uint32_t {
   // but still marks the prepared range committed, so the rolled-back data
   // becomes visible.
   kBugRollbackKeepsData = 1u << 8,
+  // A prepared section's WAL may be retired as soon as its transaction
+  // finishes, though the commit or rollback marker is still in the live
+  // WAL's unsynced tail: a power loss then takes the marker while the
+  // section is gone (WritePrepared data in tables reads as committed; a
+  // write-committed transaction is lost).
+  kBugRetireSectionWalAtFinish = 1u << 9,
 };
 
 struct Options {
