@@ -58,8 +58,8 @@ Drawn DrawConfig(Random* rng) {
   o.block_size = size_t{256} << rng->Uniform(4);
   o.bloom_bits_per_key = rng->OneIn(4) ? 0 : 10;
   o.max_open_files = rng->OneIn(3) ? -1 : 20 + static_cast<int>(rng->Uniform(40));
-  // Mostly RocksDB's default; the modes that must REPORT WAL damage get
-  // bit flips in WAL files too (FaultPlan), which point in time would drop.
+  // Mostly RocksDB's default; the mode that reports all WAL damage gets bit
+  // flips in WAL files too (FaultPlan, WalDamageReported).
   const uint64_t mode = rng->Uniform(6);
   o.wal_recovery_mode = mode == 0   ? WALRecoveryMode::kTolerateCorruptedTailRecords
                         : mode == 1 ? WALRecoveryMode::kAbsoluteConsistency
@@ -134,8 +134,7 @@ class CrashRecoveryRun {
     const bool draw = sim_.rng()->OneIn(2);  // drawn even when forced: same stream
     plan_ = std::make_unique<FaultPlan>(
         &sim_, config_.faults == "on" ? true : config_.faults == "off" ? false : draw);
-    plan_->set_wal_damage_allowed(drawn_.options.wal_recovery_mode !=
-                                  WALRecoveryMode::kPointInTimeRecovery);
+    plan_->set_wal_damage_allowed(WalDamageReported(drawn_.options.wal_recovery_mode));
     disk_->set_fault_hooks(plan_.get());
     drawn_.workload.faults_enabled = plan_->enabled();
     SetLockTimeouts(plan_->enabled(), &drawn_.txn_options);
@@ -205,15 +204,19 @@ class CrashRecoveryRun {
     }
   }
 
-  // Opens (recovers) the DB. Injected I/O errors are retried; Corruption
-  // after injected damage ends the run as detected (returns false, no
-  // failure); any other error is a failure.
+  // Opens (recovers) the DB. Injected I/O errors are retried, the last
+  // attempt with injection paused (PauseOnLastAttempt); Corruption after injected
+  // damage ends the run as detected (returns false, no failure); any other
+  // error is a failure.
   bool Open() {
     Status s;
     for (int attempt = 0; attempt < kMaxOpenAttempts; attempt++) {
       std::unique_ptr<DB> db;
       TransactionDB* txn_db = nullptr;
-      s = OpenDb(&db, &txn_db);
+      {
+        PauseOnLastAttempt paused(plan_.get(), attempt, kMaxOpenAttempts);
+        s = OpenDb(&db, &txn_db);
+      }
       if (s.ok()) {
         db_ = std::move(db);
         state_.db = db_.get();
@@ -348,7 +351,7 @@ class CrashRecoveryRun {
     }
     std::vector<std::string> prepared;
     if (state_.txn_db != nullptr) {
-      const bool ok = CheckRecoveredPrepared(&state_, page_cache_kept, &prepared);
+      const bool ok = CheckRecoveredPrepared(&state_, page_cache_kept, v.cut, &prepared);
       recovered_prepared_ += prepared.size();
       if (!ok) return;
     }
@@ -360,11 +363,12 @@ class CrashRecoveryRun {
     }
   }
 
-  // Reads the whole DB. Injected read errors are retried; detected damage
-  // ends the run (false, no failure).
+  // Reads the whole DB. Injected read errors are retried (the last attempt
+  // paused, as in Open); detected damage ends the run (false, no failure).
   bool Scan(State* out) {
     Status s;
     for (int attempt = 0; attempt < kMaxOpenAttempts; attempt++) {
+      PauseOnLastAttempt paused(plan_.get(), attempt, kMaxOpenAttempts);
       out->clear();
       std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
       for (it->SeekToFirst(); it->Valid(); it->Next()) {
@@ -381,19 +385,24 @@ class CrashRecoveryRun {
   }
 
   void CloseAndVerify() {
-    if (plan_->total() > 0) {
-      // With faults, Close itself may fail: end with one more crash check.
-      CrashAndRecover();
-      if (db_ != nullptr && !state_.failed && db_->Close().ok()) db_.reset();
-      return;
-    }
+    // With faults, Close itself may fail: end with one more crash check.
+    if (plan_->total() > 0) return EndWithCrashCheck();
     // Clients finish their own transactions: none may be left prepared.
     RequireNoPrepared(&state_, "at the end of the run, before Close");
     if (state_.failed) return;
-    history_->FlushDone(history_->DurabilityBarrierStart());  // Close flushes
+    const uint64_t close_token = history_->DurabilityBarrierStart();
     const State expected = history_->ExpectedState();
+    const uint64_t errors_before_close = plan_->error_total();
     const Status s = db_->Close();
+    if (!s.ok() && plan_->InjectedErrorSince(errors_before_close)) {
+      // A fault injected during Close failed it (the first of the run, or
+      // the branch above would have run): its flush is indeterminate, so
+      // check the DB as after a crash.
+      sim_.TraceEvent("close failed on an injected fault: " + s.ToString());
+      return EndWithCrashCheck();
+    }
     if (!s.ok()) return state_.Fail("no spurious errors", "", "OK", s.ToString(), "Close failed");
+    history_->FlushDone(close_token);  // Close flushed
     db_.reset();
     state_.db = nullptr;
     state_.txn_db = nullptr;
@@ -410,6 +419,11 @@ class CrashRecoveryRun {
     }
     if (!db_->Close().ok()) state_.Fail("no spurious errors", "", "OK", "error", "Close failed");
     db_.reset();
+  }
+
+  void EndWithCrashCheck() {
+    CrashAndRecover();
+    if (db_ != nullptr && !state_.failed && db_->Close().ok()) db_.reset();
   }
 
   const RunConfig config_;

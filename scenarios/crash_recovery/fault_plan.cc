@@ -28,6 +28,10 @@ uint64_t Sum(const faults::FaultCounts& counts) {
 
 }  // namespace
 
+bool WalDamageReported(WALRecoveryMode mode) {
+  return mode == WALRecoveryMode::kAbsoluteConsistency;
+}
+
 FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled) : enabled_(enabled), sim_(sim) {
   if (!enabled_) {
     survive_ = std::make_unique<faults::DiskFaultInjector>(survive_config_, sim);
@@ -43,11 +47,13 @@ FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled) : enabled_(enabled), si
   survive_ = std::make_unique<faults::DiskFaultInjector>(survive_config_, sim);
   detect_ = std::make_unique<faults::DiskFaultInjector>(detect_config_, sim);
   if (detect_config_.enabled(FaultKind::kBitFlip)) crash_flip_one_in_ = 1 + sim->rng()->Uniform(8);
-  sim->set_fault_point_hook(faults::MakeFaultPointHook(survive_config_, sim, &point_counts_));
+  sim->set_fault_point_hook(
+      [this, hook = faults::MakeFaultPointHook(survive_config_, sim, &point_counts_)](
+          const char* name) { return !paused_ && hook(name); });
 }
 
 sim::DiskFaultHooks::Decision FaultPlan::Decide(const Request& request) {
-  if (!enabled_) return Decision();
+  if (!enabled_ || paused_) return Decision();
   Decision d = survive_->Decide(request);
   if (d.status.ok() && IsTableFile(*request.path)) {
     const Decision media = detect_->Decide(request);
@@ -78,6 +84,13 @@ void FaultPlan::AfterCrash(sim::SimDisk* disk) {
 uint64_t FaultPlan::total() const { return Sum(counts()); }
 
 uint64_t FaultPlan::detect_total() const { return Sum(detect_->counts()); }
+
+uint64_t FaultPlan::error_total() const {
+  faults::FaultCounts counts = this->counts();
+  counts.erase(faults::FaultKindName(FaultKind::kSlowIo));
+  counts.erase(faults::FaultKindName(FaultKind::kShortRead));
+  return Sum(counts);
+}
 
 faults::FaultCounts FaultPlan::counts() const {
   faults::FaultCounts all = survive_->counts();

@@ -10,10 +10,13 @@
 //     unreadable sectors, misdirected writes. They must surface as
 //     Corruption/IOError, never as data; once one has been injected, a
 //     Corruption/IOError from a scan or an Open ends the run as detected.
-//     Bit flips reach WAL files only in runs whose recovery mode must report
-//     WAL damage (tolerate-tail, absolute): point-in-time recovery stops at
-//     such damage silently, by design. MANIFEST damage is not injected yet
-//     (a flipped last record reads as a torn tail and is dropped).
+//     Bit flips reach WAL files only in runs whose recovery mode reports
+//     every WAL damage (absolute consistency). Point-in-time recovery stops
+//     at damage silently, by design; tolerate-tail recovery drops a damaged
+//     last record silently when the flip lands in its length field (the
+//     record then reads as running past the end of the file: exactly a torn
+//     write, which that mode drops, as RocksDB's does). MANIFEST damage is
+//     not injected yet (a flipped last record reads as a torn tail too).
 //
 // Thread safety: none (the simulation runs one task at a time).
 #pragma once
@@ -22,11 +25,16 @@
 #include <string>
 
 #include "faults/disk_fault_injector.h"
+#include "shale/options.h"
 #include "faults/swarm.h"
 #include "sim/disk/sim_disk.h"
 #include "sim/simulation.h"
 
 namespace shale::scenario {
+
+// Whether recovery in mode reports every bit flip in a WAL (see the file
+// comment): only then may the plan flip WAL bits and expect detection.
+bool WalDamageReported(WALRecoveryMode mode);
 
 class FaultPlan final : public sim::DiskFaultHooks {
  public:
@@ -34,23 +42,38 @@ class FaultPlan final : public sim::DiskFaultHooks {
   FaultPlan(sim::Simulation* sim, bool enabled);
 
   Decision Decide(const Request& request) override;
+  // While paused, no new fault is injected (disk operations and engine
+  // fault points alike); damage already on the disk stays. A retry made
+  // paused that still fails was not failed by a transient injected fault.
+  void set_paused(bool paused) { paused_ = paused; }
   // After a crash: with bit flips on, 1 in 1..8 crashes (drawn per run)
   // flips one bit of one durable table file (or WAL, when allowed).
   void AfterCrash(sim::SimDisk* disk);
 
   bool enabled() const { return enabled_; }
-  // Lets bit flips reach WAL files too (for recovery modes that must report
-  // WAL damage rather than stop at it).
+  // Lets bit flips reach WAL files too (for the recovery mode that reports
+  // every WAL damage rather than stop at it or drop it as a torn tail).
   void set_wal_damage_allowed(bool allowed) { wal_damage_allowed_ = allowed; }
   // Faults injected so far (survive and detect kinds, by name).
   uint64_t total() const;
   // Detect-class faults injected so far.
   uint64_t detect_total() const;
+  // Faults injected so far that can make an operation fail or damage data:
+  // all but slow_io and short_read (the disk retries a short read itself,
+  // so both only cost time).
+  uint64_t error_total() const;
+  // True if such a fault was injected since error_total() returned
+  // error_faults_before: the proof a run needs before it may take an error
+  // seen since then for an injected one.
+  bool InjectedErrorSince(uint64_t error_faults_before) const {
+    return error_total() > error_faults_before;
+  }
   faults::FaultCounts counts() const;
   std::map<std::string, std::string> Describe() const;
 
  private:
   const bool enabled_;
+  bool paused_ = false;
   bool wal_damage_allowed_ = false;
   uint64_t crash_flip_one_in_ = 0;  // a bit flip at 1 in this many crashes; 0 = off
   sim::Simulation* const sim_;
@@ -59,6 +82,29 @@ class FaultPlan final : public sim::DiskFaultHooks {
   std::unique_ptr<faults::DiskFaultInjector> survive_;
   std::unique_ptr<faults::DiskFaultInjector> detect_;
   faults::FaultCounts point_counts_;
+};
+
+// Retries of an operation that injected transient faults may fail (Open,
+// a full scan): the last of max_attempts runs with the plan paused. With
+// high drawn rates (a read failing 1 in 50) every faulted attempt at a long
+// scan can fail; the paused one fails only on the engine's own error or on
+// damage already injected. RAII: pauses in the constructor when attempt is
+// the last, resumes in the destructor.
+class PauseOnLastAttempt {
+ public:
+  PauseOnLastAttempt(FaultPlan* plan, int attempt, int max_attempts)
+      : plan_(plan), paused_(attempt == max_attempts - 1) {
+    if (paused_) plan_->set_paused(true);
+  }
+  ~PauseOnLastAttempt() {
+    if (paused_) plan_->set_paused(false);
+  }
+  PauseOnLastAttempt(const PauseOnLastAttempt&) = delete;
+  PauseOnLastAttempt& operator=(const PauseOnLastAttempt&) = delete;
+
+ private:
+  FaultPlan* const plan_;
+  const bool paused_;
 };
 
 }  // namespace shale::scenario

@@ -1,0 +1,120 @@
+// The crash-recovery fault plan's rules for accepting errors:
+//   * a paused plan injects nothing, and retries pause on their last attempt,
+//     so a retried Open or scan can always tell injected errors from the
+//     engine's own, however high the drawn rates;
+//   * InjectedErrorSince is the proof a run needs before it takes an error
+//     (a failed Close) for an injected one; short reads and slow I/O, which
+//     fail nothing, are no such proof;
+//   * only absolute-consistency recovery reports every WAL bit flip.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "scenarios/crash_recovery/fault_plan.h"
+#include "sim/simulation.h"
+
+using namespace shale;
+using namespace shale::scenario;
+
+namespace {
+
+using Request = sim::DiskFaultHooks::Request;
+
+// The rate "1/N" a plan drew for kind (e.g. "eio_read"), or 0 when off.
+uint64_t RateOneIn(const FaultPlan& plan, const std::string& kind) {
+  const auto described = plan.Describe();
+  const auto it = described.find("fault.faults." + kind);
+  if (it == described.end() || it->second.rfind("1/", 0) != 0) return 0;
+  return std::stoull(it->second.substr(2));
+}
+
+// The first seed whose drawn plan has kind at a rate of at least 1 in
+// max_one_in, and other_off (if not empty) switched off.
+uint64_t SeedWith(const std::string& kind, uint64_t max_one_in, const std::string& other_off = "") {
+  for (uint64_t seed = 1; seed < 10'000; seed++) {
+    sim::SimulationOptions options;
+    options.seed = seed;
+    sim::Simulation sim(options);
+    const FaultPlan plan(&sim, /*enabled=*/true);
+    const uint64_t rate = RateOneIn(plan, kind);
+    if (rate != 0 && rate <= max_one_in && (other_off.empty() || RateOneIn(plan, other_off) == 0)) {
+      return seed;
+    }
+  }
+  FAIL("no seed draws " << kind);
+  return 0;
+}
+
+// Reads of a whole durable file, n times; returns the failed ones. A table
+// file draws media faults too; a WAL only the survive kinds.
+int FailedReads(FaultPlan* plan, int n, const std::string& path = "/db/000009.sst") {
+  Request read;
+  read.op = sim::DiskFaultHooks::Op::kRead;
+  read.path = &path;
+  read.has_range = true;
+  read.length_bytes = 4096;
+  read.file_size_bytes = 4096;
+  read.durable_size_bytes = 4096;
+  int failed = 0;
+  for (int i = 0; i < n; i++) failed += plan->Decide(read).status.ok() ? 0 : 1;
+  return failed;
+}
+
+}  // namespace
+
+TEST_CASE("a paused fault plan injects nothing, and retries pause on their last attempt",
+          "[faults][scenario]") {
+  sim::SimulationOptions options;
+  options.seed = SeedWith("eio_read", 1000);
+  sim::Simulation sim(options);
+  FaultPlan plan(&sim, /*enabled=*/true);
+  REQUIRE(FailedReads(&plan, 20'000) > 0);
+  const uint64_t before = plan.total();
+  plan.set_paused(true);
+  REQUIRE(FailedReads(&plan, 20'000) == 0);
+  REQUIRE(plan.total() == before);
+  plan.set_paused(false);
+  {
+    PauseOnLastAttempt first(&plan, 0, 3);
+    REQUIRE(FailedReads(&plan, 20'000) > 0);
+  }
+  {
+    PauseOnLastAttempt last(&plan, 2, 3);
+    REQUIRE(FailedReads(&plan, 20'000) == 0);
+  }
+  REQUIRE(FailedReads(&plan, 20'000) > 0);  // resumed
+}
+
+TEST_CASE("only a fault that can fail an operation proves an error injected",
+          "[faults][scenario]") {
+  {
+    sim::SimulationOptions options;
+    options.seed = SeedWith("eio_read", 1000);
+    sim::Simulation sim(options);
+    FaultPlan plan(&sim, /*enabled=*/true);
+    const uint64_t before = plan.error_total();
+    REQUIRE_FALSE(plan.InjectedErrorSince(before));
+    REQUIRE(FailedReads(&plan, 20'000) > 0);
+    REQUIRE(plan.InjectedErrorSince(before));
+    REQUIRE_FALSE(plan.InjectedErrorSince(plan.error_total()));
+  }
+  {
+    // Short reads cost time and fail nothing: injected, yet no proof.
+    sim::SimulationOptions options;
+    options.seed = SeedWith("short_read", 1000, "eio_read");
+    sim::Simulation sim(options);
+    FaultPlan plan(&sim, /*enabled=*/true);
+    const uint64_t before = plan.error_total();
+    REQUIRE(FailedReads(&plan, 20'000, "/db/000009.log") == 0);
+    REQUIRE(plan.total() > 0);
+    REQUIRE_FALSE(plan.InjectedErrorSince(before));
+  }
+}
+
+TEST_CASE("WAL bit flips are expected detected only under absolute consistency",
+          "[faults][scenario]") {
+  REQUIRE(WalDamageReported(WALRecoveryMode::kAbsoluteConsistency));
+  REQUIRE_FALSE(WalDamageReported(WALRecoveryMode::kTolerateCorruptedTailRecords));
+  REQUIRE_FALSE(WalDamageReported(WALRecoveryMode::kPointInTimeRecovery));
+  REQUIRE_FALSE(WalDamageReported(WALRecoveryMode::kSkipAnyCorruptedRecords));
+}
