@@ -27,9 +27,43 @@ std::string LostEnd(const WorkloadState& state, const NamedTxn& t, bool page_cac
   return "";
 }
 
+std::vector<const WriteRecord*> AckedBySequence(const History& history) {
+  std::vector<const WriteRecord*> acked;
+  for (const WriteRecord& w : history.writes()) {
+    if (w.outcome == WriteRecord::Outcome::kAcked) acked.push_back(&w);
+  }
+  std::sort(acked.begin(), acked.end(),
+            [](const WriteRecord* a, const WriteRecord* b) { return a->sequence < b->sequence; });
+  return acked;
+}
+
+// True if t, prepared in the crashed phase with a Prepare that had to
+// survive, must still be prepared: it did not finish, or its acknowledged
+// Commit is not among the first `cut` writes the recovered state holds.
+bool MustBePrepared(const WorkloadState& state, const NamedTxn& t, bool page_cache_kept,
+                    const std::vector<const WriteRecord*>& acked, uint64_t cut) {
+  const int crashed = state.phase - 1;
+  if (t.prepare_phase != crashed) return false;
+  if (t.prepare_id != NamedTxn::kRecoveredSection) {
+    const WriteRecord& section = state.history->writes().at(t.prepare_id);
+    if (section.outcome != WriteRecord::Outcome::kAcked ||
+        !HadToSurvive(section, page_cache_kept)) {
+      return false;
+    }
+  }
+  if (t.end_attempt_phase != crashed) return true;  // never finished
+  if (t.end_phase != crashed || t.end != NamedTxn::End::kCommitted) {
+    return false;  // a rollback, or an end that failed or a crash cut short: indeterminate
+  }
+  for (uint64_t i = 0; i < cut && i < acked.size(); i++) {
+    if (acked[i]->id == t.commit_id) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
-bool CheckRecoveredPrepared(WorkloadState* state, bool page_cache_kept,
+bool CheckRecoveredPrepared(WorkloadState* state, bool page_cache_kept, uint64_t cut,
                             std::vector<std::string>* prepared) {
   *prepared = state->txn_db->GetPreparedTransactionNames();
   for (const std::string& name : *prepared) {
@@ -60,9 +94,19 @@ bool CheckRecoveredPrepared(WorkloadState* state, bool page_cache_kept,
       return false;
     }
   }
-  // Every other one is finished (or never reached the WAL) in the new base.
+  // Every other one is finished (or never reached the WAL) in the new base,
+  // unless it could not be.
+  const std::vector<const WriteRecord*> acked = AckedBySequence(*state->history);
   for (auto& [name, t] : state->named_txns) {
-    if (!std::binary_search(prepared->begin(), prepared->end(), name)) t.settled = true;
+    if (std::binary_search(prepared->begin(), prepared->end(), name)) continue;
+    if (MustBePrepared(*state, t, page_cache_kept, acked, cut)) {
+      state->Fail("durability", name, "prepared", "not prepared",
+                  "transaction " + name +
+                      "'s Prepare had to survive the crash and it did not finish, yet it did "
+                      "not come back prepared");
+      return false;
+    }
+    t.settled = true;
   }
   return true;
 }
@@ -74,6 +118,9 @@ void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepa
     Transaction* txn = state->txn_db->GetTransactionByName(name);
     NamedTxn& t = state->named_txns.at(name);
     const bool commit = rng->OneIn(2);
+    t.prepare_phase = state->phase;
+    t.prepare_id = NamedTxn::kRecoveredSection;
+    t.end_attempt_phase = state->phase;
     Status st;
     uint64_t id = 0;
     if (commit) {
@@ -114,12 +161,7 @@ void RequireNoPrepared(WorkloadState* state, const std::string& when) {
 std::string LostTxnCommitNote(const WorkloadState& state, const RecoveryVerdict& v,
                               bool page_cache_kept) {
   if (v.property != "durability" || state.txn_commits.empty()) return "";
-  std::vector<const WriteRecord*> acked;
-  for (const WriteRecord& w : state.history->writes()) {
-    if (w.outcome == WriteRecord::Outcome::kAcked) acked.push_back(&w);
-  }
-  std::sort(acked.begin(), acked.end(),
-            [](const WriteRecord* a, const WriteRecord* b) { return a->sequence < b->sequence; });
+  const std::vector<const WriteRecord*> acked = AckedBySequence(*state.history);
   size_t floor = 0;  // the cut had to include acked[0, floor)
   for (size_t i = 0; i < acked.size(); i++) {
     if (HadToSurvive(*acked[i], page_cache_kept)) floor = i + 1;

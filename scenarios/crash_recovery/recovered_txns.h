@@ -12,6 +12,12 @@
 //   * none was seen finished (not prepared) by an earlier crash check: what
 //     a recovery showed is the new base, and must not roll back ("prefix
 //     recovery").
+// And none is missing ("durability"): a transaction whose Prepare had to
+// survive the crash (sync, covered by a later SyncWAL or Flush, or any one
+// when the page cache survived; a recovered one always) must come back
+// prepared unless it finished: its Commit reached the recovered state
+// (within the recovery check's cut), or a Rollback (or a failed or cut-short
+// Commit or Rollback, indeterminate) may have.
 // Then each is committed (recorded in the fresh History as a write of the
 // ops its client prepared, not sync: a recovered transaction has default
 // WriteOptions) or rolled back, at random, and none may be left.
@@ -34,8 +40,10 @@ namespace shale::scenario {
 // not yet reset) and state->phase (already past the crashed phase). Fills
 // *prepared with the recovered names; on a violation fails state and
 // returns false. page_cache_kept: the crash kept every acknowledged WAL
-// write. REQUIRES: state->txn_db set.
-bool CheckRecoveredPrepared(WorkloadState* state, bool page_cache_kept,
+// write. cut: the passing RecoveryVerdict's cut (the recovered state holds
+// the first `cut` acknowledged writes in sequence order, and no later one).
+// REQUIRES: state->txn_db set.
+bool CheckRecoveredPrepared(WorkloadState* state, bool page_cache_kept, uint64_t cut,
                             std::vector<std::string>* prepared);
 
 // Commits or rolls back each of prepared (rng decides), recording commits in

@@ -128,7 +128,11 @@ class Client {
       // Known before Prepare starts: a crash during it may leave it prepared.
       named = &s_->named_txns[name];
       named->ops = ops;
+      // The section changes no key: History tracks only its durability.
+      named->prepare_id = s_->history->BeginWrite({}, /*wal=*/true, wo.sync);
+      named->prepare_phase = s_->phase;
       st = txn->Prepare();
+      s_->history->EndWrite(named->prepare_id, st, /*sequence=*/0);
       s_->engine_ops++;
       if (!st.ok()) {
         CheckStatus(st, "Prepare");
@@ -137,6 +141,7 @@ class Client {
     }
     Status st;
     uint64_t id = 0;
+    if (named != nullptr) named->end_attempt_phase = s_->phase;
     if (commit) {
       id = s_->history->BeginWrite(std::move(ops), /*wal=*/true, wo.sync);
       s_->txn_commits.insert(id);

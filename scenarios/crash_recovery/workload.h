@@ -15,10 +15,12 @@
 // Transactions (WorkloadOptions::transactions; the DB is a TransactionDB):
 // a third of the single-key writes become a transaction of 1..max_batch
 // Puts/Deletes that, half the time, is named and prepared, then commits
-// (7/8) or rolls back. Only a commit enters the History: BeginWrite just
-// before Commit(), EndWrite with the commit sequence after it (commits are
-// ordered by it, as plain writes by their batch's sequence), synced as the
-// transaction's WriteOptions say. A rollback, an unfinished or an aborted
+// (7/8) or rolls back. Only a commit changes the History's state: BeginWrite
+// just before Commit(), EndWrite with the commit sequence after it (commits
+// are ordered by it, as plain writes by their batch's sequence), synced as
+// the transaction's WriteOptions say. A Prepare enters it as a write with
+// no key ops (sequence 0), so that its durability is tracked like any
+// write's. A rollback, an unfinished or an aborted
 // (lock conflict) transaction never enters it, so any of its values seen by
 // a read or after recovery is a phantom. A lock conflict (Busy: deadlock;
 // TimedOut) is not a failure: the transaction is rolled back.
@@ -61,7 +63,13 @@ struct WorkloadOptions {
 // them back.
 struct NamedTxn {
   enum class End : uint8_t { kNone, kCommitted, kRolledBack };
+  // prepare_id of a transaction recovered prepared: recovery found its
+  // section on disk, so it was durable.
+  static constexpr uint64_t kRecoveredSection = UINT64_MAX;
   std::vector<KeyOp> ops;
+  int prepare_phase = -1;   // WorkloadState::phase of its (last) prepare
+  uint64_t prepare_id = 0;  // History id of the section (no ops) in that phase, or kRecoveredSection
+  int end_attempt_phase = -1;  // phase of its last Commit or Rollback attempt
   End end = End::kNone;     // its last acknowledged Commit or Rollback
   int end_phase = -1;       // WorkloadState::phase of that acknowledgement
   uint64_t commit_id = 0;   // History id of the commit (kCommitted), in that phase's History

@@ -16,6 +16,10 @@
 // WAL writes in sequence order (prefix recovery); disable_wal writes that
 // no flush covered may each be lost on their own.
 //
+// A write with no ops (a transaction's prepared section, which changes no
+// key) is recorded with sequence 0: it orders before every other write and
+// changes no state; only its durability (must_survive) is read.
+//
 // Thread safety: none (the simulation runs one task at a time).
 #pragma once
 
