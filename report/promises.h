@@ -7,10 +7,12 @@
 // A dropped promise that no seed of its mode showed is "not observed": the
 // scheduler did not explore enough (tests and the summary flag it).
 //
-// Thread safety: pure functions. Scenarios must be registered.
+// Thread safety: PromiseTally is not thread-safe; the functions are pure.
+// Scenarios must be registered.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +28,22 @@ struct PromiseVerdict {
   bool kept = true;
   uint64_t seeds = 0;                           // seeds run in this mode
   std::optional<uint64_t> first_observed_seed;  // dropped promises only
+};
+
+// The table built one result at a time, in any order. Memory: one row per
+// (scenario, mode, promise) seen, whatever the number of results.
+class PromiseTally {
+ public:
+  void Add(const scenario::RunResult& result);
+  // Rows by scenario name, then in the scenario's promises() order.
+  std::vector<PromiseVerdict> Verdicts() const;
+
+ private:
+  struct ScenarioRows {
+    std::string mode_option;
+    std::vector<PromiseVerdict> rows;
+  };
+  std::map<std::string, ScenarioRows> by_scenario_;
 };
 
 std::vector<PromiseVerdict> ComputePromises(const std::vector<SeedEntry>& entries);

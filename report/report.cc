@@ -81,20 +81,22 @@ bool SameSeed(const SeedEntry& a, const SeedEntry& b) {
 
 }  // namespace
 
+void AddToTotals(const SeedEntry& e, Totals* t) {
+  const scenario::RunResult& r = e.result;
+  ++t->seeds;
+  ++(r.passed ? t->passed : t->failed);
+  t->ops += r.ops;
+  t->engine_ops += r.engine_ops;
+  t->crashes += r.crashes;
+  t->steps += r.steps;
+  t->sim_time_ns += r.sim_time_ns;
+  for (const auto& [kind, n] : r.faults_by_kind) t->faults_by_kind[kind] += n;
+  if (!r.passed) ++t->failures_by_property[r.failure.property];
+}
+
 Totals ComputeTotals(const std::vector<SeedEntry>& entries) {
   Totals t;
-  for (const SeedEntry& e : entries) {
-    const scenario::RunResult& r = e.result;
-    ++t.seeds;
-    ++(r.passed ? t.passed : t.failed);
-    t.ops += r.ops;
-    t.engine_ops += r.engine_ops;
-    t.crashes += r.crashes;
-    t.steps += r.steps;
-    t.sim_time_ns += r.sim_time_ns;
-    for (const auto& [kind, n] : r.faults_by_kind) t.faults_by_kind[kind] += n;
-    if (!r.passed) ++t.failures_by_property[r.failure.property];
-  }
+  for (const SeedEntry& e : entries) AddToTotals(e, &t);
   return t;
 }
 

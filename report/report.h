@@ -63,6 +63,8 @@ struct Report {
   std::vector<SeedEntry> entries;
 };
 
+// Adds one entry to *totals (what ComputeTotals does for each entry).
+void AddToTotals(const SeedEntry& entry, Totals* totals);
 Totals ComputeTotals(const std::vector<SeedEntry>& entries);
 // Sorts by (scenario, seed).
 void SortEntries(std::vector<SeedEntry>* entries);
