@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <map>
+#include <vector>
 
 #include "report/run_json.h"
 
@@ -12,20 +13,6 @@ std::string Seconds(uint64_t ms) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.3f", static_cast<double>(ms) / 1000.0);
   return buf;
-}
-
-void AppendTestcase(const SeedEntry& e, std::string* xml) {
-  const scenario::RunResult& r = e.result;
-  *xml += "    <testcase classname=\"shale." + XmlEscape(r.scenario) + "\" name=\"seed " +
-          std::to_string(r.seed) + "\" time=\"" + Seconds(e.wall_ms) + "\"";
-  if (r.passed) {
-    *xml += "/>\n";
-    return;
-  }
-  const std::string what = DescribeFailure(r.failure);
-  *xml += ">\n      <failure message=\"" + XmlEscape(what) + "\" type=\"" +
-          XmlEscape(r.failure.property) + "\">" + XmlEscape(what) +
-          "\nreplay: " + XmlEscape(e.replay) + "</failure>\n    </testcase>\n";
 }
 
 }  // namespace
@@ -48,26 +35,46 @@ std::string XmlEscape(std::string_view text) {
   return out;
 }
 
+std::string EncodeJunitHead(uint64_t tests, uint64_t failures) {
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"shale\" tests=\"" +
+         std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\">\n";
+}
+
+std::string EncodeJunitEnd() { return "</testsuites>\n"; }
+
+std::string EncodeSuiteHead(const std::string& scenario, const SuiteTally& suite) {
+  return "  <testsuite name=\"" + XmlEscape(scenario) + "\" tests=\"" +
+         std::to_string(suite.seeds) + "\" failures=\"" + std::to_string(suite.failed) +
+         "\" time=\"" + Seconds(suite.wall_ms) + "\">\n";
+}
+
+std::string EncodeSuiteEnd() { return "  </testsuite>\n"; }
+
+std::string EncodeTestcase(const SeedEntry& e) {
+  const scenario::RunResult& r = e.result;
+  std::string xml = "    <testcase classname=\"shale." + XmlEscape(r.scenario) + "\" name=\"seed " +
+                    std::to_string(r.seed) + "\" time=\"" + Seconds(e.wall_ms) + "\"";
+  if (r.passed) return xml + "/>\n";
+  const std::string what = DescribeFailure(r.failure);
+  return xml + ">\n      <failure message=\"" + XmlEscape(what) + "\" type=\"" +
+         XmlEscape(r.failure.property) + "\">" + XmlEscape(what) +
+         "\nreplay: " + XmlEscape(e.replay) + "</failure>\n    </testcase>\n";
+}
+
 std::string EncodeJunit(const Report& report) {
   std::map<std::string, std::vector<const SeedEntry*>> by_scenario;
-  for (const SeedEntry& e : report.entries) by_scenario[e.result.scenario].push_back(&e);
-  const Totals totals = ComputeTotals(report.entries);
-  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"shale\" tests=\"" +
-                    std::to_string(totals.seeds) + "\" failures=\"" +
-                    std::to_string(totals.failed) + "\">\n";
-  for (const auto& [name, entries] : by_scenario) {
-    uint64_t failed = 0, ms = 0;
-    for (const SeedEntry* e : entries) {
-      failed += e->result.passed ? 0 : 1;
-      ms += e->wall_ms;
-    }
-    xml += "  <testsuite name=\"" + XmlEscape(name) + "\" tests=\"" +
-           std::to_string(entries.size()) + "\" failures=\"" + std::to_string(failed) +
-           "\" time=\"" + Seconds(ms) + "\">\n";
-    for (const SeedEntry* e : entries) AppendTestcase(*e, &xml);
-    xml += "  </testsuite>\n";
+  CampaignTally tally(0);
+  for (const SeedEntry& e : report.entries) {
+    by_scenario[e.result.scenario].push_back(&e);
+    tally.Add(e);
   }
-  return xml + "</testsuites>\n";
+  std::string xml = EncodeJunitHead(tally.totals().seeds, tally.totals().failed);
+  for (const auto& [name, entries] : by_scenario) {
+    xml += EncodeSuiteHead(name, tally.suites().at(name));
+    for (const SeedEntry* e : entries) xml += EncodeTestcase(*e);
+    xml += EncodeSuiteEnd();
+  }
+  return xml + EncodeJunitEnd();
 }
 
 }  // namespace shale::report

@@ -26,12 +26,16 @@ SeedEntry EntryFromJson(const json& j) {
   return e;
 }
 
+constexpr int kVersion = 2;
+constexpr size_t kWallMsWidth = 20;  // digits of UINT64_MAX
+
+// Every field but wall_ms, which the head writes last and fixed-width.
 json CampaignToJson(const CampaignInfo& c) {
   return json{{"scenarios", c.scenarios}, {"seeds", c.seeds},
               {"shard", c.shard},         {"ops", c.ops},
               {"crashes", c.crashes},     {"strategy", c.strategy}, {"faults", c.faults},
               {"planted_bugs", c.planted_bugs}, {"jobs", c.jobs},
-              {"wall_ms", c.wall_ms},     {"merged_from", c.merged_from}};
+              {"merged_from", c.merged_from}};
 }
 
 CampaignInfo CampaignFromJson(const json& j) {
@@ -106,16 +110,43 @@ void SortEntries(std::vector<SeedEntry>* entries) {
   });
 }
 
+std::string EncodeWallMsField(uint64_t wall_ms) {
+  std::string field = std::to_string(wall_ms);
+  field.resize(kWallMsWidth, ' ');
+  return field;
+}
+
+std::string EncodeReportHead(const CampaignInfo& campaign, size_t* wall_ms_offset) {
+  std::string head = "{\"format\": \"shale-report\", \"version\": " + std::to_string(kVersion) +
+                     ", \"campaign\": " + CampaignToJson(campaign).dump();
+  head.pop_back();  // the campaign's closing brace
+  head += ", \"wall_ms\": ";
+  if (wall_ms_offset != nullptr) *wall_ms_offset = head.size();
+  return head + EncodeWallMsField(campaign.wall_ms) + "}, \"entries\": [";
+}
+
+std::string EncodeEntryLine(const SeedEntry& e) { return EntryToJson(e).dump(); }
+
+std::string EncodeReportTail(const Totals& totals, const std::vector<PromiseVerdict>& promises,
+                             bool complete) {
+  return "\n], \"totals\": " + TotalsToJson(totals).dump() +
+         ", \"promises\": " + PromisesToJson(promises).dump() +
+         ", \"complete\": " + (complete ? "true" : "false") + "}\n";
+}
+
 std::string EncodeReport(const Report& report) {
-  json entries = json::array();
-  for (const SeedEntry& e : report.entries) entries.push_back(EntryToJson(e));
-  const json j = {{"format", "shale-report"},
-                  {"version", 1},
-                  {"campaign", CampaignToJson(report.campaign)},
-                  {"totals", TotalsToJson(ComputeTotals(report.entries))},
-                  {"promises", PromisesToJson(ComputePromises(report.entries))},
-                  {"entries", std::move(entries)}};
-  return j.dump(2) + "\n";
+  std::string text = EncodeReportHead(report.campaign);
+  for (size_t i = 0; i < report.entries.size(); ++i) {
+    text += (i == 0 ? "\n" : ",\n") + EncodeEntryLine(report.entries[i]);
+  }
+  return text + EncodeReportTail(ComputeTotals(report.entries), ComputePromises(report.entries),
+                                 report.complete);
+}
+
+bool DecodeEntryLine(std::string_view line, SeedEntry* entry, std::string* error) {
+  json j;
+  if (!internal::ParseObject(line, "report entry", &j, error)) return false;
+  return internal::Guarded("report entry", error, [&] { *entry = EntryFromJson(j); });
 }
 
 bool DecodeReport(std::string_view text, Report* report, std::string* error) {
@@ -128,10 +159,37 @@ bool DecodeReport(std::string_view text, Report* report, std::string* error) {
   Report decoded;
   const bool ok = internal::Guarded("report", error, [&] {
     decoded.campaign = CampaignFromJson(j.at("campaign"));
+    decoded.complete = j.value("complete", true);
     for (const json& e : j.at("entries")) decoded.entries.push_back(EntryFromJson(e));
   });
   if (ok) *report = std::move(decoded);
   return ok;
+}
+
+CampaignInfo MergeCampaigns(const std::vector<CampaignInfo>& inputs,
+                            const std::vector<std::string>& names) {
+  CampaignInfo out = inputs[0];
+  out.shard = "";
+  out.wall_ms = 0;
+  out.merged_from = names;
+  for (const CampaignInfo& in : inputs) {
+    out.wall_ms = std::max(out.wall_ms, in.wall_ms);
+    if (in.seeds != out.seeds && out.seeds.find(in.seeds) == std::string::npos) {
+      out.seeds += "," + in.seeds;  // shards of different ranges
+    }
+    for (const std::string& s : in.scenarios) {
+      if (std::find(out.scenarios.begin(), out.scenarios.end(), s) == out.scenarios.end()) {
+        out.scenarios.push_back(s);
+      }
+    }
+  }
+  std::sort(out.scenarios.begin(), out.scenarios.end());
+  return out;
+}
+
+std::string OverlapError(const std::string& scenario, uint64_t seed) {
+  return "seed " + std::to_string(seed) + " of scenario '" + scenario +
+         "' appears in two inputs (overlapping shards?)";
 }
 
 bool MergeReports(const std::vector<Report>& inputs, const std::vector<std::string>& names,
@@ -140,29 +198,18 @@ bool MergeReports(const std::vector<Report>& inputs, const std::vector<std::stri
     *error = "merge needs at least one input report";
     return false;
   }
+  std::vector<CampaignInfo> campaigns;
   Report out;
-  out.campaign = inputs[0].campaign;
-  out.campaign.shard = "";
-  out.campaign.wall_ms = 0;
-  out.campaign.merged_from = names;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    out.campaign.wall_ms = std::max(out.campaign.wall_ms, inputs[i].campaign.wall_ms);
-    if (inputs[i].campaign.seeds != out.campaign.seeds &&
-        out.campaign.seeds.find(inputs[i].campaign.seeds) == std::string::npos) {
-      out.campaign.seeds += "," + inputs[i].campaign.seeds;  // shards of different ranges
-    }
-    for (const SeedEntry& e : inputs[i].entries) out.entries.push_back(e);
-    for (const std::string& s : inputs[i].campaign.scenarios) {
-      auto& sc = out.campaign.scenarios;
-      if (std::find(sc.begin(), sc.end(), s) == sc.end()) sc.push_back(s);
-    }
+  for (const Report& in : inputs) {
+    campaigns.push_back(in.campaign);
+    out.complete = out.complete && in.complete;
+    out.entries.insert(out.entries.end(), in.entries.begin(), in.entries.end());
   }
-  std::sort(out.campaign.scenarios.begin(), out.campaign.scenarios.end());
+  out.campaign = MergeCampaigns(campaigns, names);
   SortEntries(&out.entries);
   for (size_t i = 1; i < out.entries.size(); ++i) {
     if (SameSeed(out.entries[i - 1], out.entries[i])) {
-      *error = "seed " + std::to_string(out.entries[i].result.seed) + " of scenario '" +
-               out.entries[i].result.scenario + "' appears in two inputs (overlapping shards?)";
+      *error = OverlapError(out.entries[i].result.scenario, out.entries[i].result.seed);
       return false;
     }
   }

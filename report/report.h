@@ -1,14 +1,32 @@
 // A campaign report: DIR/report.json written by `shale run`, joined across
 // shards by `shale report merge` (BRIEF section 7).
 //
-// Format (JSON, "format": "shale-report", "version": 1):
+// Format (JSON, "format": "shale-report", "version": 2), laid out so a
+// campaign can append to it in place (report_stream.h) and readers can take
+// it one entry at a time (report_reader.h):
+//
+//   {"format": "shale-report", "version": 2, "campaign": {...}, "entries": [
+//   {...entry...},
+//   {...entry...}
+//   ], "totals": {...}, "promises": [...], "complete": true}
+//
+// The head is exactly the first line; each entry is one line of compact
+// JSON; the line after the last entry starts with "]" and holds the rest.
+// Blanks may follow the final "}".
 //   campaign: how the seeds were run (scenarios, seeds "A..B", shard "K/N"
-//             or "", ops, crashes, strategy, planted_bugs, jobs, wall_ms,
-//             merged_from: input files when merged)
-//   totals:   recomputed from the entries on every write (ComputeTotals)
-//   entries:  one per (scenario, seed), sorted by (scenario, seed): the
-//             run_json.h object plus wall_ms and, when failed, replay (the
-//             exact command that replays it).
+//             or "", ops, crashes, strategy, faults, planted_bugs, jobs,
+//             merged_from: input files when merged, and last wall_ms, a
+//             blank-padded fixed-width number so it can be set in place
+//             when the campaign ends; 0 until then)
+//   entries:  one per (scenario, seed): the run_json.h object plus wall_ms
+//             and, when failed, replay (the exact command that replays it).
+//             A campaign writes them in completion order; a merged report
+//             has them sorted by (scenario, seed). Readers must not assume
+//             an order.
+//   totals:   over the entries present (ComputeTotals)
+//   promises: promises.h, over the entries present
+//   complete: false while the campaign runs (or if it was killed)
+// Version 1 (pretty-printed, sorted, no "complete") is still read.
 //
 // Thread safety: stateless functions. No exceptions escape; decoders return
 // false with one line in *error.
@@ -23,6 +41,8 @@
 #include "scenarios/scenario.h"
 
 namespace shale::report {
+
+struct PromiseVerdict;  // promises.h
 
 struct SeedEntry {
   scenario::RunResult result;     // trace is never stored
@@ -61,6 +81,7 @@ struct Totals {
 struct Report {
   CampaignInfo campaign;
   std::vector<SeedEntry> entries;
+  bool complete = true;  // false: written by a campaign still running, or killed
 };
 
 // Adds one entry to *totals (what ComputeTotals does for each entry).
@@ -69,12 +90,35 @@ Totals ComputeTotals(const std::vector<SeedEntry>& entries);
 // Sorts by (scenario, seed).
 void SortEntries(std::vector<SeedEntry>* entries);
 
-// Pretty-printed JSON with totals recomputed from the entries.
+// The whole report in the format above, entries in the given order, totals
+// and promises recomputed from them.
 std::string EncodeReport(const Report& report);
+// The pieces of that format, for writers that stream it: the head line
+// (ends with "["; *wall_ms_offset, if given, is where the campaign's
+// wall_ms field starts in it), one entry (one line, no newline), and the
+// tail (starts with "\n]", ends with "}\n").
+std::string EncodeReportHead(const CampaignInfo& campaign, size_t* wall_ms_offset = nullptr);
+std::string EncodeEntryLine(const SeedEntry& entry);
+std::string EncodeReportTail(const Totals& totals, const std::vector<PromiseVerdict>& promises,
+                             bool complete);
+// The wall_ms field's text, the width it always has in the head.
+std::string EncodeWallMsField(uint64_t wall_ms);
+// One entry line as EncodeEntryLine writes it.
+[[nodiscard]] bool DecodeEntryLine(std::string_view line, SeedEntry* entry, std::string* error);
+// The whole text of a report of either version.
 [[nodiscard]] bool DecodeReport(std::string_view text, Report* report, std::string* error);
 
-// Joins shard reports: entries concatenated and sorted, campaign taken from
-// the first input with seeds/shard describing the union. A (scenario, seed)
+// The campaign of a merge: the first input's, with seeds describing the
+// union, scenarios the sorted union, no shard, wall_ms the slowest input's
+// (shards run in parallel) and merged_from the names.
+// REQUIRES: !inputs.empty(), names.size() == inputs.size().
+CampaignInfo MergeCampaigns(const std::vector<CampaignInfo>& inputs,
+                            const std::vector<std::string>& names);
+// "seed S of scenario 'X' appears in two inputs (overlapping shards?)".
+std::string OverlapError(const std::string& scenario, uint64_t seed);
+
+// Joins shard reports in memory: entries concatenated and sorted, campaign
+// as MergeCampaigns, complete if every input is. A (scenario, seed)
 // present in two inputs is an error (overlapping shards). names label the
 // inputs in merged_from and in errors. REQUIRES: names.size() == inputs.size().
 [[nodiscard]] bool MergeReports(const std::vector<Report>& inputs,
