@@ -1,41 +1,48 @@
 // A `shale run` campaign: every (scenario, seed) of RunOptions run in worker
-// processes (worker_pool.h), gathered into a report::Report, and written to
-// the output directory.
+// processes (worker_pool.h), each seed's outputs written as it finishes
+// (campaign_outputs.h says which files, and how each survives a kill).
 //
-// Output (all files written whole via temp file + rename; report.json last,
-// so its presence means the rest is complete):
-//   DIR/failures/<scenario>-<seed>.json  one per failed seed (failure_file.h)
-//   DIR/junit.xml                        report/junit.h
-//   DIR/report.json                      report/report.h
+// Memory (the parent's, whatever the number of seeds): jobs are made one
+// at a time as worker slots free (never the list of seeds); of the results
+// only a report::CampaignTally is kept (counters by fault kind, failed
+// property and scenario, the promise table, and at most kMaxListedFailures
+// failed entries; failures past that are written to their failure files
+// and counted, not kept); plus what the worker pool holds for its at most
+// --jobs running workers (each <= ~2 MiB of output). Nothing done per seed
+// scans or grows anything sized by the seeds done, so the last seeds run
+// as fast as the first.
 //
-// Thread safety: single-threaded. Ownership: borrows the streams.
+// Thread safety: single-threaded (the pool forks). Ownership: borrows the
+// streams.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 
-#include "report/report.h"
+#include "campaign_outputs.h"
+#include "report/campaign_tally.h"
 #include "run_flags.h"
 
 namespace shale::cli {
 
 struct CampaignEnv {
   bool terminal = false;   // progress bar in place (isatty(2)) or plain lines
+  // If set, called after each seed's outputs are written, with the number
+  // of seeds done (tests read the outputs mid-campaign through it).
+  std::function<void(uint64_t seeds_done)> after_seed;
 };
 
-// Runs the campaign; progress goes to err. Returns the sorted report, with
-// campaign.wall_ms set.
-report::Report RunCampaign(const RunOptions& options, const CampaignEnv& env, std::ostream& err);
+struct CampaignResult {
+  report::CampaignTally tally{0};
+  uint64_t wall_ms = 0;
+};
 
-// "build/shale replay DIR/failures/<scenario>-<seed>.json".
-std::string ReplayCommand(const std::string& out_dir, const std::string& scenario, uint64_t seed);
-
-// Writes the failure files, junit.xml and report.json under options.out_dir.
-// REQUIRES: DIR/failures exists. False with one line in *error.
-[[nodiscard]] bool WriteCampaignOutputs(const RunOptions& options, const report::Report& report,
-                                        std::string* error);
-
-std::string ReportPath(const std::string& out_dir);
+// Runs the campaign; progress goes to err. REQUIRES: DIR/failures exists.
+// False with one line in *error when an output cannot be written: the
+// campaign then starts no more seeds and returns once the running ones end.
+[[nodiscard]] bool RunCampaign(const RunOptions& options, const CampaignEnv& env,
+                               std::ostream& err, CampaignResult* result, std::string* error);
 
 }  // namespace shale::cli

@@ -4,6 +4,7 @@
 
 #include "command_table.h"
 #include "report/file_io.h"
+#include "report/report_merge.h"
 #include "run_summary.h"
 #include "scenarios/scenario.h"
 #include "worker_pool.h"
@@ -16,18 +17,11 @@ int UsageError(std::ostream& err, const std::string& command, const std::string&
   return kExitUsage;
 }
 
-bool ReadReport(const std::string& path, report::Report* r, std::string* error) {
-  std::string text;
-  if (!report::ReadWholeFile(path, &text, error)) return false;
-  if (report::DecodeReport(text, r, error)) return true;
-  *error = path + ": " + *error;
-  return false;
-}
-
 }  // namespace
 
 int RunRunCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
-  const CampaignEnv env{::isatty(STDERR_FILENO) == 1};
+  CampaignEnv env;
+  env.terminal = ::isatty(STDERR_FILENO) == 1;
   return RunRunCommandWith(args, env, out, err);
 }
 
@@ -44,10 +38,10 @@ int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env,
   if (!report::MakeDirectories(options.out_dir + "/failures", &error)) {
     return UsageError(err, "run", error);
   }
-  const report::Report report = RunCampaign(options, env, err);
-  if (!WriteCampaignOutputs(options, report, &error)) return UsageError(err, "run", error);
-  PrintRunSummary(report, ReportPath(options.out_dir), out);
-  return report::ComputeTotals(report.entries).failed == 0 ? kExitOk : kExitFailure;
+  CampaignResult result;
+  if (!RunCampaign(options, env, err, &result, &error)) return UsageError(err, "run", error);
+  PrintRunSummary(result.tally, result.wall_ms, ReportPath(options.out_dir), out);
+  return result.tally.totals().failed == 0 ? kExitOk : kExitFailure;
 }
 
 int RunScenariosCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
@@ -72,18 +66,12 @@ int RunReportCommand(std::span<const std::string> args, std::ostream& out, std::
     return UsageError(err, "report", "want 'report merge OUT.json IN1.json [IN2.json ...]'");
   }
   if (args.size() < 3) return UsageError(err, "report merge", "needs OUT.json and at least one input");
-  std::vector<report::Report> inputs(args.size() - 2);
-  std::vector<std::string> names(args.begin() + 2, args.end());
+  const std::vector<std::string> names(args.begin() + 2, args.end());
+  report::Totals t;
   std::string error;
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (!ReadReport(names[i], &inputs[i], &error)) return UsageError(err, "report merge", error);
-  }
-  report::Report merged;
-  if (!report::MergeReports(inputs, names, &merged, &error) ||
-      !report::WriteFileAtomically(args[1], report::EncodeReport(merged), &error)) {
+  if (!report::MergeReportFiles(names, args[1], &t, &error)) {
     return UsageError(err, "report merge", error);
   }
-  const report::Totals t = report::ComputeTotals(merged.entries);
   out << "merged " << names.size() << " reports into " << args[1] << ": " << t.seeds
       << " seeds, " << t.passed << " passed, " << t.failed << " failed\n";
   return kExitOk;

@@ -118,4 +118,16 @@ std::string RunUsage() {
   return flags.Usage();
 }
 
+scenario::RunConfig ConfigFor(const RunOptions& o, const std::string& scenario, uint64_t seed) {
+  scenario::RunConfig c;
+  c.scenario = scenario;
+  c.seed = seed;
+  c.ops = o.ops;
+  c.crashes = o.crashes;
+  c.strategy = o.strategy;
+  c.faults = o.faults;
+  c.planted_bugs = o.planted_bugs;
+  return c;
+}
+
 }  // namespace shale::cli

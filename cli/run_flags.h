@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/scenario.h"
 #include "seed_range.h"
 
 namespace shale::cli {
@@ -49,5 +50,10 @@ enum class RunParse { kRun, kHelp, kUsageError };
 RunParse ParseRunFlags(std::span<const std::string> args, RunOptions* options, std::string* error);
 
 std::string RunUsage();
+
+// The one place a campaign's options become a seed's RunConfig (jobs and
+// failure files must agree, or a failure would not replay).
+scenario::RunConfig ConfigFor(const RunOptions& options, const std::string& scenario,
+                              uint64_t seed);
 
 }  // namespace shale::cli

@@ -21,25 +21,24 @@ std::string JoinCounts(const std::map<std::string, uint64_t>& counts) {
   return s;
 }
 
-void PrintFailures(const report::Report& report, std::ostream& out) {
-  size_t listed = 0, failed = 0;
-  for (const report::SeedEntry& e : report.entries) {
-    if (e.result.passed) continue;
-    if (++failed > kMaxListedFailures) continue;
-    ++listed;
+void PrintFailures(const report::CampaignTally& tally, std::ostream& out) {
+  size_t listed = 0;
+  for (const report::SeedEntry& e : tally.kept_failures()) {
+    if (++listed > kMaxListedFailures) break;
     out << "  FAILED " << e.result.scenario << " seed " << e.result.seed << ": "
         << report::DescribeFailure(e.result.failure) << "\n"
         << "    replay: " << e.replay << "\n";
   }
+  const uint64_t failed = tally.totals().failed;
   if (failed > listed) out << "  ... and " << failed - listed << " more failed seeds\n";
 }
 
 }  // namespace
 
-void PrintRunSummary(const report::Report& report, const std::string& report_path,
-                     std::ostream& out) {
-  const report::Totals t = report::ComputeTotals(report.entries);
-  const double wall_s = static_cast<double>(report.campaign.wall_ms) / 1000.0;
+void PrintRunSummary(const report::CampaignTally& tally, uint64_t wall_ms,
+                     const std::string& report_path, std::ostream& out) {
+  const report::Totals& t = tally.totals();
+  const double wall_s = static_cast<double>(wall_ms) / 1000.0;
   const double per_s = wall_s > 0 ? 1.0 / wall_s : 0.0;
   out << "shale run: " << t.seeds << " seeds, " << t.passed << " passed, " << t.failed
       << (t.failed ? " FAILED" : " failed") << "\n";
@@ -47,19 +46,18 @@ void PrintRunSummary(const report::Report& report, const std::string& report_pat
       << " seeds/s  " << Fixed(static_cast<double>(t.ops) * per_s, 0) << " workload ops/s  "
       << Fixed(static_cast<double>(t.engine_ops) * per_s, 0) << " engine ops/s"
       << "  simulated time " << Fixed(static_cast<double>(t.sim_time_ns) / 1e9, 3) << " s\n";
-  uint64_t worker_ms = 0;
-  for (const report::SeedEntry& e : report.entries) worker_ms += e.wall_ms;
+  const uint64_t worker_ms = tally.worker_ms();
   const double per_worker_s = worker_ms > 0 ? 1000.0 / static_cast<double>(worker_ms) : 0.0;
   out << "  per worker second (one core): " << Fixed(static_cast<double>(t.seeds) * per_worker_s, 1)
       << " seeds, " << Fixed(static_cast<double>(t.ops) * per_worker_s, 0) << " workload ops, "
       << Fixed(static_cast<double>(t.engine_ops) * per_worker_s, 0) << " engine ops\n";
   out << "  faults injected: " << JoinCounts(t.faults_by_kind) << "\n";
   out << "  failures by property: " << JoinCounts(t.failures_by_property) << "\n";
-  for (const report::PromiseVerdict& v : report::ComputePromises(report.entries)) {
+  for (const report::PromiseVerdict& v : tally.promises()) {
     out << "  " << v.scenario << " " << v.mode << ": " << v.promise << " "
         << report::DescribeVerdict(v) << "\n";
   }
-  PrintFailures(report, out);
+  PrintFailures(tally, out);
   out << "report: " << report_path << "\n";
 }
 

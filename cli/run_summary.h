@@ -11,21 +11,25 @@
 // calls they made as db_bench counts (RunResult::engine_ops). "Per worker
 // second" divides by the summed wall time of the seeds' worker processes
 // (fork to exit): the throughput of one core, whatever --jobs was.
-// The first kMaxListedFailures failed seeds are listed one by one.
+// The kMaxListedFailures failed seeds first by (scenario, seed) are listed
+// one by one (a campaign keeps just those: campaign.h).
 //
 // Thread safety: stateless.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <ostream>
 #include <string>
 
-#include "report/report.h"
+#include "report/campaign_tally.h"
 
 namespace shale::cli {
 
 inline constexpr size_t kMaxListedFailures = 20;
 
-void PrintRunSummary(const report::Report& report, const std::string& report_path,
-                     std::ostream& out);
+// wall_ms: the campaign's wall time.
+void PrintRunSummary(const report::CampaignTally& tally, uint64_t wall_ms,
+                     const std::string& report_path, std::ostream& out);
 
 }  // namespace shale::cli

@@ -71,13 +71,22 @@ uint64_t ShardSeedCount(const SeedRange& range, const Shard& shard) {
 
 std::vector<uint64_t> ShardSeeds(const SeedRange& range, const Shard& shard) {
   std::vector<uint64_t> seeds;
-  const uint64_t n = ShardSeedCount(range, shard);
-  if (n == 0) return seeds;
-  uint64_t seed = 0;
-  (void)FirstInShard(range, shard, &seed);
-  seeds.reserve(n);
-  for (uint64_t i = 0; i < n; ++i) seeds.push_back(seed + i * shard.count);
+  seeds.reserve(ShardSeedCount(range, shard));
+  ShardCursor cursor(range, shard);
+  for (uint64_t seed = 0; cursor.Next(&seed);) seeds.push_back(seed);
   return seeds;
+}
+
+ShardCursor::ShardCursor(const SeedRange& range, const Shard& shard)
+    : left_(ShardSeedCount(range, shard)), step_(shard.count) {
+  if (left_ > 0) (void)FirstInShard(range, shard, &next_);
+}
+
+bool ShardCursor::Next(uint64_t* seed) {
+  if (left_ == 0) return false;
+  *seed = next_;
+  if (--left_ > 0) next_ += step_;
+  return true;
 }
 
 }  // namespace shale::cli

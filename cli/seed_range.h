@@ -4,7 +4,7 @@
 // keeps the seeds with seed % N == K-1, so N machines given shards 1/N..N/N
 // run disjoint sets whose union is the whole range (and shard 1/1 is all).
 //
-// Thread safety: stateless. Parsers are strict: the whole string must match.
+// Thread safety: stateless functions (ShardCursor: one thread). Parsers are strict: the whole string must match.
 #pragma once
 
 #include <cstdint>
@@ -39,5 +39,18 @@ uint64_t ShardSeedCount(const SeedRange& range, const Shard& shard);
 // The seeds of range the shard keeps, ascending. REQUIRES:
 // ShardSeedCount(range, shard) fits in memory (callers cap it first).
 std::vector<uint64_t> ShardSeeds(const SeedRange& range, const Shard& shard);
+
+// The same seeds one at a time, in constant memory. Not thread-safe.
+class ShardCursor {
+ public:
+  ShardCursor(const SeedRange& range, const Shard& shard);
+  // Sets *seed to the next seed and returns true; false once none are left.
+  bool Next(uint64_t* seed);
+
+ private:
+  uint64_t next_ = 0;
+  uint64_t left_ = 0;  // seeds not yet returned (ShardSeedCount saturates)
+  uint64_t step_ = 1;
+};
 
 }  // namespace shale::cli

@@ -27,7 +27,7 @@ constexpr size_t kStderrKeepBytes = 4096;
 constexpr int kPollIntervalMs = 50;
 
 struct Running {
-  size_t index = 0;
+  scenario::RunConfig config;
   pid_t pid = -1;
   int out_fd = -1;  // -1 once closed
   int err_fd = -1;
@@ -185,9 +185,9 @@ std::string DescribeStatus(int status) {
 }
 
 // Turns a reaped worker into an outcome.
-WorkerOutcome Finish(const Running& w, const scenario::RunConfig& config, int status) {
+WorkerOutcome Finish(const Running& w, int status) {
+  const scenario::RunConfig& config = w.config;
   WorkerOutcome o;
-  o.index = w.index;
   o.wall_ms = ElapsedMs(w.start);
   std::string error;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
@@ -203,17 +203,16 @@ WorkerOutcome Finish(const Running& w, const scenario::RunConfig& config, int st
   return o;
 }
 
-WorkerOutcome TimeOut(Running* w, const scenario::RunConfig& config, int64_t timeout_ms) {
+WorkerOutcome TimeOut(Running* w, int64_t timeout_ms) {
   ::kill(w->pid, SIGKILL);
   int status = 0;
   while (::waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
   }
   DrainBoth(w);
   WorkerOutcome o;
-  o.index = w->index;
   o.wall_ms = ElapsedMs(w->start);
   const std::string limit = FormatSeconds(timeout_ms);
-  o.result = WorkerFailure(config, "worker timeout", "a result within " + limit,
+  o.result = WorkerFailure(w->config, "worker timeout", "a result within " + limit,
                            "none after " + limit + "; killed with signal 9 (SIGKILL)", w->err);
   o.trace_hash_known = false;
   return o;
@@ -233,43 +232,54 @@ void WaitForOutput(std::vector<Running>* running) {
   for (Running& w : *running) DrainBoth(&w);
 }
 
+// Starts workers until `jobs` run or next_job has no more; a job whose
+// worker cannot be forked is reported at once as a crashed worker.
+void StartWorkers(const PoolConfig& config, const NextJobFn& next_job, const OutcomeFn& on_done,
+                  std::vector<Running>* running, bool* more) {
+  while (*more && running->size() < static_cast<size_t>(config.jobs)) {
+    Running w;
+    *more = next_job(&w.config);
+    if (!*more) return;
+    std::string error;
+    if (Spawn(w.config, &w, &error)) {
+      running->push_back(std::move(w));
+      continue;
+    }
+    on_done(WorkerOutcome{WorkerFailure(w.config, "worker crashed", "a worker process", error, ""),
+                          false, 0});
+  }
+}
+
+// Reaps every finished or overdue worker, reporting each.
+void ReapWorkers(const PoolConfig& config, const OutcomeFn& on_done, std::vector<Running>* running) {
+  for (size_t i = 0; i < running->size();) {
+    Running& w = (*running)[i];
+    int status = 0;
+    const pid_t reaped = ::waitpid(w.pid, &status, WNOHANG);
+    const bool late = static_cast<int64_t>(ElapsedMs(w.start)) > config.timeout_ms;
+    if (reaped != w.pid && !late) {
+      ++i;
+      continue;
+    }
+    DrainBoth(&w);
+    const WorkerOutcome o = reaped == w.pid ? Finish(w, status) : TimeOut(&w, config.timeout_ms);
+    CloseFd(&w.out_fd);
+    CloseFd(&w.err_fd);
+    running->erase(running->begin() + static_cast<ptrdiff_t>(i));
+    on_done(o);
+  }
+}
+
 }  // namespace
 
-void RunWorkers(const PoolConfig& config, const std::vector<scenario::RunConfig>& jobs,
-                const OutcomeFn& on_done) {
+void RunWorkers(const PoolConfig& config, const NextJobFn& next_job, const OutcomeFn& on_done) {
   std::vector<Running> running;
-  size_t next = 0;
-  while (next < jobs.size() || !running.empty()) {
-    while (running.size() < static_cast<size_t>(config.jobs) && next < jobs.size()) {
-      Running w;
-      w.index = next++;
-      std::string error;
-      if (Spawn(jobs[w.index], &w, &error)) {
-        running.push_back(std::move(w));
-        continue;
-      }
-      WorkerOutcome o{w.index, WorkerFailure(jobs[w.index], "worker crashed", "a worker process",
-                                             error, ""), false, 0};
-      on_done(o);
-    }
+  bool more = true;
+  StartWorkers(config, next_job, on_done, &running, &more);
+  while (!running.empty()) {
     WaitForOutput(&running);
-    for (size_t i = 0; i < running.size();) {
-      Running& w = running[i];
-      int status = 0;
-      const pid_t reaped = ::waitpid(w.pid, &status, WNOHANG);
-      const bool late = static_cast<int64_t>(ElapsedMs(w.start)) > config.timeout_ms;
-      if (reaped != w.pid && !late) {
-        ++i;
-        continue;
-      }
-      DrainBoth(&w);
-      const WorkerOutcome o = reaped == w.pid ? Finish(w, jobs[w.index], status)
-                                              : TimeOut(&w, jobs[w.index], config.timeout_ms);
-      CloseFd(&w.out_fd);
-      CloseFd(&w.err_fd);
-      running.erase(running.begin() + static_cast<ptrdiff_t>(i));
-      on_done(o);
-    }
+    ReapWorkers(config, on_done, &running);
+    StartWorkers(config, next_job, on_done, &running, &more);
   }
 }
 

@@ -18,14 +18,19 @@
 // its last few KiB), so worker noise never tears the progress bar. On Linux
 // each worker gets PR_SET_PDEATHSIG=SIGKILL: if the parent dies, so do they.
 //
-// Thread safety: REQUIRES a single-threaded process; RunWorkers blocks until every job is done
-// and calls on_done on the calling thread, in completion order.
+// Jobs come from next_job one at a time, as a worker slot frees, so the
+// pool's memory is the running workers' (at most `jobs` of them, each with
+// its RunConfig and at most ~2 MiB of buffered output) whatever the number
+// of jobs.
+//
+// Thread safety: REQUIRES a single-threaded process; RunWorkers blocks until next_job has no
+// more jobs and every started one is done, and calls on_done on the calling thread, in
+// completion order.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <vector>
 
 #include "scenarios/scenario.h"
 
@@ -37,15 +42,16 @@ struct PoolConfig {
 };
 
 struct WorkerOutcome {
-  size_t index = 0;               // into the jobs vector
-  scenario::RunResult result;
+  scenario::RunResult result;     // scenario and seed are the job's
   bool trace_hash_known = true;   // false when the worker crashed or timed out
   uint64_t wall_ms = 0;
 };
 
+// Sets *job to the next job and returns true, or returns false when there
+// are no more (it is not called again after that).
+using NextJobFn = std::function<bool(scenario::RunConfig* job)>;
 using OutcomeFn = std::function<void(const WorkerOutcome&)>;
 
-void RunWorkers(const PoolConfig& config, const std::vector<scenario::RunConfig>& jobs,
-                const OutcomeFn& on_done);
+void RunWorkers(const PoolConfig& config, const NextJobFn& next_job, const OutcomeFn& on_done);
 
 }  // namespace shale::cli

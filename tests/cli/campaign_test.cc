@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "campaign_support.h"
 #include "command_table.h"
 #include "replay_command.h"
 #include "report/failure_file.h"
@@ -18,7 +19,6 @@
 #include "report/report.h"
 #include "run_command.h"
 #include "test_scenarios.h"
-#include "worker_pool.h"
 
 using namespace shale;
 using namespace shale::cli;
@@ -26,34 +26,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct CliRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
+using testing::CliRun;
+using testing::LoadReport;
+using testing::TempDir;
 
-// A fresh, empty directory for one test case, removed at scope exit.
-struct TempDir {
-  explicit TempDir(const std::string& name)
-      : path((fs::temp_directory_path() /
-              ("shale-cli-test-" + std::to_string(::getpid()) + "-" + name))
-                 .string()) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  const std::string path;
-};
-
-CliRun Run(std::vector<std::string> args) {
-  testing::RegisterTestScenarios();
-  std::ostringstream out, err;
-  const int code = RunRunCommandWith(args, CampaignEnv{false}, out, err);
-  return {code, out.str(), err.str()};
-}
+CliRun Run(std::vector<std::string> args) { return testing::RunCampaignCli(std::move(args)); }
 
 CliRun Replay(std::vector<std::string> args) {
   testing::RegisterTestScenarios();
@@ -69,15 +46,8 @@ CliRun Merge(std::vector<std::string> args) {
   return {code, out.str(), err.str()};
 }
 
-report::Report LoadReport(const std::string& path) {
-  std::string text, error;
-  report::Report r;
-  REQUIRE(report::ReadWholeFile(path, &text, &error));
-  REQUIRE(report::DecodeReport(text, &r, &error));
-  return r;
-}
-
-void RequireOneErrorLine(const CliRun& run, const std::string& needle) {
+// Exit 2 and one line on stderr ("shale <command>: ...") containing needle.
+void RequireCommandError(const CliRun& run, const std::string& needle) {
   INFO("stderr: " << run.err << "stdout: " << run.out);
   REQUIRE(run.exit_code == kExitUsage);
   REQUIRE(std::count(run.err.begin(), run.err.end(), '\n') == 1);
@@ -111,7 +81,22 @@ TEST_CASE("run finds the failing seeds and writes report and failures and junit"
   REQUIRE(r.entries[6].result.trace_hash == 7 * 0x9e3779b97f4a7c15ull);
   REQUIRE(fs::exists(dir + "/failures/test-fail-on-7-14.json"));
   REQUIRE(!fs::exists(dir + "/failures/test-fail-on-7-13.json"));
-  REQUIRE(fs::exists(dir + "/junit.xml"));
+  REQUIRE(r.complete);
+  std::string xml, error;
+  REQUIRE(report::ReadWholeFile(dir + "/junit.xml", &xml, &error));
+  auto count = [&](const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = xml.find(needle); at != std::string::npos; at = xml.find(needle, at + 1)) ++n;
+    return n;
+  };
+  REQUIRE(count("<testcase ") == 15);
+  REQUIRE(count("<failure ") == 2);
+  REQUIRE(xml.find("<testsuite name=\"test-fail-on-7\" tests=\"15\" failures=\"2\"") !=
+          std::string::npos);
+  REQUIRE(xml.find("name=\"seed 14\"") != std::string::npos);
+  for (const auto& file : fs::directory_iterator(dir)) {
+    REQUIRE(file.path().extension() != ".part");  // junit's parts are gone
+  }
 }
 
 TEST_CASE("a crashing or hanging worker is one failed seed and not a dead campaign", "[cli][run]") {
@@ -152,12 +137,12 @@ TEST_CASE("shards split a campaign and merge joins them", "[cli][run][merge]") {
   REQUIRE(m.entries.size() == 8);
   for (size_t i = 0; i < m.entries.size(); ++i) REQUIRE(m.entries[i].result.seed == 5 + i);
   REQUIRE(report::ComputeTotals(m.entries).failed == 1);
-  RequireOneErrorLine(Merge({dir + "/x.json", dir + "/s1/report.json", dir + "/s1/report.json"}),
+  RequireCommandError(Merge({dir + "/x.json", dir + "/s1/report.json", dir + "/s1/report.json"}),
                       "appears in two inputs");
-  RequireOneErrorLine(Merge({dir + "/x.json", dir + "/missing.json"}), "cannot read");
+  RequireCommandError(Merge({dir + "/x.json", dir + "/missing.json"}), "cannot read");
   WriteText(dir + "/bad.json", "{ not json");
-  RequireOneErrorLine(Merge({dir + "/x.json", dir + "/bad.json"}), "not valid JSON");
-  RequireOneErrorLine(Merge({dir + "/x.json"}), "needs OUT.json");
+  RequireCommandError(Merge({dir + "/x.json", dir + "/bad.json"}), "not valid JSON");
+  RequireCommandError(Merge({dir + "/x.json"}), "needs OUT.json");
   REQUIRE(!fs::exists(dir + "/x.json"));
 }
 
@@ -191,42 +176,42 @@ TEST_CASE("bad run input exits 2 with one line and writes nothing", "[cli][run]"
   const TempDir temp("bad");
   const std::string& dir = temp.path;
   const std::string out = "--out=" + dir + "/o";
-  RequireOneErrorLine(Run({"--scenario=nope", "--seeds=1..2", out}), "unknown scenario 'nope'");
-  RequireOneErrorLine(Run({"--seeds=1..2", out}), "--scenario is required");
-  RequireOneErrorLine(Run({"--scenario=test-crash", out}), "--seeds A..B is required");
-  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=2..1", out}), "malformed seed range");
-  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=1-2", out}), "malformed seed range");
-  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=1..2", "--shard=3/2", out}),
+  RequireCommandError(Run({"--scenario=nope", "--seeds=1..2", out}), "unknown scenario 'nope'");
+  RequireCommandError(Run({"--seeds=1..2", out}), "--scenario is required");
+  RequireCommandError(Run({"--scenario=test-crash", out}), "--seeds A..B is required");
+  RequireCommandError(Run({"--scenario=test-crash", "--seeds=2..1", out}), "malformed seed range");
+  RequireCommandError(Run({"--scenario=test-crash", "--seeds=1-2", out}), "malformed seed range");
+  RequireCommandError(Run({"--scenario=test-crash", "--seeds=1..2", "--shard=3/2", out}),
                       "malformed shard");
-  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=1..1", "--shard=1/2", out}),
+  RequireCommandError(Run({"--scenario=test-crash", "--seeds=1..1", "--shard=1/2", out}),
                       "keeps no seed");
-  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=1..2", "--strategy=dfs", out}),
+  RequireCommandError(Run({"--scenario=test-crash", "--seeds=1..2", "--strategy=dfs", out}),
                       "unknown strategy");
-  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=1..2", "--jobs=x", out}),
+  RequireCommandError(Run({"--scenario=test-crash", "--seeds=1..2", "--jobs=x", out}),
                       "bad value for --jobs");
-  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=0..18446744073709551615", out}),
+  RequireCommandError(Run({"--scenario=test-crash", "--seeds=0..18446744073709551615", out}),
                       "too many seeds");
-  RequireOneErrorLine(Run({"--scenario=test-crash", "--seeds=1..2", "--bogus", out}),
+  RequireCommandError(Run({"--scenario=test-crash", "--seeds=1..2", "--bogus", out}),
                       "unknown flag --bogus");
   REQUIRE(!fs::exists(dir + "/o"));
   WriteText(dir + "/file", "");
-  RequireOneErrorLine(Run({"--scenario=test-fail-on-7", "--seeds=1..2", "--out=" + dir + "/file"}),
+  RequireCommandError(Run({"--scenario=test-fail-on-7", "--seeds=1..2", "--out=" + dir + "/file"}),
                       "cannot create directory");
 }
 
 TEST_CASE("bad replay input exits 2 with one line", "[cli][replay]") {
   const TempDir temp("badreplay");
   const std::string& dir = temp.path;
-  RequireOneErrorLine(Replay({dir + "/missing.json"}), "cannot read");
-  RequireOneErrorLine(Replay({dir}), "not a regular file");
+  RequireCommandError(Replay({dir + "/missing.json"}), "cannot read");
+  RequireCommandError(Replay({dir}), "not a regular file");
   WriteText(dir + "/garbage.json", "garbage");
-  RequireOneErrorLine(Replay({dir + "/garbage.json"}), "not valid JSON");
+  RequireCommandError(Replay({dir + "/garbage.json"}), "not valid JSON");
   WriteText(dir + "/other.json", "{\"format\":\"shale-report\"}");
-  RequireOneErrorLine(Replay({dir + "/other.json"}), "not a shale failure file");
+  RequireCommandError(Replay({dir + "/other.json"}), "not a shale failure file");
   WriteText(dir + "/short.json", "{\"format\":\"shale-failure\",\"scenario\":\"test-crash\"}");
-  RequireOneErrorLine(Replay({dir + "/short.json"}), "failure file:");
-  RequireOneErrorLine(Replay({"--scenario=nope", "--seed=1"}), "unknown scenario 'nope'");
-  RequireOneErrorLine(Replay({"--scenario=test-crash", "--seed=-1"}), "bad value for --seed");
-  RequireOneErrorLine(Replay({}), "give a failure FILE");
-  RequireOneErrorLine(Replay({"a.json", "b.json"}), "unexpected argument");
+  RequireCommandError(Replay({dir + "/short.json"}), "failure file:");
+  RequireCommandError(Replay({"--scenario=nope", "--seed=1"}), "unknown scenario 'nope'");
+  RequireCommandError(Replay({"--scenario=test-crash", "--seed=-1"}), "bad value for --seed");
+  RequireCommandError(Replay({}), "give a failure FILE");
+  RequireCommandError(Replay({"a.json", "b.json"}), "unexpected argument");
 }

@@ -1,0 +1,70 @@
+#include "campaign_outputs.h"
+
+#include "report/failure_file.h"
+#include "report/file_io.h"
+#include "run_summary.h"
+
+namespace shale::cli {
+namespace {
+
+report::CampaignInfo Info(const RunOptions& o) {
+  report::CampaignInfo c;
+  c.scenarios = o.scenarios;
+  c.seeds = o.seeds_text;
+  c.shard = o.shard_text;
+  c.ops = o.ops;
+  c.crashes = o.crashes;
+  c.strategy = o.strategy;
+  c.faults = o.faults;
+  c.planted_bugs = o.planted_bugs;
+  c.jobs = o.jobs;
+  return c;
+}
+
+std::string FailurePath(const std::string& out_dir, const std::string& scenario, uint64_t seed) {
+  return out_dir + "/failures/" + report::FailureFileName(scenario, seed);
+}
+
+}  // namespace
+
+std::string ReportPath(const std::string& out_dir) { return out_dir + "/report.json"; }
+
+std::string ReplayCommand(const std::string& out_dir, const std::string& scenario, uint64_t seed) {
+  return "build/shale replay " + FailurePath(out_dir, scenario, seed);
+}
+
+CampaignOutputs::CampaignOutputs(const RunOptions& options)
+    : options_(options), tally_(kMaxListedFailures) {}
+
+bool CampaignOutputs::Open(std::string* error) {
+  const std::string tail = report::EncodeReportTail(tally_.totals(), tally_.promises(), false);
+  return report_.Open(ReportPath(options_.out_dir),
+                      report::EncodeReportHead(Info(options_), &wall_ms_offset_), tail, error) &&
+         junit_.Open(options_.out_dir + "/junit.xml", error);
+}
+
+bool CampaignOutputs::Add(const report::SeedEntry& e, std::string* error) {
+  tally_.Add(e);
+  if (!e.result.passed && !WriteFailureFile(e, error)) return false;
+  const std::string tail = report::EncodeReportTail(tally_.totals(), tally_.promises(), false);
+  return report_.Add(report::EncodeEntryLine(e), tail, error) && junit_.Add(e, error);
+}
+
+bool CampaignOutputs::Finish(uint64_t wall_ms, std::string* error) {
+  const std::string tail = report::EncodeReportTail(tally_.totals(), tally_.promises(), true);
+  return report_.Overwrite(wall_ms_offset_, report::EncodeWallMsField(wall_ms), error) &&
+         junit_.Finish(tally_.suites(), error) && report_.Finish(tail, error);
+}
+
+bool CampaignOutputs::WriteFailureFile(const report::SeedEntry& e, std::string* error) {
+  report::FailureFile f;
+  f.config = ConfigFor(options_, e.result.scenario, e.result.seed);
+  if (e.trace_hash_known) f.trace_hash = e.result.trace_hash;
+  f.failure = e.result.failure;
+  f.options_drawn = e.result.options_drawn;
+  f.replay = e.replay;
+  return report::WriteFileAtomically(FailurePath(options_.out_dir, e.result.scenario, e.result.seed),
+                                     report::EncodeFailureFile(f), error);
+}
+
+}  // namespace shale::cli
