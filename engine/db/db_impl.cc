@@ -148,6 +148,11 @@ SequenceNumber DBImpl::OldestSnapshotOrLast() {
   return SmallestSnapshotOrLast();
 }
 
+uint64_t DBImpl::LiveLogNumber() {
+  MutexLock l(mutex_.get());
+  return logfile_number_;
+}
+
 SequenceNumber DBImpl::SmallestSnapshotOrLast() const {
   return snapshots_.empty() ? versions_->LastSequence() : snapshots_.oldest_sequence();
 }

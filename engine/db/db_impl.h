@@ -82,6 +82,8 @@ class DBImpl final : public DB {
                                                SequenceNumber* seq, bool* found);
   // The oldest live snapshot's sequence, or the last published sequence.
   SequenceNumber OldestSnapshotOrLast();
+  // The number of the WAL writes go to now; every older WAL is synced.
+  uint64_t LiveLogNumber();
   const Options& options() const { return options_; }
 
   // The write path's records (db_impl_writer.h).

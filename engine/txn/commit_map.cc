@@ -15,14 +15,20 @@ void CommitMap::AddPrepared(SequenceNumber first, SequenceNumber last) {
   ranges_[first] = Range{last, kMaxSequenceNumber};
 }
 
-void CommitMap::AddCommitted(SequenceNumber first, SequenceNumber commit_seq) {
+void CommitMap::AddCommitted(SequenceNumber first, SequenceNumber commit_seq,
+                             uint64_t marker_log) {
   MutexLock l(mu_.get());
   auto it = ranges_.find(first);
   assert(it != ranges_.end() && it->second.commit == kMaxSequenceNumber);
   if (it == ranges_.end() || it->second.commit != kMaxSequenceNumber) return;
   assert(commit_seq > it->second.last);
   it->second.commit = commit_seq;
-  by_commit_.emplace(commit_seq, first);
+  it->second.marker_log = marker_log;
+  if (marker_log == kDurable) {
+    by_commit_.emplace(commit_seq, first);
+  } else {
+    by_marker_log_.emplace(marker_log, first);
+  }
 }
 
 void CommitMap::RemovePrepared(SequenceNumber first) {
@@ -32,8 +38,15 @@ void CommitMap::RemovePrepared(SequenceNumber first) {
   ranges_.erase(it);
 }
 
-void CommitMap::Prune(SequenceNumber bound) {
+void CommitMap::Prune(SequenceNumber bound, uint64_t live_log) {
   MutexLock l(mu_.get());
+  // Markers in WALs older than the live one are durable now.
+  while (!by_marker_log_.empty() && by_marker_log_.begin()->first < live_log) {
+    Range& r = ranges_.at(by_marker_log_.begin()->second);
+    r.marker_log = kDurable;
+    by_commit_.emplace(r.commit, by_marker_log_.begin()->second);
+    by_marker_log_.erase(by_marker_log_.begin());
+  }
   while (!by_commit_.empty() && by_commit_.begin()->first <= bound) {
     ranges_.erase(by_commit_.begin()->second);
     by_commit_.erase(by_commit_.begin());
@@ -54,9 +67,13 @@ bool CommitMap::IsVisible(SequenceNumber seq, SequenceNumber snapshot) const {
   return r == nullptr || (r->commit != kMaxSequenceNumber && r->commit <= snapshot);
 }
 
-SequenceNumber CommitMap::CommitSequence(SequenceNumber seq, SequenceNumber bound) const {
+SequenceNumber CommitMap::CommitSequence(SequenceNumber seq, SequenceNumber bound,
+                                         uint64_t live_log) const {
   MutexLock l(mu_.get());
   const Range* r = Find(seq);
+  if (r != nullptr && r->marker_log != kDurable && r->marker_log >= live_log) {
+    return kMaxSequenceNumber;  // its marker may yet be lost
+  }
   const SequenceNumber commit = r == nullptr ? seq : r->commit;
   return commit <= bound ? commit : kMaxSequenceNumber;
 }

@@ -90,6 +90,7 @@ TransactionDBImpl::TransactionDBImpl(const Options& sanitized,
                                    kBugWritePreparedPublishesUnprepared) != 0),
       planted_rollback_keeps_data_((sanitized.planted_bugs & kBugRollbackKeepsData) != 0),
       planted_retire_at_finish_((sanitized.planted_bugs & kBugRetireSectionWalAtFinish) != 0),
+      planted_trust_unsynced_((sanitized.planted_bugs & kBugCompactionTrustsUnsyncedCommit) != 0),
       db_(std::make_unique<DBImpl>(sanitized, name)),
       runtime_(sanitized.env->runtime()),
       clock_(sanitized.env->clock()),
@@ -181,7 +182,8 @@ Status TransactionDBImpl::ValidateSnapshot(const std::string& key, SequenceNumbe
   Status s = db_->GetLatestSequenceForKey(key, committed.get(), &latest, &found);
   if (!s.ok() || !found) return s;
   const SequenceNumber visible_at =
-      write_prepared_ ? commit_map_->CommitSequence(latest, kMaxSequenceNumber) : latest;
+      write_prepared_ ? commit_map_->CommitSequence(latest, kMaxSequenceNumber, CommitMap::kAnyLog)
+                      : latest;
   if (visible_at > snapshot) {
     return Status::Busy("write conflict: the key changed after the snapshot");
   }
@@ -211,15 +213,16 @@ Status TransactionDBImpl::WriteCommittedData(const WriteOptions& options, WriteB
   if (!two_queues_ || planted_publish_unprepared_) {
     // One queue publishes after the insert: the batch is visible whole.
     WriteHooks hooks;
-    if (also_commit_first != 0) {
-      hooks.before_publish = [this, also_commit_first](SequenceNumber, SequenceNumber last) {
-        commit_map_->AddCommitted(also_commit_first, last);
-      };
-    }
     uint64_t log_number = 0;
     hooks.on_allocated = [&log_number](SequenceNumber, SequenceNumber, uint64_t log) {
       log_number = log;
     };
+    if (also_commit_first != 0) {
+      hooks.before_publish = [this, also_commit_first, &log_number](SequenceNumber,
+                                                                    SequenceNumber last) {
+        commit_map_->AddCommitted(also_commit_first, last, log_number);
+      };
+    }
     Status s = db_->WriteWithHooks(options, batch, &hooks);
     if (s.ok() && outcome != nullptr) {
       outcome->visible_at = WriteBatchInternal::Sequence(batch);
@@ -255,12 +258,15 @@ Status TransactionDBImpl::WriteCommitMarker(const WriteOptions& options, const s
   WriteBatchInternal::AppendMarker(&marker, WriteBatchInternal::kTagCommit, xid);
   WriteHooks hooks;
   hooks.disable_memtable = two_queues_;
-  hooks.before_publish = [this, &commit_firsts](SequenceNumber commit_seq, SequenceNumber) {
-    for (SequenceNumber first : commit_firsts) commit_map_->AddCommitted(first, commit_seq);
-  };
   uint64_t log_number = 0;
   hooks.on_allocated = [&log_number](SequenceNumber, SequenceNumber, uint64_t log) {
     log_number = log;
+  };
+  hooks.before_publish = [this, &commit_firsts, &log_number](SequenceNumber commit_seq,
+                                                             SequenceNumber) {
+    for (SequenceNumber first : commit_firsts) {
+      commit_map_->AddCommitted(first, commit_seq, log_number);
+    }
   };
   WriteOptions wo = options;
   wo.disable_wal = false;  // a commit marker is a WAL record
@@ -466,13 +472,17 @@ void TransactionDBImpl::NoteFinished(uint64_t txn_id, uint64_t marker_log) {
   }
 }
 
-void TransactionDBImpl::PruneCommitMap() { commit_map_->Prune(db_->OldestSnapshotOrLast()); }
+void TransactionDBImpl::PruneCommitMap() {
+  commit_map_->Prune(db_->OldestSnapshotOrLast(), db_->LiveLogNumber());
+}
 
 // ---------------------------------------------------------------- hooks
 
-SequenceNumber TransactionDBImpl::CommitSequence(SequenceNumber seq, SequenceNumber bound) const {
+SequenceNumber TransactionDBImpl::CommitSequence(SequenceNumber seq, SequenceNumber bound,
+                                                 uint64_t live_log) const {
   if (!write_prepared_) return seq <= bound ? seq : kMaxSequenceNumber;
-  return commit_map_->CommitSequence(seq, bound);
+  return commit_map_->CommitSequence(seq, bound,
+                                     planted_trust_unsynced_ ? CommitMap::kAnyLog : live_log);
 }
 
 uint64_t TransactionDBImpl::MinLogWithPreparedSection(uint64_t live_log) const {
@@ -510,7 +520,9 @@ void TransactionDBImpl::RecoveredPrepared(const std::string& xid, const WriteBat
 void TransactionDBImpl::RecoveredCommit(const std::string& xid, SequenceNumber commit_seq) {
   auto it = recovering_.find(xid);
   if (xid.empty() || it == recovering_.end()) return;  // its section was in a retired WAL
-  if (write_prepared_) commit_map_->AddCommitted(it->second->prepare_first, commit_seq);
+  if (write_prepared_) {
+    commit_map_->AddCommitted(it->second->prepare_first, commit_seq, CommitMap::kDurable);
+  }
   // Recovery's own table and MANIFEST edit make the outcome durable.
   NoteFinished(it->second->id, kFinishedDurably);
   recovering_.erase(it);

@@ -98,7 +98,8 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   std::vector<std::string> GetPreparedTransactionNames() override;
 
   // ---- TxnStateHooks
-  SequenceNumber CommitSequence(SequenceNumber seq, SequenceNumber bound) const override;
+  SequenceNumber CommitSequence(SequenceNumber seq, SequenceNumber bound,
+                                uint64_t live_log) const override;
   uint64_t MinLogWithPreparedSection(uint64_t live_log) const override;
   bool PreparedDataInMemtable() const override { return write_prepared_; }
   void RecoveredPrepared(const std::string& xid, const WriteBatch& section, SequenceNumber first,
@@ -170,6 +171,7 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   const bool planted_publish_unprepared_;  // kBugWritePreparedPublishesUnprepared
   const bool planted_rollback_keeps_data_;  // kBugRollbackKeepsData
   const bool planted_retire_at_finish_;     // kBugRetireSectionWalAtFinish
+  const bool planted_trust_unsynced_;       // kBugCompactionTrustsUnsyncedCommit
   std::unique_ptr<DBImpl> db_;
   Runtime* const runtime_;
   Clock* const clock_;

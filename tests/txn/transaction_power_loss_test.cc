@@ -1,5 +1,9 @@
+// A commit is not final while its marker may still be lost with the live
+// WAL. Two cases, each in simulated time on a SimDisk, ending in a power
+// loss that keeps no unsynced sector:
+//
 // A prepared transaction's WAL must outlive the live WAL that holds its
-// commit marker. The steps, in simulated time on a SimDisk:
+// commit marker:
 //   1. T is prepared (WAL A);
 //   2. a flush switches to WAL B (A is synced as it closes) and builds its
 //      table, held just before it installs;
@@ -10,9 +14,14 @@
 // flush retired WAL A because T had finished, recovery would not know T:
 // WritePrepared would show T's flushed data as committed, and
 // write-committed would lose a prepared transaction.
+//
+// Compaction must keep the version under a WritePrepared commit until the
+// marker is durable: else, the marker lost, T's data is prepared again and
+// the key has no committed version at all.
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +53,7 @@ class GateRuntime final : public ForwardingRuntime {
 
   bool reached() const { return reached_; }
   void Open() { closed_ = false; }
+  void Close() { closed_ = true; }
 
  private:
   const std::string gate_;
@@ -70,58 +80,103 @@ void Check(const Status& s, const char* what, Outcome* out) {
   if (!s.ok()) out->errors.push_back(std::string(what) + ": " + s.ToString());
 }
 
-Outcome RunSteps(shale::TxnWritePolicy policy, uint32_t planted_bugs) {
-  shale::sim::SimulationOptions sim_options;
-  sim_options.seed = 7;
-  shale::sim::Simulation sim(sim_options);
-  shale::sim::SimDisk disk(&sim, shale::sim::LatencyProfile::Zero());
-  GateRuntime runtime(sim.runtime(), "flush.after_build");
-  shale::Env env(&disk, sim.clock(), &runtime);
+// One TransactionDB on a SimDisk in a Simulation: Run opens it, lets steps
+// act, then crashes the process, loses power (no unsynced sector
+// survives), reopens and reads back.
+struct World {
+  World(shale::TxnWritePolicy policy, uint32_t planted_bugs)
+      : sim(SimOptions()), disk(&sim, shale::sim::LatencyProfile::Zero()),
+        runtime(sim.runtime(), "flush.after_build"), env(&disk, sim.clock(), &runtime) {
+    options.env = &env;
+    options.create_if_missing = true;
+    options.planted_bugs = planted_bugs;
+    txn_options.write_policy = policy;
+    runtime.Open();  // steps that want the gate close it
+  }
+  static shale::sim::SimulationOptions SimOptions() {
+    shale::sim::SimulationOptions o;
+    o.seed = 7;
+    return o;
+  }
+
+  using Steps = std::function<void(shale::TransactionDB* db, Outcome* out)>;
+  Outcome Run(const Steps& steps) {
+    Outcome out;
+    const Status run = sim.Run([&] {
+      std::unique_ptr<shale::TransactionDB> db;
+      Check(shale::TransactionDB::Open(options, txn_options, "/db", &db), "Open", &out);
+      if (db == nullptr) return;
+      Check(db->Put(shale::WriteOptions(), "base", "0"), "Put base", &out);
+      steps(db.get(), &out);
+      (void)db.release();  // abandoned with the crashed process
+      sim.Crash();
+      disk.PowerLoss(uint64_t{1} << 62);
+      Check(shale::TransactionDB::Open(options, txn_options, "/db", &db), "reopen", &out);
+      if (db == nullptr) return;
+      out.prepared = db->GetPreparedTransactionNames();
+      out.t_key = Read(db.get(), "k");
+      out.plain_key = Read(db.get(), "x");
+      out.base_key = Read(db.get(), "base");
+      (void)db.release();
+      sim.Crash();
+    });
+    Check(run, "simulation", &out);
+    return out;
+  }
+
+  shale::sim::Simulation sim;
+  shale::sim::SimDisk disk;
+  GateRuntime runtime;
+  shale::Env env;
   shale::Options options;
-  options.env = &env;
-  options.create_if_missing = true;
-  options.planted_bugs = planted_bugs;
   shale::TransactionDBOptions txn_options;
-  txn_options.write_policy = policy;
-  Outcome out;
-  const Status run = sim.Run([&] {
-    std::unique_ptr<shale::TransactionDB> db;
-    Check(shale::TransactionDB::Open(options, txn_options, "/db", &db), "Open", &out);
-    if (db == nullptr) return;
-    Check(db->Put(shale::WriteOptions(), "base", "0"), "Put base", &out);
+};
+
+// T is prepared, a flush holds before installing, then a plain write and
+// T's Commit land in the live WAL; the flush installs (file comment).
+Outcome CommitDuringFlush(shale::TxnWritePolicy policy, uint32_t planted_bugs) {
+  World w(policy, planted_bugs);
+  return w.Run([&w](shale::TransactionDB* db, Outcome* out) {
     std::unique_ptr<shale::Transaction> t =
         db->BeginTransaction(shale::WriteOptions(), shale::TransactionOptions());
-    Check(t->Put("k", "t-value"), "T Put", &out);
-    Check(t->SetName("T"), "SetName", &out);
-    Check(t->Prepare(), "Prepare", &out);
+    Check(t->Put("k", "t-value"), "T Put", out);
+    Check(t->SetName("T"), "SetName", out);
+    Check(t->Prepare(), "Prepare", out);
+    w.runtime.Close();
     shale::FlushOptions no_wait;
     no_wait.wait = false;
-    Check(db->Flush(no_wait), "Flush", &out);
-    if (!WaitFor(&runtime, [&] { return runtime.reached(); })) out.errors.push_back("no flush");
-    Check(db->Put(shale::WriteOptions(), "x", "plain"), "Put x", &out);
-    Check(t->Commit(), "Commit", &out);
-    runtime.Open();
+    Check(db->Flush(no_wait), "Flush", out);
+    if (!WaitFor(&w.runtime, [&] { return w.runtime.reached(); })) out->errors.push_back("no flush");
+    Check(db->Put(shale::WriteOptions(), "x", "plain"), "Put x", out);
+    Check(t->Commit(), "Commit", out);
+    w.runtime.Open();
     std::string files;
-    if (!WaitFor(&runtime, [&] {
+    if (!WaitFor(&w.runtime, [&] {
           return db->GetProperty("shale.num-files-at-level0", &files) && files == "1";
         })) {
-      out.errors.push_back("the flush did not install");
+      out->errors.push_back("the flush did not install");
     }
-    (void)t.release();  // abandoned with the crashed process, as is the DB
-    (void)db.release();
-    sim.Crash();
-    disk.PowerLoss(uint64_t{1} << 62);  // no unsynced sector survives
-    Check(shale::TransactionDB::Open(options, txn_options, "/db", &db), "reopen", &out);
-    if (db == nullptr) return;
-    out.prepared = db->GetPreparedTransactionNames();
-    out.t_key = Read(db.get(), "k");
-    out.plain_key = Read(db.get(), "x");
-    out.base_key = Read(db.get(), "base");
-    (void)db.release();
-    sim.Crash();
+    (void)t.release();  // abandoned with the crashed process
   });
-  Check(run, "simulation", &out);
-  return out;
+}
+
+// k's old value and T's prepared data are flushed; T commits into the live
+// WAL; a full compaction runs before the power loss.
+Outcome CompactAfterCommit(uint32_t planted_bugs) {
+  World w(shale::TxnWritePolicy::kWritePrepared, planted_bugs);
+  return w.Run([](shale::TransactionDB* db, Outcome* out) {
+    Check(db->Put(shale::WriteOptions(), "k", "old"), "Put k", out);
+    Check(db->Flush(shale::FlushOptions()), "Flush", out);
+    std::unique_ptr<shale::Transaction> t =
+        db->BeginTransaction(shale::WriteOptions(), shale::TransactionOptions());
+    Check(t->Put("k", "t-value"), "T Put", out);
+    Check(t->SetName("T"), "SetName", out);
+    Check(t->Prepare(), "Prepare", out);
+    Check(db->Flush(shale::FlushOptions()), "Flush", out);
+    Check(t->Commit(), "Commit", out);
+    Check(db->CompactRange(shale::CompactRangeOptions(), nullptr, nullptr), "CompactRange", out);
+    (void)t.release();
+  });
 }
 
 }  // namespace
@@ -131,7 +186,7 @@ TEST_CASE("a commit lost with the live WAL leaves its transaction prepared after
   const shale::TxnWritePolicy policy = GENERATE(shale::TxnWritePolicy::kWriteCommitted,
                                                shale::TxnWritePolicy::kWritePrepared);
   INFO(PolicyName(policy));
-  const Outcome out = RunSteps(policy, shale::kBugNone);
+  const Outcome out = CommitDuringFlush(policy, shale::kBugNone);
   for (const std::string& e : out.errors) INFO(e);
   REQUIRE(out.errors.empty());
   // The power loss took WAL B's tail: the plain write and the commit after it.
@@ -146,7 +201,7 @@ TEST_CASE("the planted early WAL retirement loses the prepared transaction",
   const shale::TxnWritePolicy policy = GENERATE(shale::TxnWritePolicy::kWriteCommitted,
                                                shale::TxnWritePolicy::kWritePrepared);
   INFO(PolicyName(policy));
-  const Outcome out = RunSteps(policy, shale::kBugRetireSectionWalAtFinish);
+  const Outcome out = CommitDuringFlush(policy, shale::kBugRetireSectionWalAtFinish);
   for (const std::string& e : out.errors) INFO(e);
   REQUIRE(out.errors.empty());
   REQUIRE(out.plain_key == "NOT_FOUND");
@@ -154,6 +209,25 @@ TEST_CASE("the planted early WAL retirement loses the prepared transaction",
   // WritePrepared: T's flushed data reads as committed though its commit
   // was lost with the plain write before it (prefix recovery broken).
   REQUIRE(out.t_key == (policy == shale::TxnWritePolicy::kWritePrepared ? "t-value" : "NOT_FOUND"));
+}
+
+TEST_CASE("compaction keeps the version under a commit whose marker may yet be lost",
+          "[txn][recovery][power-loss][compaction]") {
+  const Outcome out = CompactAfterCommit(shale::kBugNone);
+  for (const std::string& e : out.errors) INFO(e);
+  REQUIRE(out.errors.empty());
+  // The power loss took T's commit marker: T is prepared, k reads its old value.
+  REQUIRE(out.prepared == std::vector<std::string>{"T"});
+  REQUIRE(out.t_key == "old");
+}
+
+TEST_CASE("the planted compaction that trusts an unsynced commit loses the old version",
+          "[txn][recovery][power-loss][compaction][bugs]") {
+  const Outcome out = CompactAfterCommit(shale::kBugCompactionTrustsUnsyncedCommit);
+  for (const std::string& e : out.errors) INFO(e);
+  REQUIRE(out.errors.empty());
+  REQUIRE(out.prepared == std::vector<std::string>{"T"});
+  REQUIRE(out.t_key == "NOT_FOUND");  // neither before nor after T: durability broken
 }
 
 }  // namespace shale_test
