@@ -52,9 +52,14 @@ Status DBImpl::LeadWriteGroup(Writer* w) {
   mutex_->AssertHeld();
   Writer* last_writer = w;
   // Only the main queue's leader switches memtables and WALs.
+  const uint64_t mem_before = mem_id_;
   Status status = w->queue == &writers_ ? MakeRoomForWrite(w->force_switch) : bg_error_;
   if (!status.ok() || w->batch == nullptr) {
-    if (status.ok() && w->sync) status = SyncWALLocked();
+    // A Flush that found the memtable empty switched nothing out, so nothing
+    // synced the WAL: WAL-only records (transaction markers) may still sit
+    // in its unsynced tail, and Flush promises them durable.
+    const bool flush_without_switch = w->force_switch && mem_id_ == mem_before;
+    if (status.ok() && (w->sync || flush_without_switch)) status = SyncWALLocked();
     CompleteQueued(last_writer, status);
     return status;
   }

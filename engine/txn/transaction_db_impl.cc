@@ -90,7 +90,6 @@ TransactionDBImpl::TransactionDBImpl(const Options& sanitized,
                                    kBugWritePreparedPublishesUnprepared) != 0),
       planted_rollback_keeps_data_((sanitized.planted_bugs & kBugRollbackKeepsData) != 0),
       planted_retire_at_finish_((sanitized.planted_bugs & kBugRetireSectionWalAtFinish) != 0),
-      planted_trust_unsynced_((sanitized.planted_bugs & kBugCompactionTrustsUnsyncedCommit) != 0),
       db_(std::make_unique<DBImpl>(sanitized, name)),
       runtime_(sanitized.env->runtime()),
       clock_(sanitized.env->clock()),
@@ -481,8 +480,7 @@ void TransactionDBImpl::PruneCommitMap() {
 SequenceNumber TransactionDBImpl::CommitSequence(SequenceNumber seq, SequenceNumber bound,
                                                  uint64_t live_log) const {
   if (!write_prepared_) return seq <= bound ? seq : kMaxSequenceNumber;
-  return commit_map_->CommitSequence(seq, bound,
-                                     planted_trust_unsynced_ ? CommitMap::kAnyLog : live_log);
+  return commit_map_->CommitSequence(seq, bound, live_log);
 }
 
 uint64_t TransactionDBImpl::MinLogWithPreparedSection(uint64_t live_log) const {

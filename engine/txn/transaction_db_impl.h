@@ -171,7 +171,6 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   const bool planted_publish_unprepared_;  // kBugWritePreparedPublishesUnprepared
   const bool planted_rollback_keeps_data_;  // kBugRollbackKeepsData
   const bool planted_retire_at_finish_;     // kBugRetireSectionWalAtFinish
-  const bool planted_trust_unsynced_;       // kBugCompactionTrustsUnsyncedCommit
   std::unique_ptr<DBImpl> db_;
   Runtime* const runtime_;
   Clock* const clock_;

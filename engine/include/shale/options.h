@@ -68,10 +68,6 @@ enum PlantedBug : uint32_t {
   // section is gone (WritePrepared data in tables reads as committed; a
   // write-committed transaction is lost).
   kBugRetireSectionWalAtFinish = 1u << 9,
-  // WritePrepared compaction takes a commit for final while its marker is
-  // still in the live WAL, and drops the version the commit shadows: when a
-  // power loss takes the marker, the key has lost its committed value.
-  kBugCompactionTrustsUnsyncedCommit = 1u << 10,
 };
 
 struct Options {
