@@ -27,16 +27,6 @@ std::string LostEnd(const WorkloadState& state, const NamedTxn& t, bool page_cac
   return "";
 }
 
-std::vector<const WriteRecord*> AckedBySequence(const History& history) {
-  std::vector<const WriteRecord*> acked;
-  for (const WriteRecord& w : history.writes()) {
-    if (w.outcome == WriteRecord::Outcome::kAcked) acked.push_back(&w);
-  }
-  std::sort(acked.begin(), acked.end(),
-            [](const WriteRecord* a, const WriteRecord* b) { return a->sequence < b->sequence; });
-  return acked;
-}
-
 // True if t, prepared in the crashed phase with a Prepare that had to
 // survive, must still be prepared: it did not finish, or its acknowledged
 // Commit is not among the first `cut` writes the recovered state holds.

@@ -60,15 +60,6 @@ class CutTracker {
   std::set<std::string> bad_;  // sorted: reports never depend on hashing
 };
 
-Acked AckedBySequence(const History& history) {
-  Acked acked;
-  for (const WriteRecord& w : history.writes()) {
-    if (w.outcome == WriteRecord::Outcome::kAcked) acked.push_back(&w);
-  }
-  std::sort(acked.begin(), acked.end(),
-            [](const WriteRecord* a, const WriteRecord* b) { return a->sequence < b->sequence; });
-  return acked;
-}
 
 bool MustSurvive(const WriteRecord& w, bool process_crash) {
   return w.must_survive || (process_crash && w.wal);
@@ -116,6 +107,16 @@ RecoveryVerdict Diagnose(const History& history, const Acked& acked, size_t floo
 }
 
 }  // namespace
+
+std::vector<const WriteRecord*> AckedBySequence(const History& history) {
+  std::vector<const WriteRecord*> acked;
+  for (const WriteRecord& w : history.writes()) {
+    if (w.outcome == WriteRecord::Outcome::kAcked) acked.push_back(&w);
+  }
+  std::sort(acked.begin(), acked.end(),
+            [](const WriteRecord* a, const WriteRecord* b) { return a->sequence < b->sequence; });
+  return acked;
+}
 
 std::string DescribeValue(const Value& value) {
   if (!value.has_value()) return "<absent>";

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "scenarios/oracle/history.h"
 
@@ -31,6 +32,10 @@ struct RecoveryVerdict {
 
 // process_crash: the page cache survived (every acked WAL write must too).
 RecoveryVerdict CheckRecovery(const History& history, bool process_crash, const State& recovered);
+
+// history's acknowledged writes in sequence order: the order a cut counts
+// them in (RecoveryVerdict::cut).
+std::vector<const WriteRecord*> AckedBySequence(const History& history);
 
 // Renders a value for reports: "<absent>" or the (escaped, shortened) bytes.
 std::string DescribeValue(const Value& value);
