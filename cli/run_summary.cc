@@ -53,6 +53,15 @@ void PrintRunSummary(const report::CampaignTally& tally, uint64_t wall_ms,
       << Fixed(static_cast<double>(t.engine_ops) * per_worker_s, 0) << " engine ops\n";
   out << "  faults injected: " << JoinCounts(t.faults_by_kind) << "\n";
   out << "  failures by property: " << JoinCounts(t.failures_by_property) << "\n";
+  uint64_t ended_early = 0;
+  for (const auto& [reason, n] : t.ended_early) ended_early += n;
+  out << "  runs ending before their last phase: " << ended_early << " of " << t.seeds
+      << (ended_early ? " (" + JoinCounts(t.ended_early) + ")" : "") << "\n";
+  if (t.pct_runs > 0) {
+    out << "  pct: " << t.pct_runs << " runs, "
+        << Fixed(static_cast<double>(t.pct_change_points) / static_cast<double>(t.pct_runs), 2)
+        << " change points fired per run\n";
+  }
   for (const report::PromiseVerdict& v : tally.promises()) {
     out << "  " << v.scenario << " " << v.mode << ": " << v.promise << " "
         << report::DescribeVerdict(v) << "\n";

@@ -61,7 +61,9 @@ json TotalsToJson(const Totals& t) {
               {"ops", t.ops},       {"engine_ops", t.engine_ops},
               {"crashes", t.crashes}, {"steps", t.steps},
               {"sim_time_ns", t.sim_time_ns}, {"faults", t.faults_by_kind},
-              {"failures_by_property", t.failures_by_property}};
+              {"failures_by_property", t.failures_by_property},
+              {"ended_early", t.ended_early}, {"pct_runs", t.pct_runs},
+              {"pct_change_points", t.pct_change_points}};
 }
 
 json PromisesToJson(const std::vector<PromiseVerdict>& verdicts) {
@@ -96,6 +98,11 @@ void AddToTotals(const SeedEntry& e, Totals* t) {
   t->sim_time_ns += r.sim_time_ns;
   for (const auto& [kind, n] : r.faults_by_kind) t->faults_by_kind[kind] += n;
   if (!r.passed) ++t->failures_by_property[r.failure.property];
+  if (!r.ended_early.empty()) ++t->ended_early[r.ended_early];
+  if (r.scheduler == "pct") {
+    ++t->pct_runs;
+    t->pct_change_points += r.pct_change_points;
+  }
 }
 
 Totals ComputeTotals(const std::vector<SeedEntry>& entries) {

@@ -76,6 +76,10 @@ struct Totals {
   uint64_t sim_time_ns = 0;
   std::map<std::string, uint64_t> faults_by_kind;
   std::map<std::string, uint64_t> failures_by_property;
+  // Runs that stopped short of their phases, by reason (RunResult::ended_early).
+  std::map<std::string, uint64_t> ended_early;
+  uint64_t pct_runs = 0;           // runs scheduled by PCT
+  uint64_t pct_change_points = 0;  // change points that fired in them
 };
 
 struct Report {

@@ -37,6 +37,9 @@ json RunResultToJson(const scenario::RunResult& r, bool trace_hash_known) {
             {"sim_time_ns", r.sim_time_ns},
             {"faults", r.faults_by_kind},
             {"observed", r.observed},
+            {"ended_early", r.ended_early},
+            {"scheduler", r.scheduler},
+            {"pct_change_points", r.pct_change_points},
             {"options", r.options_drawn},
             {"failure", r.passed ? json(nullptr) : FailureToJson(r.failure)}};
   return j;
@@ -61,6 +64,9 @@ scenario::RunResult RunResultFromJson(const json& j, bool* trace_hash_known) {
   r.crashes = j.value("crashes", uint64_t{0});
   r.steps = j.value("steps", uint64_t{0});
   r.sim_time_ns = j.value("sim_time_ns", uint64_t{0});
+  r.ended_early = j.value("ended_early", "");
+  r.scheduler = j.value("scheduler", "");
+  r.pct_change_points = j.value("pct_change_points", uint64_t{0});
   if (j.contains("observed")) r.observed = j.at("observed").get<std::map<std::string, uint64_t>>();
   if (j.contains("faults")) r.faults_by_kind = j.at("faults").get<std::map<std::string, uint64_t>>();
   if (j.contains("options")) {

@@ -57,6 +57,11 @@ struct RunResult {
   // Events seen that are not failures, by name: e.g. a violation of a
   // promise the drawn mode does not make (see Scenario::promises).
   std::map<std::string, uint64_t> observed;
+  // Why the run stopped short of all its phases, as a reason class (e.g.
+  // "damage detected"); empty when it finished them all.
+  std::string ended_early;
+  std::string scheduler;           // "random" or "pct"
+  uint64_t pct_change_points = 0;  // pct: change points that fired
   std::vector<std::string> trace;                 // when RunConfig::trace
 };
 

@@ -1,11 +1,15 @@
 #include "scenarios/scenario_run.h"
 
+#include <algorithm>
+
 #include "util/random.h"
 
 namespace shale::scenario {
 
-sim::SimulationOptions SimOptionsFor(const RunConfig& config) {
+sim::SimulationOptions SimOptionsFor(const RunConfig& config, const PctCalibration& pct) {
   sim::SimulationOptions o;
+  const uint64_t ops = static_cast<uint64_t>(config.ops > 0 ? config.ops : pct.default_ops);
+  o.pct_expected_steps = std::max<uint64_t>(1, pct.steps_per_op * ops);
   o.seed = config.seed;
   Random pick(config.seed ^ 0x5ca1ab1eull);
   o.strategy = config.strategy == "pct"      ? sim::Strategy::kPct
@@ -26,6 +30,9 @@ void RecordSimulation(sim::Simulation* sim, RunResult* result) {
   result->trace_hash = sim->trace()->value();
   result->sim_time_ns = sim->now_ns();
   result->steps = sim->steps();
+  const bool pct = sim->strategy() == sim::Strategy::kPct;
+  result->scheduler = pct ? "pct" : "random";
+  result->pct_change_points = pct ? sim->pct_changes_fired() : 0;
 }
 
 sim::LatencyProfile DrawDisk(Random* rng, std::map<std::string, std::string>* described) {

@@ -21,9 +21,19 @@ namespace shale::scenario {
 // At most this many trace lines are kept (the hash covers every event).
 inline constexpr size_t kMaxTraceLines = 2'000'000;
 
+// Where PCT draws its change points: over the first pct_steps_per_op *
+// ops scheduling points, ops being config.ops or default_ops. PCT's change
+// points only matter if the run reaches them; each scenario's constant is
+// about half its median steps per configured operation (measured over 300
+// PCT seeds each), so that most change points land inside most runs.
+struct PctCalibration {
+  uint64_t steps_per_op = 0;
+  int default_ops = 0;
+};
+
 // The seed, and the strategy: config.strategy if set, else drawn from the
-// seed (uniform random or PCT, half each).
-sim::SimulationOptions SimOptionsFor(const RunConfig& config);
+// seed (uniform random or PCT, half each); PCT's horizon per pct.
+sim::SimulationOptions SimOptionsFor(const RunConfig& config, const PctCalibration& pct);
 
 // With config.trace, sends sim's event trace (capped) to result->trace.
 // REQUIRES: result outlives sim's run.

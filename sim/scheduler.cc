@@ -176,7 +176,10 @@ Scheduler::Decision Scheduler::Decide() {
     change_point = change_point || change_points_.back() == *s_.steps - 1;
     change_points_.pop_back();
   }
-  if (change_point && !finished(current_)) tasks_[current_]->priority = --lowest_priority_;
+  if (change_point && !finished(current_)) {
+    tasks_[current_]->priority = --lowest_priority_;
+    pct_changes_fired_++;
+  }
   while (true) {
     // Timers already due (set with a past deadline) fire before anything.
     while (!timers_.empty() && timers_.begin()->first.first <= *s_.now_ns) FireEarliestTimer();

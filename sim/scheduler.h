@@ -93,6 +93,8 @@ class Scheduler {
   // Abandons every unfinished task except the current one (see Crash()).
   void Crash();
   uint64_t incarnation() const { return incarnation_; }
+  // PCT change points that lowered a running task's priority so far.
+  uint64_t pct_changes_fired() const { return pct_changes_fired_; }
 
   std::string DescribeTasks() const;
   void set_trace_sink(std::function<void(const std::string&)> sink) { sink_ = std::move(sink); }
@@ -145,6 +147,7 @@ class Scheduler {
   std::vector<uint64_t> change_points_;  // PCT's, descending; popped as passed
   std::set<int64_t> used_priorities_;
   int64_t lowest_priority_ = 0;
+  uint64_t pct_changes_fired_ = 0;
   std::vector<TaskId> runnable_;  // scratch
   std::function<void(const std::string&)> sink_;
 };

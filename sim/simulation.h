@@ -110,6 +110,9 @@ class Simulation final : public DiskContext {
   void Crash();
   // Incarnation number (0 before the first crash).
   uint64_t incarnation() const;
+  // kPct: change points that lowered a running task's priority so far.
+  uint64_t pct_changes_fired() const;
+  Strategy strategy() const { return strategy_; }
 
   // Decides Runtime::FaultPoint(name) (the faults layer installs this);
   // without a hook every fault point answers false.
@@ -128,6 +131,7 @@ class Simulation final : public DiskContext {
   TraceHash trace_;
   uint64_t now_ns_ = 0;
   uint64_t steps_ = 0;
+  Strategy strategy_;
 };
 
 }  // namespace shale::sim

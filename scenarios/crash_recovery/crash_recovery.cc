@@ -33,6 +33,9 @@ namespace shale::scenario {
 namespace {
 
 constexpr const char* kDbPath = "/db";
+constexpr int kDefaultOps = 2000;
+// Median 31.6k scheduling points per default-size PCT run.
+constexpr PctCalibration kPctCalibration{8, kDefaultOps};
 
 struct Drawn {
   Options options;
@@ -120,7 +123,7 @@ void SetLockTimeouts(bool faults_enabled, TransactionDBOptions* o) {
 class CrashRecoveryRun {
  public:
   CrashRecoveryRun(const RunConfig& config, RunResult* result)
-      : config_(config), result_(result), sim_(SimOptionsFor(config)) {}
+      : config_(config), result_(result), sim_(SimOptionsFor(config, kPctCalibration)) {}
 
   void Execute() {
     drawn_ = DrawConfig(sim_.rng());
@@ -153,7 +156,10 @@ class CrashRecoveryRun {
     }
     for (const auto& [kind, n] : plan_->counts()) result_->faults_by_kind[kind] += n;
     result_->options_drawn["deepest_level"] = std::to_string(deepest_level_);
-    if (detected_) result_->options_drawn["ended"] = "damage detected: " + detected_what_;
+    if (detected_) {
+      result_->ended_early = detected_reason_;
+      result_->options_drawn["ended"] = detected_reason_ + ": " + detected_what_;
+    }
     result_->passed = !state_.failed;
     result_->failure = state_.failure;
     result_->ops = state_.ops_done;
@@ -175,7 +181,7 @@ class CrashRecoveryRun {
     if (!Open()) return;
     state_.history = history_.get();
     const int crashes = config_.crashes < 0 ? 3 : config_.crashes;
-    const int ops_per_phase = std::max(1, (config_.ops > 0 ? config_.ops : 2000) / (crashes + 1));
+    const int ops_per_phase = std::max(1, (config_.ops > 0 ? config_.ops : kDefaultOps) / (crashes + 1));
     for (int phase = 0; phase <= crashes && !state_.failed && !detected_; phase++) {
       RunClients(ops_per_phase, /*crash_after=*/phase < crashes);
       NoteDeepestLevel();
@@ -250,7 +256,8 @@ class CrashRecoveryRun {
       return false;
     }
     detected_ = true;
-    detected_what_ = "recovery mode refused a damaged WAL: " + s.ToString();
+    detected_reason_ = "refused by recovery mode";
+    detected_what_ = s.ToString();
     return true;
   }
 
@@ -259,6 +266,7 @@ class CrashRecoveryRun {
   bool Detected(const Status& s) {
     if (plan_->detect_total() == 0 || !(s.IsCorruption() || s.IsIOError())) return false;
     detected_ = true;
+    detected_reason_ = "damage detected";
     detected_what_ = s.ToString();
     return true;
   }
@@ -440,6 +448,7 @@ class CrashRecoveryRun {
   int deepest_level_ = 0;
   uint64_t recovered_prepared_ = 0;  // prepared transactions found after crashes
   bool detected_ = false;
+  std::string detected_reason_;  // RunResult::ended_early
   std::string detected_what_;
   static constexpr int kMaxOpenAttempts = 8;
 };

@@ -36,6 +36,8 @@ constexpr const char* kDbPath = "/db";
 // keep old versions, so reads skip more): 2000 took ~40% more time and
 // found compaction ignoring snapshots in the same 185 of 200 seeds.
 constexpr int kDefaultOps = 1500;
+// Median 39.4k scheduling points per default-size PCT run.
+constexpr PctCalibration kPctCalibration{13, kDefaultOps};
 
 struct Drawn {
   Options options;
@@ -91,7 +93,7 @@ Drawn DrawConfig(Random* rng) {
 class SnapshotRun {
  public:
   SnapshotRun(const RunConfig& config, RunResult* result)
-      : config_(config), result_(result), sim_(SimOptionsFor(config)) {}
+      : config_(config), result_(result), sim_(SimOptionsFor(config, kPctCalibration)) {}
 
   void Execute() {
     drawn_ = DrawConfig(sim_.rng());

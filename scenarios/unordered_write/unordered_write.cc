@@ -27,6 +27,9 @@ namespace shale::scenario {
 namespace {
 
 constexpr const char* kDbPath = "/db";
+constexpr int kDefaultOps = 400;
+// Median 44k scheduling points per default-size PCT run.
+constexpr PctCalibration kPctCalibration{55, kDefaultOps};
 constexpr const char* kAtomic = "atomic reads";
 constexpr const char* kOwnWrites = "read-your-own-writes";
 constexpr const char* kImmutable = "immutable snapshots";
@@ -101,7 +104,7 @@ struct OwnRead {
 class UnorderedWriteRun {
  public:
   UnorderedWriteRun(const RunConfig& config, RunResult* result)
-      : config_(config), result_(result), sim_(SimOptionsFor(config)) {}
+      : config_(config), result_(result), sim_(SimOptionsFor(config, kPctCalibration)) {}
 
   void Execute() {
     drawn_ = DrawConfig(sim_.rng());
@@ -151,7 +154,7 @@ class UnorderedWriteRun {
     Status s = OpenDB();
     if (!s.ok()) return Fail("no spurious errors", "", "Open OK", s.ToString(), "Open failed");
     for (int g = 0; g < drawn_.groups && failure_.property.empty(); g++) WriteGroup(g, "init");
-    const int ops = config_.ops > 0 ? config_.ops : 400;
+    const int ops = config_.ops > 0 ? config_.ops : kDefaultOps;
     const int per_task = std::max(1, ops / (drawn_.writers + drawn_.readers));
     std::vector<std::unique_ptr<Thread>> tasks;
     writers_running_ = drawn_.writers;
