@@ -461,8 +461,9 @@ class CrashRecovery final : public Scenario {
            "recovery is checked against the model";
   }
   std::vector<std::string> properties() const override {
-    return {"durability",       "prefix recovery",     "atomicity",          "no phantoms",
-            "read consistency", "immutable snapshots", "no spurious errors", "deadlock",
+    return {"durability",         "prefix recovery",  "atomicity",
+            "no phantoms",        "resurrection",     "read consistency",
+            "immutable snapshots", "no spurious errors", "deadlock",
             "transactions"};
   }
   RunResult Run(const RunConfig& config) const override {

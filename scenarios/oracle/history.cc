@@ -15,6 +15,16 @@ void Apply(const WriteRecord& w, State* state) {
     }
   }
 }
+// FNV-1a over key, a separator and value: stable across builds.
+uint64_t Fingerprint(const std::string& key, const std::string& value) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&h](unsigned char c) { h = (h ^ c) * 0x100000001b3ull; };
+  for (char c : key) mix(static_cast<unsigned char>(c));
+  mix(0);
+  mix(0xff);
+  for (char c : value) mix(static_cast<unsigned char>(c));
+  return h;
+}
 }  // namespace
 
 uint64_t History::BeginWrite(std::vector<KeyOp> ops, bool wal, bool sync) {
@@ -23,6 +33,7 @@ uint64_t History::BeginWrite(std::vector<KeyOp> ops, bool wal, bool sync) {
   w.ops = std::move(ops);
   w.wal = wal;
   w.sync = sync;
+  w.begin_event = ++events_;
   for (const KeyOp& op : w.ops) {
     std::vector<uint64_t>& ids = writes_by_key_[op.key];
     if (ids.empty() || ids.back() != w.id) ids.push_back(w.id);
@@ -35,6 +46,7 @@ void History::EndWrite(uint64_t id, const Status& status, uint64_t sequence) {
   assert(id < writes_.size());
   WriteRecord& w = writes_[id];
   assert(w.outcome == WriteRecord::Outcome::kPending);
+  w.end_event = ++events_;
   if (!status.ok()) {
     w.outcome = WriteRecord::Outcome::kFailed;
     return;
@@ -111,9 +123,17 @@ History::Settled History::VisitPossible(const std::string& key, uint64_t since_a
   uint64_t settled_seq = 0;
   auto it = writes_by_key_.find(key);
   if (it == writes_by_key_.end()) return settled;
+  uint64_t newest_early_begin = 0;  // of the early writes to key
+  for (uint64_t id : it->second) {
+    const WriteRecord& w = writes_[id];
+    if (w.ack_index < since_acked) newest_early_begin = std::max(newest_early_begin, w.begin_event);
+  }
   for (uint64_t id : it->second) {
     const WriteRecord& w = writes_[id];
     const bool early = w.ack_index < since_acked;
+    const bool superseded =
+        w.outcome == WriteRecord::Outcome::kFailed && w.end_event < newest_early_begin;
+    if (superseded) continue;
     for (const KeyOp& op : w.ops) {
       if (op.key != key) continue;
       if (!early) {
@@ -146,16 +166,40 @@ bool History::IsPossible(const std::string& key, uint64_t since_acked,
 
 void History::AbandonPending() {
   for (WriteRecord& w : writes_) {
-    if (w.outcome == WriteRecord::Outcome::kPending) w.outcome = WriteRecord::Outcome::kFailed;
+    if (w.outcome == WriteRecord::Outcome::kPending) {
+      w.outcome = WriteRecord::Outcome::kFailed;
+      w.end_event = ++events_;
+    }
   }
 }
 
 void History::Reset(State base) {
+  for (const auto& [key, value] : base_) earlier_values_.insert(Fingerprint(key, value));
+  for (const WriteRecord& w : writes_) {
+    for (const KeyOp& op : w.ops) {
+      if (op.value.has_value()) earlier_values_.insert(Fingerprint(op.key, *op.value));
+    }
+  }
   base_ = std::move(base);
   writes_.clear();
   ack_order_.clear();
   writes_by_key_.clear();
   acked_count_ = 0;
+  events_ = 0;
+}
+
+bool History::SupersededOn(const WriteRecord& w, const std::string& key) const {
+  auto it = writes_by_key_.find(key);
+  if (it == writes_by_key_.end()) return false;
+  for (uint64_t id : it->second) {
+    const WriteRecord& other = writes_[id];
+    if (other.outcome == WriteRecord::Outcome::kAcked && other.begin_event > w.end_event) return true;
+  }
+  return false;
+}
+
+bool History::WrittenInEarlierPhase(const std::string& key, const std::string& value) const {
+  return earlier_values_.count(Fingerprint(key, value)) != 0;
 }
 
 bool History::any_pending() const {

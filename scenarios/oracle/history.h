@@ -27,6 +27,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,11 @@ struct WriteRecord {
   uint64_t sequence = 0;     // first sequence, when acked
   bool must_survive = false; // durable (see the file comment)
   uint64_t ack_index = std::numeric_limits<uint64_t>::max();  // position in acknowledgement order
+  // Real time: the history's event counter when the write began and ended
+  // (ended: max while pending). A write that began after another ended is
+  // ordered after it.
+  uint64_t begin_event = 0;
+  uint64_t end_event = std::numeric_limits<uint64_t>::max();
 };
 
 class History {
@@ -76,7 +82,10 @@ class History {
   State ExpectedState() const;
   // Values key may have while writes are in flight: its value with every
   // acknowledged write applied, or any value a pending, failed or
-  // acknowledged write after `since_acked` gave it.
+  // acknowledged write after `since_acked` gave it. A failed write's value
+  // is no longer possible once a write to the key that began after the
+  // failed one returned was acknowledged before since_acked: that write is
+  // ordered after it, whether or not it happened.
   // The first is the settled value (every write acknowledged before
   // since_acked applied); the rest are the later writes' values.
   std::vector<Value> PossibleValues(const std::string& key, uint64_t since_acked) const;
@@ -95,7 +104,16 @@ class History {
   // A crash cut the writes still pending short: they become indeterminate.
   void AbandonPending();
   // Starts a fresh history from a recovered state (after a crash check).
+  // The values this history's writes and base held are remembered (as
+  // fingerprints), so a later check can tell a value brought back from an
+  // earlier phase (resurrection) from one never written (a phantom).
   void Reset(State base);
+  // True if an acknowledged write to key began after w ended: it is
+  // ordered after w, so w's value for key can never show over it.
+  bool SupersededOn(const WriteRecord& w, const std::string& key) const;
+  // True if an earlier history (before the last Reset) wrote value to key
+  // or held it in its base.
+  bool WrittenInEarlierPhase(const std::string& key, const std::string& value) const;
   bool any_pending() const;
 
  private:
@@ -110,10 +128,14 @@ class History {
   State base_;
   std::vector<WriteRecord> writes_;  // in issue order; index == id
   uint64_t acked_count_ = 0;         // writes acked so far (any order)
+  uint64_t events_ = 0;              // BeginWrite and EndWrite calls so far
   std::vector<uint64_t> ack_order_;  // ids in the order their acks arrived
   // For each key, the ids of the writes that touch it, in issue order, so a
   // read check costs the key's writes, not the whole history.
   std::map<std::string, std::vector<uint64_t>> writes_by_key_;
+  // Fingerprints of (key, value) pairs of earlier histories: a few per
+  // write, so the run's memory grows by 8 bytes per write at most.
+  std::set<uint64_t> earlier_values_;
 };
 
 }  // namespace shale::scenario

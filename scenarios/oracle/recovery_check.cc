@@ -43,8 +43,8 @@ class CutTracker {
     }
   }
   size_t mismatches() const { return bad_.size(); }
-  // The first mismatching key, and what was allowed for it.
-  std::string first_bad() const { return bad_.empty() ? "" : *bad_.begin(); }
+  // The mismatching keys, sorted.
+  const std::set<std::string>& bad_keys() const { return bad_; }
   const std::vector<Value>& allowed(const std::string& key) const { return allowed_.at(key); }
 
  private:
@@ -75,36 +75,174 @@ bool EverWritten(const History& history, const std::string& key, const Value& v)
   return false;
 }
 
+Value LastValueFor(const WriteRecord& w, const std::string& key) {
+  Value v;
+  for (const KeyOp& op : w.ops) {
+    if (op.key == key) v = op.value;
+  }
+  return v;
+}
+
+bool Gave(const WriteRecord& w, const std::string& key, const Value& value) {
+  for (const KeyOp& op : w.ops) {
+    if (op.key == key && op.value == value) return true;
+  }
+  return false;
+}
+
+// The broken promise a bad key shows, strongest evidence first: a
+// must-survive write lost (durability), a value from an earlier phase back
+// (resurrection), a value never written (no phantoms), else an order no
+// prefix explains (prefix recovery).
+enum class Broken : uint8_t { kDurability, kResurrection, kPhantom, kPrefix };
+
+const char* BrokenName(Broken b) {
+  switch (b) {
+    case Broken::kDurability: return "durability";
+    case Broken::kResurrection: return "resurrection";
+    case Broken::kPhantom: return "no phantoms";
+    case Broken::kPrefix: return "prefix recovery";
+  }
+  return "prefix recovery";
+}
+
+Broken Classify(const History& history, const Acked& acked, size_t floor, const std::string& key,
+                const Value& observed) {
+  if (observed.has_value() && !EverWritten(history, key, observed)) {
+    return history.WrittenInEarlierPhase(key, *observed) ? Broken::kResurrection : Broken::kPhantom;
+  }
+  // Was the key's newest write the cut must include lost (the key shows
+  // an older value, not one a later write gave it)?
+  size_t newest = floor;
+  for (size_t i = 0; i < floor; i++) {
+    for (const KeyOp& op : acked[i]->ops) {
+      if (op.key == key) newest = i;
+    }
+  }
+  if (newest == floor) return Broken::kPrefix;
+  bool durable_lost = LastValueFor(*acked[newest], key) != observed;
+  for (size_t i = newest + 1; i < acked.size() && durable_lost; i++) {
+    durable_lost = !Gave(*acked[i], key, observed);
+  }
+  for (const WriteRecord& w : history.writes()) {
+    if (w.outcome == WriteRecord::Outcome::kFailed && Gave(w, key, observed)) durable_lost = false;
+  }
+  return durable_lost ? Broken::kDurability : Broken::kPrefix;
+}
+
 RecoveryVerdict Diagnose(const History& history, const Acked& acked, size_t floor,
                          bool process_crash, const State& recovered) {
-  // Re-run to the full history to name a key and what was expected there.
+  // Re-run to the full history; of the keys that break it, report the one
+  // with the strongest evidence (ties: the smallest key).
   CutTracker full(history.base(), recovered);
   for (const WriteRecord* w : acked) full.Apply(*w, !MustSurvive(*w, process_crash) && !w->wal);
   RecoveryVerdict v;
   v.ok = false;
-  v.key = full.first_bad();
-  if (v.key.empty()) {
-    // Every key matches the whole history only with writes out of order.
-    v.property = "prefix recovery";
-    return v;
+  v.property = "prefix recovery";  // every key matches the full history only out of order
+  Broken best = Broken::kPrefix;
+  for (const std::string& key : full.bad_keys()) {
+    const Broken b = Classify(history, acked, floor, key, ValueIn(recovered, key));
+    if (!v.key.empty() && b >= best) continue;
+    best = b;
+    v.key = key;
+    v.property = BrokenName(b);
   }
-  const Value observed = ValueIn(recovered, v.key);
-  v.observed = DescribeValue(observed);
+  if (v.key.empty()) return v;
+  v.observed = DescribeValue(ValueIn(recovered, v.key));
   v.expected = DescribeValue(full.allowed(v.key).back());
-  if (!EverWritten(history, v.key, observed)) {
-    v.property = "no phantoms";
-  } else {
-    // Was the key's newest must-survive write lost?
-    bool durable_lost = false;
-    for (size_t i = 0; i < floor; i++) {
-      for (const KeyOp& op : acked[i]->ops) {
-        if (op.key == v.key) durable_lost = op.value != observed;
-      }
-    }
-    v.property = durable_lost ? "durability" : "prefix recovery";
-  }
   return v;
 }
+
+// Each write is all or nothing, whichever way the cut treats it: a write
+// whose own value shows for one of its keys happened, so every key it
+// wrote must show its value, or that of a write that may be ordered after
+// it. Acknowledged writes in the cut are ordered by sequence. An
+// indeterminate one (failed, or cut short by the crash; only in a cut of
+// the whole history) has no known sequence: it is ordered after every
+// write that ended before it began and before every write that began
+// after it ended, and either way with the writes it overlapped.
+class AtomicityCheck {
+ public:
+  AtomicityCheck(const History& history, const Acked& acked, size_t cut, const State& recovered)
+      : recovered_(recovered) {
+    for (size_t i = 0; i < cut; i++) Add(acked[i], /*indeterminate=*/false);
+    if (cut != acked.size()) return;
+    for (const WriteRecord& w : history.writes()) {
+      if (w.outcome == WriteRecord::Outcome::kFailed) Add(&w, /*indeterminate=*/true);
+    }
+  }
+
+  // Checks the writes that may be missing (optional(w)); fills v on failure.
+  template <typename OptionalFn>
+  bool Check(const OptionalFn& optional, RecoveryVerdict* v) const {
+    for (size_t pos = 0; pos < units_.size(); pos++) {
+      if (optional(*units_[pos].write) && Happened(pos) && !Whole(pos, v)) return false;
+    }
+    return true;
+  }
+
+ private:
+  struct Unit {
+    const WriteRecord* write;
+    bool indeterminate;
+  };
+
+  void Add(const WriteRecord* w, bool indeterminate) {
+    for (const KeyOp& op : w->ops) {
+      std::vector<size_t>& positions = by_key_[op.key];
+      if (positions.empty() || positions.back() != units_.size()) positions.push_back(units_.size());
+    }
+    units_.push_back(Unit{w, indeterminate});
+  }
+
+  // A put of the write shows: it happened (workload values are unique).
+  bool Happened(size_t pos) const {
+    for (const KeyOp& op : units_[pos].write->ops) {
+      if (op.value.has_value() && ValueIn(recovered_, op.key) == op.value) return true;
+    }
+    return false;
+  }
+
+  bool Whole(size_t pos, RecoveryVerdict* v) const {
+    const WriteRecord& w = *units_[pos].write;
+    std::map<std::string, Value> last;  // the write's final value per key
+    for (const KeyOp& op : w.ops) last[op.key] = op.value;
+    for (const auto& [key, value] : last) {
+      const Value observed = ValueIn(recovered_, key);
+      if (observed == value || LaterWriteGave(pos, key, observed)) continue;
+      v->ok = false;
+      v->property = "atomicity";
+      v->key = key;
+      v->expected = DescribeValue(value);
+      v->observed = DescribeValue(observed);
+      return false;
+    }
+    return true;
+  }
+
+  // May be ordered after units_[pos]. Two writes in the cut: by sequence.
+  // With an indeterminate one (its sequence unknown): unless it ended
+  // before the other began (real time), either order is possible.
+  bool After(size_t other, size_t pos) const {
+    if (other == pos) return false;
+    if (!units_[pos].indeterminate && !units_[other].indeterminate) return other > pos;
+    return units_[other].write->end_event > units_[pos].write->begin_event;
+  }
+
+  bool LaterWriteGave(size_t pos, const std::string& key, const Value& observed) const {
+    for (size_t other : by_key_.at(key)) {
+      if (!After(other, pos)) continue;
+      for (const KeyOp& op : units_[other].write->ops) {
+        if (op.key == key && op.value == observed) return true;
+      }
+    }
+    return false;
+  }
+
+  const State& recovered_;
+  std::vector<Unit> units_;                          // the cut's order
+  std::map<std::string, std::vector<size_t>> by_key_;  // key -> positions in units_
+};
 
 }  // namespace
 
@@ -140,9 +278,16 @@ RecoveryVerdict CheckRecovery(const History& history, bool process_crash, const 
   for (size_t k = 0; k <= acked.size(); k++) {
     if (k >= floor) {
       if (k == acked.size()) {
-        // Failed writes happened after every acked one, or not at all.
+        // Failed writes happened after every acked one, or not at all,
+        // except on keys an acknowledged write that began after them
+        // rewrote (real-time order).
         for (const WriteRecord& w : history.writes()) {
-          if (w.outcome == WriteRecord::Outcome::kFailed) tracker.Apply(w, /*optional=*/true);
+          if (w.outcome != WriteRecord::Outcome::kFailed) continue;
+          WriteRecord unsuperseded;
+          for (const KeyOp& op : w.ops) {
+            if (!history.SupersededOn(w, op.key)) unsuperseded.ops.push_back(op);
+          }
+          tracker.Apply(unsuperseded, /*optional=*/true);
         }
       }
       if (tracker.mismatches() == 0) {
@@ -155,8 +300,13 @@ RecoveryVerdict CheckRecovery(const History& history, bool process_crash, const 
       tracker.Apply(w, /*optional=*/!w.wal && !MustSurvive(w, process_crash));
     }
   }
-  if (found) return best;
-  return Diagnose(history, acked, floor, process_crash, recovered);
+  if (!found) return Diagnose(history, acked, floor, process_crash, recovered);
+  const AtomicityCheck atomicity(history, acked, best.cut, recovered);
+  const auto optional = [process_crash](const WriteRecord& w) {
+    return w.outcome == WriteRecord::Outcome::kFailed || (!w.wal && !MustSurvive(w, process_crash));
+  };
+  if (!atomicity.Check(optional, &best)) best.ok = false;
+  return best;
 }
 
 }  // namespace shale::scenario

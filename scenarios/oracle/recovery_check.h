@@ -5,10 +5,14 @@
 // acknowledged writes in sequence order (prefix recovery: no holes, no
 // reordering, no resurrected deletes), with k covering every write that
 // must survive (durability; for a process crash every acknowledged WAL
-// write). Writes are all-or-nothing (atomicity). Within the cut, a
-// disable_wal write that no flush covered may be missing; with the whole
-// history in the cut, a write that failed may be present (indeterminate).
-// A value no write ever gave a key is a phantom.
+// write). Within the cut, a disable_wal write that no flush covered may be
+// missing; with the whole history in the cut, a write that failed or was
+// cut short may be present (indeterminate), except under a write that
+// began after it returned (real-time order). Every write is all or
+// nothing: one whose own value shows for one key must show for all its
+// keys, unless a write that may be ordered after it rewrote them
+// (atomicity). A value from before the last crash check coming back is a
+// resurrection; one no write ever gave the key is a phantom.
 //
 // Thread safety: pure function over its arguments.
 #pragma once
@@ -24,7 +28,7 @@ namespace shale::scenario {
 struct RecoveryVerdict {
   bool ok = true;
   uint64_t cut = 0;        // acked writes (in sequence order) the state reflects
-  std::string property;    // "durability", "prefix recovery", "no phantoms"
+  std::string property;    // "durability", "prefix recovery", "atomicity", "resurrection", "no phantoms"
   std::string key;
   std::string expected;    // what the model allowed (at the full history)
   std::string observed;
