@@ -5,6 +5,7 @@
 
 #include "command_table.h"
 #include "flag_set.h"
+#include "planted_bugs.h"
 #include "report/failure_file.h"
 #include "report/file_io.h"
 #include "report/run_json.h"
@@ -16,7 +17,7 @@ namespace {
 constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 
 struct ReplayFlagValues {
-  std::string scenario, seed, strategy, faults, planted_bugs = "0";
+  std::string scenario, seed, strategy, faults, planted_bugs;
   int64_t ops = 0, crashes = 3;
   bool trace = false, help = false;
 };
@@ -28,7 +29,7 @@ void DefineReplayFlags(FlagSet* f, ReplayFlagValues* v) {
   f->AddInt("crashes", &v->crashes, -1, kIntMax, "crashes; -1 = scenario default");
   f->AddString("strategy", &v->strategy, "scheduler: random, pct, or empty = drawn from seed");
   f->AddString("faults", &v->faults, "I/O faults: on, off, or empty = drawn from seed");
-  f->AddString("planted_bugs", &v->planted_bugs, "PlantedBug bits (checker tests)");
+  f->AddString("planted_bugs", &v->planted_bugs, "NAME[,NAME]: checker self-test (see below)");
   f->AddBool("trace", &v->trace, "print the event trace");
   f->AddBool("help", &v->help, "print this list");
 }
@@ -60,9 +61,7 @@ bool PlanFromFlags(const ReplayFlagValues& v, ReplayPlan* plan, std::string* err
   scenario::RunConfig& c = plan->config;
   c.scenario = v.scenario;
   if (!ParseUint64(v.seed, &c.seed)) return Fail(error, "bad value for --seed: '" + v.seed + "'");
-  if (!ParseUint64(v.planted_bugs, &c.planted_bugs)) {
-    return Fail(error, "bad value for --planted_bugs: '" + v.planted_bugs + "'");
-  }
+  if (!ParsePlantedBugs(v.planted_bugs, &c.planted_bugs, error)) return false;
   if (v.strategy != "" && v.strategy != "random" && v.strategy != "pct") {
     return Fail(error, "unknown strategy '" + v.strategy + "' (want random or pct)");
   }
@@ -122,7 +121,8 @@ int RunReplayCommand(std::span<const std::string> args, std::ostream& out, std::
   }
   const scenario::RunConfig& c = plan.config;
   out << "replay " << c.scenario << " seed " << c.seed << " (ops " << c.ops << ", crashes "
-      << c.crashes << ", strategy \"" << c.strategy << "\")\n";
+      << c.crashes << ", strategy \"" << c.strategy << "\""
+      << (c.planted_bugs ? ", planted bugs " + PlantedBugNames(c.planted_bugs) : "") << ")\n";
   const scenario::RunResult result = scenario::FindScenario(c.scenario)->Run(c);
   PrintResult(result, out);
   if (plan.expected_hash && *plan.expected_hash != result.trace_hash) {
@@ -141,7 +141,7 @@ std::string ReplayUsage() {
   FlagSet flags("replay");
   DefineReplayFlags(&flags, &v);
   return "  FILE                  a failure file (DIR/failures/<scenario>-<seed>.json)\n" +
-         flags.Usage();
+         flags.Usage() + PlantedBugsUsage();
 }
 
 }  // namespace shale::cli

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "flag_set.h"
+#include "planted_bugs.h"
 #include "scenarios/scenario.h"
 
 namespace shale::cli {
@@ -15,12 +16,12 @@ constexpr int64_t kMaxJobs = 1024;
 constexpr int64_t kMaxTimeoutS = 7 * 24 * 3600;
 
 struct RunFlagValues {
-  std::string scenario, seeds, shard, strategy, faults, out, planted_bugs = "0";
+  std::string scenario, seeds, shard, strategy, faults, out, planted_bugs;
   int64_t jobs = 0, ops = 0, crashes = 3, timeout_s = 120;
   bool help = false;
 };
 
-void DefineRunFlags(FlagSet* f, RunFlagValues* v, bool hidden) {
+void DefineRunFlags(FlagSet* f, RunFlagValues* v) {
   f->AddString("scenario", &v->scenario, "scenario name or 'all' (see 'shale scenarios')");
   f->AddString("seeds", &v->seeds, "inclusive seed range A..B");
   f->AddString("shard", &v->shard, "K/N: keep seeds with seed % N == K-1 (1 <= K <= N)");
@@ -31,8 +32,8 @@ void DefineRunFlags(FlagSet* f, RunFlagValues* v, bool hidden) {
   f->AddString("faults", &v->faults, "I/O faults: on, off, or empty = drawn from seed");
   f->AddString("out", &v->out, "output directory; empty = out/run-<scenario>-<A>-<B>");
   f->AddInt("timeout_s", &v->timeout_s, 1, kMaxTimeoutS, "wall-clock limit per seed's worker");
+  f->AddString("planted_bugs", &v->planted_bugs, "NAME[,NAME]: checker self-test (see below)");
   f->AddBool("help", &v->help, "print this list");
-  if (hidden) f->AddString("planted_bugs", &v->planted_bugs, "PlantedBug bits (checker tests)");
 }
 
 bool Fail(std::string* error, std::string message) {
@@ -77,9 +78,7 @@ bool CheckAndFill(const RunFlagValues& v, RunOptions* o, std::string* error) {
   if (v.strategy != "" && v.strategy != "random" && v.strategy != "pct") {
     return Fail(error, "unknown strategy '" + v.strategy + "' (want random or pct)");
   }
-  if (!ParseUint64(v.planted_bugs, &o->planted_bugs)) {
-    return Fail(error, "bad value for --planted_bugs: '" + v.planted_bugs + "'");
-  }
+  if (!ParsePlantedBugs(v.planted_bugs, &o->planted_bugs, error)) return false;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   o->jobs = v.jobs == 0 ? cores : static_cast<int>(v.jobs);
   o->ops = static_cast<int>(v.ops);
@@ -98,7 +97,7 @@ bool CheckAndFill(const RunFlagValues& v, RunOptions* o, std::string* error) {
 RunParse ParseRunFlags(std::span<const std::string> args, RunOptions* options, std::string* error) {
   RunFlagValues v;
   FlagSet flags("run");
-  DefineRunFlags(&flags, &v, /*hidden=*/true);
+  DefineRunFlags(&flags, &v);
   if (!flags.Parse(args, error)) return RunParse::kUsageError;
   if (v.help) return RunParse::kHelp;
   if (!flags.positional().empty()) {
@@ -114,8 +113,8 @@ RunParse ParseRunFlags(std::span<const std::string> args, RunOptions* options, s
 std::string RunUsage() {
   RunFlagValues v;
   FlagSet flags("run");
-  DefineRunFlags(&flags, &v, /*hidden=*/false);
-  return flags.Usage();
+  DefineRunFlags(&flags, &v);
+  return flags.Usage() + PlantedBugsUsage();
 }
 
 scenario::RunConfig ConfigFor(const RunOptions& o, const std::string& scenario, uint64_t seed) {

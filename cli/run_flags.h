@@ -7,7 +7,7 @@
 //   --ops N, --crashes N, --strategy random|pct|""  (scenario::RunConfig)
 //   --out DIR             default out/run-<scenario>-<A>-<B>
 //   --timeout_s S         wall-clock watchdog per worker (default 120)
-//   --planted_bugs B      hidden: RunConfig::planted_bugs for checker tests
+//   --planted_bugs NAMES  checker self-test: plant these engine bugs (planted_bugs.h)
 //
 // A campaign is capped at kMaxCampaignSeeds (scenario, seed) pairs; larger
 // ranges are a usage error that says to shard them.

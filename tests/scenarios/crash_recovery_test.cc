@@ -193,33 +193,6 @@ TEST_CASE("crash-recovery catches a WritePrepared rollback that keeps its data",
   shale_test::RequireSameFailure(failure, again);
 }
 
-// The checker bites: each planted bug is found within a bounded number of
-// seeds, and the failing seed replays to the same failure and trace hash.
-TEST_CASE("crash-recovery finds every planted bug and the failure replays", "[scenario][bugs]") {
-  const std::pair<uint64_t, const char*> bugs[] = {
-      {shale::kBugAckSyncWriteBeforeWalSync, "ack before WAL sync"},
-      {shale::kBugSkipDirSyncAfterCurrent, "no dir sync after CURRENT"},
-      {shale::kBugDeleteWalBeforeManifest, "WAL deleted before MANIFEST"},
-      {shale::kBugCompactionIgnoresSnapshots, "compaction ignores snapshots"},
-      {shale::kBugRecoveryStopsAtCorruption, "recovery stops at corruption"},
-  };
-  for (const auto& [bug, name] : bugs) {
-    uint64_t found_at = 0;
-    RunResult failure;
-    for (uint64_t seed = 1; seed <= 1500 && found_at == 0; seed++) {
-      RunResult r = RunSeed(seed, 2000, 3, bug);
-      if (!r.passed) {
-        found_at = seed;
-        failure = r;
-      }
-    }
-    INFO("planted bug: " << name);
-    REQUIRE(found_at != 0);
-    const RunResult again = RunSeed(found_at, 2000, 3, bug);
-    shale_test::RequireSameFailure(failure, again);
-  }
-}
-
 // The drawn sizes keep the LSM tree deep: many files and >= 3 levels (a file
 // at level 2 or deeper) in at least a quarter of default-size runs.
 TEST_CASE("crash-recovery runs form three or more levels", "[scenario]") {
