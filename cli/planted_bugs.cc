@@ -1,7 +1,8 @@
 #include "planted_bugs.h"
 
-#include <cstdio>
-
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "shale/options.h"
 
 namespace shale::cli {
@@ -40,9 +41,8 @@ bool Fail(std::string* error, std::string message) {
 }
 
 std::string KnownNames() {
-  std::string known;
-  for (const PlantedBugInfo& b : AllPlantedBugs()) known += (known.empty() ? "" : ", ") + std::string(b.name);
-  return known;
+  return absl::StrJoin(AllPlantedBugs(), ", ",
+                       [](std::string* out, const PlantedBugInfo& b) { out->append(b.name); });
 }
 
 }  // namespace
@@ -50,38 +50,28 @@ std::string KnownNames() {
 bool ParsePlantedBugs(const std::string& text, uint64_t* bits, std::string* error) {
   *bits = 0;
   if (text.empty() || text == "none") return true;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = text.find(',', start);
-    const size_t end = comma == std::string::npos ? text.size() : comma;
-    const std::string name = text.substr(start, end - start);
+  for (absl::string_view name : absl::StrSplit(text, ',')) {
     const PlantedBugInfo* found = nullptr;
     for (const PlantedBugInfo& b : AllPlantedBugs()) {
       if (name == b.name) found = &b;
     }
     if (found == nullptr) {
-      return Fail(error, "unknown planted bug '" + name + "' (known: " + KnownNames() + ")");
+      return Fail(error, absl::StrCat("unknown planted bug '", name, "' (known: ", KnownNames(), ")"));
     }
     *bits |= found->bit;
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return true;
 }
 
 std::string PlantedBugNames(uint64_t bits) {
-  std::string names;
+  std::vector<std::string> names;
   for (const PlantedBugInfo& b : AllPlantedBugs()) {
     if ((bits & b.bit) == 0) continue;
-    names += (names.empty() ? "" : ",") + std::string(b.name);
+    names.push_back(b.name);
     bits &= ~uint64_t{b.bit};
   }
-  if (bits != 0) {
-    char hex[32];
-    std::snprintf(hex, sizeof(hex), "0x%llx", static_cast<unsigned long long>(bits));
-    names += (names.empty() ? "" : ",") + std::string(hex);
-  }
-  return names;
+  if (bits != 0) names.push_back(absl::StrCat("0x", absl::Hex(bits)));
+  return absl::StrJoin(names, ",");
 }
 
 std::string PlantedBugsUsage() {

@@ -95,6 +95,7 @@ class Scheduler {
   uint64_t incarnation() const { return incarnation_; }
   // PCT change points that lowered a running task's priority so far.
   uint64_t pct_changes_fired() const { return pct_changes_fired_; }
+  Strategy strategy() const { return options_.strategy; }
 
   std::string DescribeTasks() const;
   void set_trace_sink(std::function<void(const std::string&)> sink) { sink_ = std::move(sink); }

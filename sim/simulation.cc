@@ -57,7 +57,7 @@ class Simulation::Impl {
 };
 
 Simulation::Simulation(const SimulationOptions& options)
-    : impl_(std::make_unique<Impl>(this, options)), rng_(options.seed), strategy_(options.strategy) {
+    : impl_(std::make_unique<Impl>(this, options)), rng_(options.seed) {
   trace_.Fold(options.seed);
   trace_.Fold(static_cast<uint64_t>(options.strategy));
 }
@@ -92,6 +92,8 @@ void Simulation::Crash() { impl_->scheduler.Crash(); }
 uint64_t Simulation::incarnation() const { return impl_->scheduler.incarnation(); }
 
 uint64_t Simulation::pct_changes_fired() const { return impl_->scheduler.pct_changes_fired(); }
+
+Strategy Simulation::strategy() const { return impl_->scheduler.strategy(); }
 
 void Simulation::set_fault_point_hook(std::function<bool(const char* name)> hook) {
   impl_->runtime.set_fault_point_hook(std::move(hook));

@@ -112,7 +112,7 @@ class Simulation final : public DiskContext {
   uint64_t incarnation() const;
   // kPct: change points that lowered a running task's priority so far.
   uint64_t pct_changes_fired() const;
-  Strategy strategy() const { return strategy_; }
+  Strategy strategy() const;
 
   // Decides Runtime::FaultPoint(name) (the faults layer installs this);
   // without a hook every fault point answers false.
@@ -131,7 +131,6 @@ class Simulation final : public DiskContext {
   TraceHash trace_;
   uint64_t now_ns_ = 0;
   uint64_t steps_ = 0;
-  Strategy strategy_;
 };
 
 }  // namespace shale::sim

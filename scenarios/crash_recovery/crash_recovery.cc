@@ -156,7 +156,7 @@ class CrashRecoveryRun {
     }
     for (const auto& [kind, n] : plan_->counts()) result_->faults_by_kind[kind] += n;
     result_->options_drawn["deepest_level"] = std::to_string(deepest_level_);
-    if (detected_) {
+    if (detected()) {
       result_->ended_early = detected_reason_;
       result_->options_drawn["ended"] = detected_reason_ + ": " + detected_what_;
     }
@@ -182,7 +182,7 @@ class CrashRecoveryRun {
     state_.history = history_.get();
     const int crashes = config_.crashes < 0 ? 3 : config_.crashes;
     const int ops_per_phase = std::max(1, (config_.ops > 0 ? config_.ops : kDefaultOps) / (crashes + 1));
-    for (int phase = 0; phase <= crashes && !state_.failed && !detected_; phase++) {
+    for (int phase = 0; phase <= crashes && !state_.failed && !detected(); phase++) {
       RunClients(ops_per_phase, /*crash_after=*/phase < crashes);
       NoteDeepestLevel();
       if (state_.failed) break;
@@ -190,7 +190,7 @@ class CrashRecoveryRun {
         CrashAndRecover();
       }
     }
-    if (!state_.failed && !detected_ && db_ != nullptr) CloseAndVerify();
+    if (!state_.failed && !detected() && db_ != nullptr) CloseAndVerify();
     if (db_ != nullptr) {
       // A failure left the DB open mid-run: abandon it as a crash would,
       // ending its background tasks (a DB is never destroyed outside Run).
@@ -231,7 +231,7 @@ class CrashRecoveryRun {
       }
       if (RefusedByRecoveryMode(s) || !plan_->enabled() || Detected(s)) break;
     }
-    if (!detected_) state_.Fail("recovery", "", "Open OK", s.ToString(), "DB::Open failed");
+    if (!detected()) state_.Fail("recovery", "", "Open OK", s.ToString(), "DB::Open failed");
     return false;
   }
 
@@ -255,7 +255,6 @@ class CrashRecoveryRun {
         drawn_.options.wal_recovery_mode == WALRecoveryMode::kPointInTimeRecovery) {
       return false;
     }
-    detected_ = true;
     detected_reason_ = "refused by recovery mode";
     detected_what_ = s.ToString();
     return true;
@@ -265,7 +264,6 @@ class CrashRecoveryRun {
   // injected: the engine kept its promise to detect it.
   bool Detected(const Status& s) {
     if (plan_->detect_total() == 0 || !(s.IsCorruption() || s.IsIOError())) return false;
-    detected_ = true;
     detected_reason_ = "damage detected";
     detected_what_ = s.ToString();
     return true;
@@ -386,7 +384,7 @@ class CrashRecoveryRun {
       if (s.ok()) return true;
       if (!plan_->enabled() || Detected(s)) break;
     }
-    if (!detected_) {
+    if (!detected()) {
       state_.Fail("recovery", "", "a readable DB", s.ToString(), "scanning the recovered DB failed");
     }
     return false;
@@ -447,8 +445,9 @@ class CrashRecoveryRun {
   uint64_t faults_at_last_check_ = 0;
   int deepest_level_ = 0;
   uint64_t recovered_prepared_ = 0;  // prepared transactions found after crashes
-  bool detected_ = false;
-  std::string detected_reason_;  // RunResult::ended_early
+  // Why injected damage ended the run (RunResult::ended_early); empty while it runs on.
+  bool detected() const { return !detected_reason_.empty(); }
+  std::string detected_reason_;
   std::string detected_what_;
   static constexpr int kMaxOpenAttempts = 8;
 };

@@ -65,14 +65,10 @@ bool MustSurvive(const WriteRecord& w, bool process_crash) {
   return w.must_survive || (process_crash && w.wal);
 }
 
-bool EverWritten(const History& history, const std::string& key, const Value& v) {
-  if (ValueIn(history.base(), key) == v) return true;
-  for (const WriteRecord& w : history.writes()) {
-    for (const KeyOp& op : w.ops) {
-      if (op.key == key && op.value == v) return true;
-    }
-  }
-  return false;
+// An acknowledged write a crash may take on its own: a disable_wal one no
+// flush covered (a WAL write is lost only with the suffix after it).
+bool MayBeMissing(const WriteRecord& w, bool process_crash) {
+  return !w.wal && !MustSurvive(w, process_crash);
 }
 
 Value LastValueFor(const WriteRecord& w, const std::string& key) {
@@ -86,6 +82,14 @@ Value LastValueFor(const WriteRecord& w, const std::string& key) {
 bool Gave(const WriteRecord& w, const std::string& key, const Value& value) {
   for (const KeyOp& op : w.ops) {
     if (op.key == key && op.value == value) return true;
+  }
+  return false;
+}
+
+bool EverWritten(const History& history, const std::string& key, const Value& v) {
+  if (ValueIn(history.base(), key) == v) return true;
+  for (const WriteRecord& w : history.writes()) {
+    if (Gave(w, key, v)) return true;
   }
   return false;
 }
@@ -135,7 +139,7 @@ RecoveryVerdict Diagnose(const History& history, const Acked& acked, size_t floo
   // Re-run to the full history; of the keys that break it, report the one
   // with the strongest evidence (ties: the smallest key).
   CutTracker full(history.base(), recovered);
-  for (const WriteRecord* w : acked) full.Apply(*w, !MustSurvive(*w, process_crash) && !w->wal);
+  for (const WriteRecord* w : acked) full.Apply(*w, MayBeMissing(*w, process_crash));
   RecoveryVerdict v;
   v.ok = false;
   v.property = "prefix recovery";  // every key matches the full history only out of order
@@ -163,8 +167,9 @@ RecoveryVerdict Diagnose(const History& history, const Acked& acked, size_t floo
 // after it ended, and either way with the writes it overlapped.
 class AtomicityCheck {
  public:
-  AtomicityCheck(const History& history, const Acked& acked, size_t cut, const State& recovered)
-      : recovered_(recovered) {
+  AtomicityCheck(const History& history, const Acked& acked, size_t cut, bool process_crash,
+                 const State& recovered)
+      : process_crash_(process_crash), recovered_(recovered) {
     for (size_t i = 0; i < cut; i++) Add(acked[i], /*indeterminate=*/false);
     if (cut != acked.size()) return;
     for (const WriteRecord& w : history.writes()) {
@@ -172,13 +177,14 @@ class AtomicityCheck {
     }
   }
 
-  // Checks the writes that may be missing (optional(w)); fills v on failure.
-  template <typename OptionalFn>
-  bool Check(const OptionalFn& optional, RecoveryVerdict* v) const {
+  // Checks the writes the cut may or may not hold; on the first one
+  // recovered in part, sets v->ok false and names its key.
+  void Check(RecoveryVerdict* v) const {
     for (size_t pos = 0; pos < units_.size(); pos++) {
-      if (optional(*units_[pos].write) && Happened(pos) && !Whole(pos, v)) return false;
+      const Unit& unit = units_[pos];
+      const bool optional = unit.indeterminate || MayBeMissing(*unit.write, process_crash_);
+      if (optional && Happened(pos) && !Whole(pos, v)) return;
     }
-    return true;
   }
 
  private:
@@ -231,14 +237,12 @@ class AtomicityCheck {
 
   bool LaterWriteGave(size_t pos, const std::string& key, const Value& observed) const {
     for (size_t other : by_key_.at(key)) {
-      if (!After(other, pos)) continue;
-      for (const KeyOp& op : units_[other].write->ops) {
-        if (op.key == key && op.value == observed) return true;
-      }
+      if (After(other, pos) && Gave(*units_[other].write, key, observed)) return true;
     }
     return false;
   }
 
+  const bool process_crash_;
   const State& recovered_;
   std::vector<Unit> units_;                          // the cut's order
   std::map<std::string, std::vector<size_t>> by_key_;  // key -> positions in units_
@@ -297,15 +301,12 @@ RecoveryVerdict CheckRecovery(const History& history, bool process_crash, const 
     }
     if (k < acked.size()) {
       const WriteRecord& w = *acked[k];
-      tracker.Apply(w, /*optional=*/!w.wal && !MustSurvive(w, process_crash));
+      tracker.Apply(w, /*optional=*/MayBeMissing(w, process_crash));
     }
   }
   if (!found) return Diagnose(history, acked, floor, process_crash, recovered);
-  const AtomicityCheck atomicity(history, acked, best.cut, recovered);
-  const auto optional = [process_crash](const WriteRecord& w) {
-    return w.outcome == WriteRecord::Outcome::kFailed || (!w.wal && !MustSurvive(w, process_crash));
-  };
-  if (!atomicity.Check(optional, &best)) best.ok = false;
+  const AtomicityCheck atomicity(history, acked, best.cut, process_crash, recovered);
+  atomicity.Check(&best);
   return best;
 }
 

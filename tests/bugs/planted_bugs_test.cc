@@ -135,3 +135,20 @@ TEST_CASE("every planted bug is found, pinned to its property, and replays from 
     REQUIRE(replay.out.find("trace_hash matches the failure file") != std::string::npos);
   }
 }
+
+TEST_CASE("planted bug names parse to their bits and print back", "[bugs]") {
+  uint64_t bits = 0;
+  std::string error;
+  REQUIRE(shale::cli::ParsePlantedBugs("", &bits, &error));
+  REQUIRE(bits == 0);
+  REQUIRE(shale::cli::ParsePlantedBugs("none", &bits, &error));
+  REQUIRE(bits == 0);
+  REQUIRE(shale::cli::ParsePlantedBugs("rollback_keeps_data,ack_sync_write_before_wal_sync", &bits,
+                                       &error));
+  REQUIRE(bits == (shale::kBugRollbackKeepsData | shale::kBugAckSyncWriteBeforeWalSync));
+  REQUIRE(shale::cli::PlantedBugNames(bits) == "ack_sync_write_before_wal_sync,rollback_keeps_data");
+  REQUIRE(shale::cli::PlantedBugNames(bits | (uint64_t{1} << 40)) ==
+          "ack_sync_write_before_wal_sync,rollback_keeps_data,0x10000000000");
+  REQUIRE_FALSE(shale::cli::ParsePlantedBugs("rollback_keeps_data,", &bits, &error));
+  REQUIRE(error.find("unknown planted bug ''") != std::string::npos);
+}

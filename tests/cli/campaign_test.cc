@@ -193,6 +193,11 @@ TEST_CASE("bad run input exits 2 with one line and writes nothing", "[cli][run]"
                       "too many seeds");
   RequireCommandError(Run({"--scenario=test-crash", "--seeds=1..2", "--bogus", out}),
                       "unknown flag --bogus");
+  RequireCommandError(Run({"--scenario=test-crash", "--seeds=1..2",
+                           "--planted_bugs=rollback_keeps_data,nope", out}),
+                      "unknown planted bug 'nope'");
+  RequireCommandError(Run({"--scenario=test-crash", "--seeds=1..2", "--planted_bugs=1", out}),
+                      "unknown planted bug '1'");
   REQUIRE(!fs::exists(dir + "/o"));
   WriteText(dir + "/file", "");
   RequireCommandError(Run({"--scenario=test-fail-on-7", "--seeds=1..2", "--out=" + dir + "/file"}),
@@ -213,5 +218,7 @@ TEST_CASE("bad replay input exits 2 with one line", "[cli][replay]") {
   RequireCommandError(Replay({"--scenario=nope", "--seed=1"}), "unknown scenario 'nope'");
   RequireCommandError(Replay({"--scenario=test-crash", "--seed=-1"}), "bad value for --seed");
   RequireCommandError(Replay({}), "give a failure FILE");
+  RequireCommandError(Replay({"--scenario=test-crash", "--seed=1", "--planted_bugs=,"}),
+                      "unknown planted bug ''");
   RequireCommandError(Replay({"a.json", "b.json"}), "unexpected argument");
 }
