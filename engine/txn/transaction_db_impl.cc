@@ -381,6 +381,7 @@ Status TransactionDBImpl::RollbackTxn(TxnState* txn) {
     s = WriteMarkerBatch(wo, &marker, /*disable_memtable=*/true, &outcome);
   }
   if (!s.ok()) return s;
+  if (prepared && write_prepared_) txn->commit_sequence = outcome.visible_at;
   txn->state = Transaction::State::kRolledBack;
   if (prepared) NoteFinished(txn->id, outcome.log_number);
   UnlockAll(txn);

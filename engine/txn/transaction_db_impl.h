@@ -61,7 +61,7 @@ struct TxnState {
   std::map<std::string, std::optional<std::string>> writes;  // latest per key; nullopt = deleted
   std::set<std::string> locked;                      // keys this txn holds
   SequenceNumber prepare_first = 0;                  // WritePrepared, once prepared
-  SequenceNumber commit_sequence = 0;                // once committed (GetCommitSequence)
+  SequenceNumber commit_sequence = 0;                // once committed or restored (GetCommitSequence)
 };
 
 class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {

@@ -227,6 +227,8 @@ class CrashRecoveryRun {
         db_ = std::move(db);
         state_.db = db_.get();
         state_.txn_db = txn_db;
+        state_.write_prepared =
+            txn_db != nullptr && drawn_.txn_options.write_policy == TxnWritePolicy::kWritePrepared;
         return true;
       }
       if (RefusedByRecoveryMode(s) || !plan_->enabled() || Detected(s)) break;

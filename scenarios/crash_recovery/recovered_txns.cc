@@ -119,7 +119,7 @@ void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepa
       st = txn->Commit();
       state->history->EndWrite(id, st, txn->GetCommitSequence());
     } else {
-      st = txn->Rollback();
+      st = RollbackPrepared(state, txn, t.ops, /*sync=*/false);
     }
     trace("recovered prepared " + name + (commit ? ": commit " : ": rollback ") + st.ToString());
     if (st.ok()) {

@@ -147,6 +147,8 @@ class Client {
       s_->txn_commits.insert(id);
       st = txn->Commit();
       s_->history->EndWrite(id, st, txn->GetCommitSequence());
+    } else if (named != nullptr) {
+      st = RollbackPrepared(s_, txn.get(), named->ops, wo.sync);
     } else {
       st = txn->Rollback();
     }
@@ -294,6 +296,34 @@ class Client {
 };
 
 }  // namespace
+
+Status RollbackPrepared(WorkloadState* state, Transaction* txn, const std::vector<KeyOp>& ops,
+                        bool sync) {
+  if (!state->write_prepared) return txn->Rollback();
+  std::vector<KeyOp> restore;
+  const uint64_t since = state->history->acked_count();
+  for (const KeyOp& op : ops) {
+    const bool seen = std::any_of(restore.begin(), restore.end(),
+                                  [&op](const KeyOp& r) { return r.key == op.key; });
+    if (seen) continue;
+    std::string value;
+    const Status st = state->db->Get(ReadOptions(), op.key, &value);
+    state->engine_ops++;
+    if (!st.ok() && !st.IsNotFound()) return st;
+    const Value observed = st.ok() ? Value(value) : Value();
+    if (!state->history->IsPossible(op.key, since, observed)) {
+      state->Fail("read consistency", op.key,
+                  DescribeValue(state->history->PossibleValues(op.key, since).front()),
+                  DescribeValue(observed), "Get before a rollback returned a value the key never had");
+      return Status::Aborted("read consistency failed");
+    }
+    restore.push_back(KeyOp{op.key, observed});
+  }
+  const uint64_t id = state->history->BeginWrite(std::move(restore), /*wal=*/true, sync);
+  const Status st = txn->Rollback();
+  state->history->EndWrite(id, st, txn->GetCommitSequence());
+  return st;
+}
 
 void WorkloadState::Fail(const std::string& property, const std::string& key,
                          const std::string& expected, const std::string& observed,

@@ -15,14 +15,16 @@
 // Transactions (WorkloadOptions::transactions; the DB is a TransactionDB):
 // a third of the single-key writes become a transaction of 1..max_batch
 // Puts/Deletes that, half the time, is named and prepared, then commits
-// (7/8) or rolls back. Only a commit changes the History's state: BeginWrite
+// (7/8) or rolls back. A commit changes the History's state: BeginWrite
 // just before Commit(), EndWrite with the commit sequence after it (commits
 // are ordered by it, as plain writes by their batch's sequence), synced as
 // the transaction's WriteOptions say. A Prepare enters it as a write with
 // no key ops (sequence 0), so that its durability is tracked like any
-// write's. A rollback, an unfinished or an aborted
-// (lock conflict) transaction never enters it, so any of its values seen by
-// a read or after recovery is a phantom. A lock conflict (Busy: deadlock;
+// write's. A WritePrepared rollback of a prepared transaction enters it as
+// the write of the keys' old values it is (RollbackPrepared). Any other
+// rollback, an unfinished or an aborted (lock conflict) transaction never
+// enters it, so any of its values seen by a read or after recovery is a
+// phantom. A lock conflict (Busy: deadlock;
 // TimedOut) is not a failure: the transaction is rolled back.
 //
 // Thread safety: all tasks run on the simulation's one thread; the shared
@@ -83,6 +85,7 @@ struct NamedTxn {
 struct WorkloadState {
   DB* db = nullptr;
   TransactionDB* txn_db = nullptr;  // db as a TransactionDB, when transactions are on
+  bool write_prepared = false;      // txn_db's write policy is WritePrepared
   History* history = nullptr;
   Runtime* runtime = nullptr;
   uint64_t ops_done = 0;
@@ -123,6 +126,19 @@ struct WorkloadState {
   bool waiting_ = false;
   uint64_t wake_at_ops_ = 0;
 };
+
+// A WritePrepared rollback of a prepared transaction writes each of its
+// keys' committed values back over the prepared data, through the WAL (as
+// RocksDB's does), so a value a disable_wal write gave may outlive that
+// write. RollbackPrepared enters that write in the History as a write of
+// the values: it reads them first (the transaction's locks keep them until
+// the rollback) and checks each read against the History. Under
+// WriteCommitted a rollback writes only a marker and changes no key.
+// Returns the Rollback's status; if a read fails (I/O faults), the
+// rollback is not tried and the read's error is returned.
+// REQUIRES: txn is prepared and holds the locks on ops' keys.
+Status RollbackPrepared(WorkloadState* state, Transaction* txn, const std::vector<KeyOp>& ops,
+                        bool sync);
 
 // One client task's loop: `ops` operations drawn from rng, stopping early
 // once the state has failed. REQUIRES: state outlives the task.

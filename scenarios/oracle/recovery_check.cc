@@ -169,7 +169,7 @@ class AtomicityCheck {
  public:
   AtomicityCheck(const History& history, const Acked& acked, size_t cut, bool process_crash,
                  const State& recovered)
-      : process_crash_(process_crash), recovered_(recovered) {
+      : base_(history.base()), process_crash_(process_crash), recovered_(recovered) {
     for (size_t i = 0; i < cut; i++) Add(acked[i], /*indeterminate=*/false);
     if (cut != acked.size()) return;
     for (const WriteRecord& w : history.writes()) {
@@ -201,10 +201,18 @@ class AtomicityCheck {
     units_.push_back(Unit{w, indeterminate});
   }
 
-  // A put of the write shows: it happened (workload values are unique).
+  // A put of the write shows that neither the base nor another write gave
+  // the key: it happened. Workload values are unique, but a WritePrepared
+  // rollback writes a key's old value again.
   bool Happened(size_t pos) const {
     for (const KeyOp& op : units_[pos].write->ops) {
-      if (op.value.has_value() && ValueIn(recovered_, op.key) == op.value) return true;
+      if (!op.value.has_value() || ValueIn(recovered_, op.key) != op.value) continue;
+      if (ValueIn(base_, op.key) == op.value) continue;
+      const std::vector<size_t>& writers = by_key_.at(op.key);
+      const bool copied = std::any_of(writers.begin(), writers.end(), [&](size_t other) {
+        return other != pos && Gave(*units_[other].write, op.key, op.value);
+      });
+      if (!copied) return true;
     }
     return false;
   }
@@ -242,6 +250,7 @@ class AtomicityCheck {
     return false;
   }
 
+  const State& base_;
   const bool process_crash_;
   const State& recovered_;
   std::vector<Unit> units_;                          // the cut's order

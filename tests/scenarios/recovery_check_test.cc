@@ -186,6 +186,27 @@ TEST_CASE("an unflushed disable_wal batch is lost whole or kept whole", "[oracle
   REQUIRE(half.property == "atomicity");
 }
 
+TEST_CASE("a rollback's copy of a lost disable_wal value proves nothing of its batch", "[oracle]") {
+  Recorder r;
+  const uint64_t id = r.h.BeginWrite({KeyOp{"b", "2"}, KeyOp{"c", "3"}}, /*wal=*/false, false);
+  r.h.EndWrite(id, Status::OK(), r.next_seq++);
+  // A WritePrepared rollback over "b" writes its committed value back.
+  r.Put("b", "2");
+  REQUIRE(CheckRecovery(r.h, false, {{"b", "2"}}).ok);
+  REQUIRE(CheckRecovery(r.h, false, {{"b", "2"}, {"c", "3"}}).ok);
+  // A failed rollback copied the base's value of "a": no proof either.
+  History from_base(State{{"a", "0"}});
+  const uint64_t copy =
+      from_base.BeginWrite({KeyOp{"a", "0"}, KeyOp{"b", "9"}}, /*wal=*/true, false);
+  from_base.EndWrite(copy, Status::IOError("injected"), 0);
+  REQUIRE(CheckRecovery(from_base, false, {{"a", "0"}}).ok);
+  // A value only the batch gave still proves it happened.
+  const RecoveryVerdict half = CheckRecovery(r.h, false, {{"c", "3"}});
+  REQUIRE_FALSE(half.ok);
+  REQUIRE(half.property == "atomicity");
+  REQUIRE(half.key == "b");
+}
+
 TEST_CASE("a failed write is ordered before writes that began after it returned", "[oracle]") {
   Recorder r;
   r.Put("a", "1", true);

@@ -86,6 +86,9 @@ class Transaction {
   // After a successful Commit: the sequence number at which the commit
   // became visible (a snapshot at or past it sees the transaction; commits
   // are ordered by it). 0 before, or if the transaction wrote nothing.
+  // After a successful WritePrepared Rollback of a prepared transaction:
+  // the sequence of the write that put each key's committed value back
+  // over the prepared data (ordered among writes as a commit is).
   virtual uint64_t GetCommitSequence() const = 0;
 
   // REQUIRES for all of these: state kStarted (InvalidArgument otherwise).
