@@ -177,6 +177,7 @@ class CrashRecoveryRun {
   void Main() {
     state_.runtime = sim_.runtime();
     state_.step = [this] { return sim_.steps(); };
+    state_.fold = [this](uint64_t hash) { sim_.Fold(hash); };
     history_ = std::make_unique<History>(State{});
     if (!Open()) return;
     state_.history = history_.get();
@@ -383,7 +384,10 @@ class CrashRecoveryRun {
         (*out)[it->key().ToString()] = it->value().ToString();
       }
       s = it->status();
-      if (s.ok()) return true;
+      if (s.ok()) {
+        for (const auto& [key, value] : *out) sim_.Fold(HashKeyValue(key, Value(value)));
+        return true;
+      }
       if (!plan_->enabled() || Detected(s)) break;
     }
     if (!detected()) {

@@ -277,6 +277,7 @@ class Client {
 
   void CheckPossible(const std::string& key, const Value& observed, uint64_t since,
                      const char* what) {
+    if (s_->fold) s_->fold(HashKeyValue(key, observed));
     if (s_->history->IsPossible(key, since, observed)) return;
     const std::vector<Value> possible = s_->history->PossibleValues(key, since);
     s_->Fail("read consistency", key, DescribeValue(possible.front()), DescribeValue(observed),
@@ -311,6 +312,7 @@ Status RollbackPrepared(WorkloadState* state, Transaction* txn, const std::vecto
     state->engine_ops++;
     if (!st.ok() && !st.IsNotFound()) return st;
     const Value observed = st.ok() ? Value(value) : Value();
+    if (state->fold) state->fold(HashKeyValue(op.key, observed));
     if (!state->history->IsPossible(op.key, since, observed)) {
       state->Fail("read consistency", op.key,
                   DescribeValue(state->history->PossibleValues(op.key, since).front()),

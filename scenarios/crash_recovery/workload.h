@@ -95,6 +95,9 @@ struct WorkloadState {
   bool failed = false;
   Failure failure;
   std::function<uint64_t()> step;  // the scheduler's step count, for reports
+  // Folds a hash into the run's trace hash: every value a check compares
+  // goes through it (HashKeyValue), so equal hashes mean equal reads.
+  std::function<void(uint64_t)> fold;
 
   // Transactions. named_txns: every name a client gave a transaction it
   // prepared, whole run (names are unique: "t<phase>.<client>.<op>").

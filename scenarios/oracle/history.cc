@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "util/hash.h"
+
 namespace shale::scenario {
 
 namespace {
@@ -15,17 +17,16 @@ void Apply(const WriteRecord& w, State* state) {
     }
   }
 }
-// FNV-1a over key, a separator and value: stable across builds.
 uint64_t Fingerprint(const std::string& key, const std::string& value) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  auto mix = [&h](unsigned char c) { h = (h ^ c) * 0x100000001b3ull; };
-  for (char c : key) mix(static_cast<unsigned char>(c));
-  mix(0);
-  mix(0xff);
-  for (char c : value) mix(static_cast<unsigned char>(c));
-  return h;
+  return HashKeyValue(key, Value(value));
 }
 }  // namespace
+
+uint64_t HashKeyValue(const std::string& key, const Value& value) {
+  const uint64_t key_hash = Hash64(key.data(), key.size(), /*seed=*/0x6b6579);
+  if (!value.has_value()) return key_hash ^ 0xab5e47ull;
+  return Hash64(value->data(), value->size(), key_hash);
+}
 
 uint64_t History::BeginWrite(std::vector<KeyOp> ops, bool wal, bool sync) {
   WriteRecord w;

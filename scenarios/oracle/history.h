@@ -45,6 +45,10 @@ struct KeyOp {
 using Value = std::optional<std::string>;
 using State = std::map<std::string, std::string>;
 
+// A stable hash of a (key, value) the oracle compared, for the trace hash:
+// runs with equal trace hashes read equal values.
+uint64_t HashKeyValue(const std::string& key, const Value& value);
+
 struct WriteRecord {
   enum class Outcome : uint8_t { kPending, kAcked, kFailed };
   uint64_t id = 0;  // issue order, for reports

@@ -129,7 +129,8 @@ class SnapshotRun {
     db_ = std::move(db);
     state_ = std::make_unique<SnapshotState>(
         db_.get(), sim_.runtime(), [this] { return sim_.steps(); },
-        [this](const std::string& line) { sim_.TraceEvent(line); }, drawn_.readers);
+        [this](const std::string& line) { sim_.TraceEvent(line); },
+        [this](uint64_t hash) { sim_.Fold(hash); }, drawn_.readers);
     RunTasks();
     NoteDeepestLevel();
     FinishSnapshotChecks(state_.get(), drawn_.workload, &survivors_);

@@ -5,8 +5,13 @@
 namespace shale::scenario {
 
 SnapshotState::SnapshotState(DB* db, Runtime* runtime, std::function<uint64_t()> step,
-                             std::function<void(const std::string&)> trace, int readers)
-    : db_(db), runtime_(runtime), step_(std::move(step)), trace_(std::move(trace)) {
+                             std::function<void(const std::string&)> trace,
+                             std::function<void(uint64_t)> fold, int readers)
+    : db_(db),
+      runtime_(runtime),
+      step_(std::move(step)),
+      fold_(std::move(fold)),
+      trace_(std::move(trace)) {
   for (int r = 0; r < readers; r++) {
     auto w = std::make_unique<Waiter>();
     w->mu = runtime_->NewMutex();
@@ -71,6 +76,9 @@ void SnapshotState::Repeat(HeldSnapshot* h, size_t i) {
 void SnapshotState::CheckOrDefer(const HeldSnapshot& h, const ReadPlan& plan,
                                  const Answer& observed) {
   counters_.reads_checked++;
+  for (const Position& p : observed) {
+    fold_(p.valid ? HashKeyValue(p.key, Value(p.value)) : HashKeyValue(p.key, Value()));
+  }
   Deferred d{h.id, h.sequence, h.issued_before, step(), plan, observed};
   if (model_.CompleteBelow(h.issued_before)) return Verify(d);
   counters_.reads_deferred++;

@@ -62,9 +62,11 @@ struct SnapshotCounters {
 class SnapshotState {
  public:
   // step: the scheduler's step count (for reports); trace: appends a line
-  // to the event trace (shale replay --trace).
+  // to the event trace (shale replay --trace); fold: folds a hash of every
+  // answer the model checks into the run's trace hash.
   SnapshotState(DB* db, Runtime* runtime, std::function<uint64_t()> step,
-                std::function<void(const std::string&)> trace, int readers);
+                std::function<void(const std::string&)> trace,
+                std::function<void(uint64_t)> fold, int readers);
 
   DB* db() const { return db_; }
   Runtime* runtime() const { return runtime_; }
@@ -125,6 +127,7 @@ class SnapshotState {
   DB* const db_;
   Runtime* const runtime_;
   const std::function<uint64_t()> step_;
+  const std::function<void(uint64_t)> fold_;
   const std::function<void(const std::string&)> trace_;
   SnapshotModel model_;
   SnapshotCounters counters_;

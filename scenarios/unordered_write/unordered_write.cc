@@ -18,6 +18,7 @@
 #include "shale/options.h"
 #include "shale/transaction_db.h"
 #include "sim/disk/sim_disk.h"
+#include "scenarios/oracle/history.h"
 #include "scenarios/scenario_run.h"
 #include "sim/simulation.h"
 #include "util/random.h"
@@ -299,6 +300,9 @@ class UnorderedWriteRun {
   }
 
   void CheckAgree(int g, const std::vector<std::string>& values, const char* how) {
+    for (size_t k = 0; k < values.size(); k++) {
+      sim_.Fold(HashKeyValue(KeyOf(g, static_cast<int>(k)), Value(values[k])));
+    }
     for (size_t k = 1; k < values.size(); k++) {
       if (values[k] == values[0]) continue;
       Violation(kAtomic, KeyOf(g, static_cast<int>(k)), Show(values[0]), Show(values[k]),
@@ -311,6 +315,7 @@ class UnorderedWriteRun {
   void CheckOwnReads() {
     for (const OwnRead& r : own_reads_) {
       if (!failure_.property.empty()) return;
+      sim_.Fold(HashKeyValue(r.key, Value(r.observed)));
       if (r.observed == r.own_version) continue;
       const auto it = version_sequence_.find(r.observed);
       if (it != version_sequence_.end() && it->second > r.own_sequence) continue;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "util/hash.h"
+
 namespace shale::sim::disk_internal {
 
 Status DeadHandleError() { return Status::IOError("handle from a crashed process"); }
@@ -34,6 +36,7 @@ Status DiskState::RunOp(const OpSpec& spec, const std::function<Status()>& effec
   context->Fold(HashString(*spec.path));
   context->Fold(spec.bytes);
   context->Fold(static_cast<uint64_t>(s.code()));
+  if (spec.data != nullptr && s.ok()) context->Fold(Hash64(spec.data->data(), spec.data->size()));
   return s;
 }
 

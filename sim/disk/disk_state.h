@@ -76,6 +76,9 @@ struct OpSpec {
   const std::string* path = nullptr;             // for hooks and the trace
   uint64_t handle_incarnation = 0;               // 0: not a handle call
   uint64_t bytes = 0;                            // folded into the trace
+  // The bytes the call wrote, or read (the Slice the effect fills): their
+  // Hash64 is folded into the trace, so equal trace hashes mean equal data.
+  const Slice* data = nullptr;
   uint64_t latency_ns = 0;
   std::function<void()> on_injected_failure;     // e.g. drop dirty pages
   // Fills the hook's Request range fields (reads and data writes).
@@ -89,7 +92,7 @@ class DiskState {
   DiskState(DiskContext* context, const LatencyProfile& latency);
 
   // Runs one call: SwitchPoint, handle liveness check, fault hook, effect,
-  // Delay, Fold. A failed hook skips the effect (after on_injected_failure,
+  // Delay, Fold (name, path, size, status and a hash of spec.data). A failed hook skips the effect (after on_injected_failure,
   // unless the decision keeps a failed sync's pages). A decision's extra
   // latency and retried short reads add to the Delay.
   Status RunOp(const OpSpec& spec, const std::function<Status()>& effect);

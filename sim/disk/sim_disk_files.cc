@@ -117,6 +117,7 @@ class SimSequentialFile final : public SequentialFile {
     OpSpec spec = core_.Spec("disk.seq_read", Op::kRead, n, core_.state()->ReadLatency(n));
     spec.describe = core_.Describe(&pos_, n);
     spec.decision = &decision;
+    spec.data = result;
     return core_.state()->RunOp(spec, [&] {
       Status s = core_.ReadAt(pos_, n, result, scratch, decision);
       if (s.ok()) pos_ += result->size();
@@ -148,6 +149,7 @@ class SimRandomAccessFile final : public RandomAccessFile {
     OpSpec spec = core_.Spec("disk.pread", Op::kRead, n, core_.state()->ReadLatency(n));
     spec.describe = core_.Describe(&offset, n);
     spec.decision = &decision;
+    spec.data = result;
     return core_.state()->RunOp(
         spec, [&] { return core_.ReadAt(offset, n, result, scratch, decision); });
   }
@@ -219,6 +221,7 @@ class SimWritableFile final : public WritableFile {
       describe(request);
     };
     spec.decision = &decision;
+    spec.data = &data;
     return st->RunOp(spec, [&] {
       if (!core_.open()) return ClosedError();
       at = offset.value_or(core_.inode()->visible.size());
