@@ -34,6 +34,11 @@ namespace {
 
 constexpr const char* kDbPath = "/db";
 constexpr int kDefaultOps = 2000;
+// RunResult::observed counters: process-crash checks that held every
+// acknowledged WAL write to survive, and those that could not (a fault that
+// may drop page-cache data came first) and used power-loss rules.
+constexpr const char* kStrictCheck = "process-crash checks, strict";
+constexpr const char* kRelaxedCheck = "process-crash checks, power-loss rules";
 // Median 31.6k scheduling points per default-size PCT run.
 constexpr PctCalibration kPctCalibration{8, kDefaultOps};
 
@@ -343,10 +348,11 @@ class CrashRecoveryRun {
     if (!Open()) return;
     State recovered;
     if (!Scan(&recovered)) return;
-    // A failed sync may have dropped unsynced pages: after any injected
-    // fault, only what must survive a power loss must survive.
-    const bool page_cache_kept = !power_loss && plan_->total() == faults_at_last_check_;
-    faults_at_last_check_ = plan_->total();
+    // A failed sync may have dropped unsynced pages: after such a fault,
+    // only what must survive a power loss must survive.
+    const bool page_cache_kept = !power_loss && plan_->page_loss_total() == page_loss_at_last_check_;
+    if (!power_loss) result_->observed[page_cache_kept ? kStrictCheck : kRelaxedCheck]++;
+    page_loss_at_last_check_ = plan_->page_loss_total();
     const RecoveryVerdict v = CheckRecovery(*history_, page_cache_kept, recovered);
     sim_.TraceEvent(std::string("check: recovery after ") + (power_loss ? "power loss" : "process crash") +
                     ", " + std::to_string(recovered.size()) + " keys, cut " + std::to_string(v.cut) +
@@ -448,7 +454,7 @@ class CrashRecoveryRun {
   std::unique_ptr<History> history_;
   WorkloadState state_;
   std::unique_ptr<FaultPlan> plan_;
-  uint64_t faults_at_last_check_ = 0;
+  uint64_t page_loss_at_last_check_ = 0;  // FaultPlan::page_loss_total() then
   int deepest_level_ = 0;
   uint64_t recovered_prepared_ = 0;  // prepared transactions found after crashes
   // Why injected damage ended the run (RunResult::ended_early); empty while it runs on.

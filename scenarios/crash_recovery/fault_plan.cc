@@ -85,6 +85,12 @@ uint64_t FaultPlan::total() const { return Sum(counts()); }
 
 uint64_t FaultPlan::detect_total() const { return Sum(detect_->counts()); }
 
+uint64_t FaultPlan::page_loss_total() const {
+  const faults::FaultCounts& survive = survive_->counts();
+  const auto dropped = survive.find(faults::FaultKindName(FaultKind::kFsyncDropsPages));
+  return detect_total() + (dropped == survive.end() ? 0 : dropped->second);
+}
+
 uint64_t FaultPlan::error_total() const {
   faults::FaultCounts counts = this->counts();
   counts.erase(faults::FaultKindName(FaultKind::kSlowIo));

@@ -4,8 +4,9 @@
 //   * SURVIVE (every file): EIO on read/write/sync/open/rename/delete,
 //     ENOSPC, fsync failures that drop pages, slow I/O, and engine fault
 //     points. An operation that fails is indeterminate; nothing acknowledged
-//     may be lost (a sync failure can drop unsynced pages, so after any fault
-//     the next recovery check uses power-loss rules).
+//     may be lost. Only an fsync failure that drops pages (or detect-class
+//     damage) can take acknowledged data from the page cache, so only after
+//     one does the next process-crash check use power-loss rules.
 //   * DETECT (SST files only, for now): bit flips in durable data, sticky
 //     unreadable sectors, misdirected writes. They must surface as
 //     Corruption/IOError, never as data; once one has been injected, a
@@ -58,6 +59,10 @@ class FaultPlan final : public sim::DiskFaultHooks {
   uint64_t total() const;
   // Detect-class faults injected so far.
   uint64_t detect_total() const;
+  // Faults injected so far that can take acknowledged data out of the page
+  // cache or damage it: fsync_drops_pages and the detect kinds. After none
+  // of them, a process crash must keep every acknowledged WAL write.
+  uint64_t page_loss_total() const;
   // Faults injected so far that can make an operation fail or damage data:
   // all but slow_io and short_read (the disk retries a short read itself,
   // so both only cost time).
