@@ -29,6 +29,8 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "a WritePrepared rollback leaves the rolled-back data visible"},
       {kBugRetireSectionWalAtFinish, "retire_section_wal_at_finish",
        "a prepared section's WAL is retired while its commit marker is unsynced"},
+      {kBugSeekSkipsKeyAfterTombstone, "seek_skips_key_after_tombstone",
+       "an iterator's Seek to a deleted key also skips the next live key"},
   };
   return kBugs;
 }

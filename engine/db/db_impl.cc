@@ -223,7 +223,8 @@ Iterator* DBImpl::NewIteratorWithCallback(const ReadOptions& options,
   Iterator* internal = NewInternalIterator(options, &latest);
   const SequenceNumber seq =
       options.snapshot != nullptr ? options.snapshot->GetSequenceNumber() : latest;
-  return NewDBIterator(internal_comparator_.user_comparator(), internal, seq, callback);
+  return NewDBIterator(internal_comparator_.user_comparator(), internal, seq, callback,
+                       options_.planted_bugs);
 }
 
 Status DBImpl::GetLatestSequenceForKey(const Slice& key, const ReadCallback* callback,

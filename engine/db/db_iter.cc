@@ -14,8 +14,13 @@ namespace {
 
 class DBIter final : public Iterator {
  public:
-  DBIter(const Comparator* cmp, Iterator* iter, SequenceNumber s, const ReadCallback* callback)
-      : user_comparator_(cmp), iter_(iter), sequence_(s), callback_(callback) {}
+  DBIter(const Comparator* cmp, Iterator* iter, SequenceNumber s, const ReadCallback* callback,
+         bool seek_skips_after_tombstone)
+      : user_comparator_(cmp),
+        iter_(iter),
+        sequence_(s),
+        callback_(callback),
+        seek_skips_after_tombstone_(seek_skips_after_tombstone) {}
   ~DBIter() override { delete iter_; }
 
   bool Valid() const override { return valid_; }
@@ -64,6 +69,7 @@ class DBIter final : public Iterator {
   Iterator* const iter_;
   const SequenceNumber sequence_;
   const ReadCallback* const callback_;  // may be null
+  const bool seek_skips_after_tombstone_;  // the planted bug
   Status status_;
   std::string saved_key_;    // reverse: current key; forward: key to skip
   std::string saved_value_;  // reverse: current value
@@ -206,11 +212,16 @@ void DBIter::Seek(const Slice& target) {
   std::string ikey;
   AppendInternalKey(&ikey, ParsedInternalKey(target, sequence_, kValueTypeForSeek));
   iter_->Seek(ikey);
-  if (iter_->Valid()) {
-    FindNextUserEntry(false, &saved_key_);
-  } else {
+  if (!iter_->Valid()) {
     valid_ = false;
+    return;
   }
+  ParsedInternalKey first;
+  const bool target_deleted = seek_skips_after_tombstone_ && ParseInternalKey(iter_->key(), &first) &&
+                              first.type == kTypeDeletion && IsVisible(first.sequence) &&
+                              user_comparator_->Compare(first.user_key, target) == 0;
+  FindNextUserEntry(false, &saved_key_);
+  if (target_deleted && valid_) Next();
 }
 
 void DBIter::SeekForPrev(const Slice& target) {
@@ -247,8 +258,10 @@ void DBIter::SeekToLast() {
 }  // namespace
 
 Iterator* NewDBIterator(const Comparator* user_comparator, Iterator* internal,
-                        SequenceNumber sequence, const ReadCallback* callback) {
-  return new DBIter(user_comparator, internal, sequence, callback);
+                        SequenceNumber sequence, const ReadCallback* callback,
+                        uint32_t planted_bugs) {
+  return new DBIter(user_comparator, internal, sequence, callback,
+                    (planted_bugs & kBugSeekSkipsKeyAfterTombstone) != 0);
 }
 
 }  // namespace shale

@@ -9,11 +9,14 @@
 #include "db/dbformat.h"
 #include "db/txn_hooks.h"
 #include "shale/iterator.h"
+#include "shale/options.h"
 
 namespace shale {
 
 // REQUIRES: user_comparator and callback (may be null) outlive the result.
+// planted_bugs: Options::planted_bugs (kBugSeekSkipsKeyAfterTombstone).
 Iterator* NewDBIterator(const Comparator* user_comparator, Iterator* internal,
-                        SequenceNumber sequence, const ReadCallback* callback = nullptr);
+                        SequenceNumber sequence, const ReadCallback* callback = nullptr,
+                        uint32_t planted_bugs = kBugNone);
 
 }  // namespace shale

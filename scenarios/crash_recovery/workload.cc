@@ -184,16 +184,50 @@ class Client {
 
   // A bounded scan, as RocksDB's stress test does: Seek to a random key,
   // walk up to kScanEntries forward, then come back over the same entries
-  // with SeekForPrev/Prev on the same iterator (one implicit snapshot): both
-  // passes must agree, and every value must be one its key could have.
+  // with SeekForPrev/Prev on the same iterator (one snapshot: implicit, or
+  // half the time explicit): both passes must agree, every value must be
+  // one its key could have, and every key the scan passed over must be one
+  // that may be absent (completeness). With an explicit snapshot, a Get at
+  // it must agree with the iterator on a key it returned and on one it
+  // passed over.
   void Iterate() {
     constexpr size_t kScanEntries = 16;
     const uint64_t since = s_->history->acked_count();
-    std::unique_ptr<Iterator> it(s_->db->NewIterator(ReadOptions()));
-    std::vector<std::pair<std::string, std::string>> forward, backward;
-    for (it->Seek(KeyName(PickKey())); it->Valid() && forward.size() < kScanEntries; it->Next()) {
+    const Snapshot* snapshot = rng_.OneIn(2) ? s_->db->GetSnapshot() : nullptr;
+    ReadOptions ro;
+    ro.snapshot = snapshot;
+    const int start = PickKey();
+    Scan scan;
+    {
+      std::unique_ptr<Iterator> it(s_->db->NewIterator(ro));
+      scan = Walk(it.get(), KeyName(start), kScanEntries, since);
+    }
+    if (s_->failed || !scan.ok) {
+      if (snapshot != nullptr) s_->db->ReleaseSnapshot(snapshot);
+      return;
+    }
+    CheckComplete(start, scan, since);
+    if (snapshot != nullptr && !s_->failed) CompareGets(ro, start, scan);
+    if (snapshot != nullptr) s_->db->ReleaseSnapshot(snapshot);
+  }
+
+  struct Scan {
+    bool ok = false;
+    bool to_end = false;  // the walk ran off the last key
+    std::vector<std::pair<std::string, std::string>> entries;
+  };
+
+  // The forward and backward passes of Iterate; checks them and their
+  // values (since: the acked count before the iterator's snapshot). ok:
+  // both passes agreed and every value was possible.
+  Scan Walk(Iterator* it, const std::string& target, size_t max_entries, uint64_t since) {
+    Scan scan;
+    std::vector<std::pair<std::string, std::string>>& forward = scan.entries;
+    std::vector<std::pair<std::string, std::string>> backward;
+    for (it->Seek(target); it->Valid() && forward.size() < max_entries; it->Next()) {
       forward.emplace_back(it->key().ToString(), it->value().ToString());
     }
+    scan.to_end = !it->Valid();
     if (!forward.empty() && it->status().ok()) {
       for (it->SeekForPrev(forward.back().first); it->Valid() && backward.size() < forward.size();
            it->Prev()) {
@@ -201,17 +235,70 @@ class Client {
       }
     }
     s_->engine_ops += 2 + forward.size() + backward.size();  // Seek, SeekForPrev, Next/Prev each
-    if (!it->status().ok()) return CheckStatus(it->status(), "Iterator");
+    if (!it->status().ok()) {
+      CheckStatus(it->status(), "Iterator");
+      return scan;
+    }
     std::reverse(backward.begin(), backward.end());
     if (forward != backward) {
-      return s_->Fail("read consistency", forward.empty() ? "" : forward.front().first,
-                      std::to_string(forward.size()) + " entries forward",
-                      std::to_string(backward.size()) + " entries backward",
-                      "one iterator's forward and backward passes disagree");
+      s_->Fail("read consistency", forward.empty() ? "" : forward.front().first,
+               std::to_string(forward.size()) + " entries forward",
+               std::to_string(backward.size()) + " entries backward",
+               "one iterator's forward and backward passes disagree");
+      return scan;
     }
     for (const auto& [k, v] : forward) {
       CheckPossible(k, Value(v), since, "Iterator");
-      if (s_->failed) return;
+      if (s_->failed) return scan;
+    }
+    scan.ok = true;
+    return scan;
+  }
+
+  // Every key from the seek target up to the last entry (or the end of the
+  // key space, if the walk ran off the end) that the scan did not return
+  // must be one that may be absent during the call.
+  void CheckComplete(int start, const Scan& scan, uint64_t since) {
+    size_t next = 0;  // scan.entries[next]: the next returned key
+    for (int i = start; i < o_.key_space; i++) {
+      const std::string key = KeyName(i);
+      if (!scan.to_end && (scan.entries.empty() || key > scan.entries.back().first)) return;
+      while (next < scan.entries.size() && scan.entries[next].first < key) next++;
+      if (next < scan.entries.size() && scan.entries[next].first == key) continue;
+      if (s_->history->IsPossible(key, since, Value())) continue;
+      const std::vector<Value> possible = s_->history->PossibleValues(key, since);
+      return s_->Fail("read consistency", key, DescribeValue(possible.front()), "<absent>",
+                      "an iterator passed over a key that existed throughout the call");
+    }
+  }
+
+  // At one explicit snapshot, Get agrees with the iterator: on a key the
+  // scan returned (drawn), and on the first key in its range it passed over.
+  void CompareGets(const ReadOptions& ro, int start, const Scan& scan) {
+    std::vector<std::pair<std::string, Value>> probes;
+    if (!scan.entries.empty()) {
+      const auto& [k, v] = scan.entries[rng_.Uniform(scan.entries.size())];
+      probes.emplace_back(k, Value(v));
+    }
+    for (int i = start; i < o_.key_space; i++) {
+      const std::string key = KeyName(i);
+      if (!scan.to_end && (scan.entries.empty() || key > scan.entries.back().first)) break;
+      const bool returned = std::any_of(scan.entries.begin(), scan.entries.end(),
+                                        [&key](const auto& e) { return e.first == key; });
+      if (returned) continue;
+      probes.emplace_back(key, Value());
+      break;
+    }
+    for (const auto& [key, expected] : probes) {
+      std::string value;
+      const Status st = s_->db->Get(ro, key, &value);
+      s_->engine_ops++;
+      if (!st.ok() && !st.IsNotFound()) return CheckStatus(st, "Get at a snapshot");
+      const Value observed = st.ok() ? Value(value) : Value();
+      if (s_->fold) s_->fold(HashKeyValue(key, observed));
+      if (observed == expected) continue;
+      return s_->Fail("read consistency", key, DescribeValue(expected), DescribeValue(observed),
+                      "Get and an iterator at one snapshot disagree");
     }
   }
 

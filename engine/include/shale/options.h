@@ -68,6 +68,10 @@ enum PlantedBug : uint32_t {
   // section is gone (WritePrepared data in tables reads as committed; a
   // write-committed transaction is lost).
   kBugRetireSectionWalAtFinish = 1u << 9,
+  // An iterator's Seek to a key whose newest visible version is a deletion
+  // skips the tombstone and the first live key after it (an off-by-one in
+  // tombstone skipping): a scan silently misses a key that exists.
+  kBugSeekSkipsKeyAfterTombstone = 1u << 10,
 };
 
 struct Options {
