@@ -31,6 +31,8 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "a prepared section's WAL is retired while its commit marker is unsynced"},
       {kBugSeekSkipsKeyAfterTombstone, "seek_skips_key_after_tombstone",
        "an iterator's Seek to a deleted key also skips the next live key"},
+      {kBugStaleSnapshotSequence, "stale_snapshot_sequence",
+       "GetSnapshot takes the last sequence from before the newest write group"},
   };
   return kBugs;
 }

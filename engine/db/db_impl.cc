@@ -270,6 +270,7 @@ Status DBImpl::GetWithCallback(const ReadOptions& options, const Slice& key, std
 
 const Snapshot* DBImpl::GetSnapshot() {
   MutexLock l(mutex_.get());
+  if (HasBug(kBugStaleSnapshotSequence)) return snapshots_.New(sequence_before_last_publish_);
   return snapshots_.New(versions_->LastSequence());
 }
 

@@ -212,6 +212,9 @@ class DBImpl final : public DB {
   // GUARDED: the last sequence given to a write group (set by Open); the
   // published last sequence trails it while groups are in flight.
   SequenceNumber last_allocated_sequence_ = 0;
+  // GUARDED: the published last sequence before the newest publish (read
+  // only by the planted kBugStaleSnapshotSequence).
+  SequenceNumber sequence_before_last_publish_ = 0;
   int pending_memtable_writes_ = 0;         // GUARDED, unordered inserts in flight
   // Serializes memtable allocations of concurrent inserters (MemTable).
   std::unique_ptr<Mutex> memtable_mu_;

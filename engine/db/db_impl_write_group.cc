@@ -124,7 +124,9 @@ void DBImpl::PublishGroup(const WriteGroup& group) {
       member->hooks->before_publish(first, first + count - 1);
     }
   }
-  if (group.writers.front()->publishes()) versions_->SetLastSequence(group.last_sequence);
+  if (!group.writers.front()->publishes()) return;
+  sequence_before_last_publish_ = versions_->LastSequence();
+  versions_->SetLastSequence(group.last_sequence);
 }
 
 Status DBImpl::SyncWALLocked() {

@@ -475,7 +475,7 @@ class CrashRecovery final : public Scenario {
     return {"durability",         "prefix recovery",  "atomicity",
             "no phantoms",        "resurrection",     "read consistency",
             "immutable snapshots", "no spurious errors", "deadlock",
-            "transactions"};
+            "transactions",       "real-time order",  "fresh snapshots"};
   }
   RunResult Run(const RunConfig& config) const override {
     return RunScenario<CrashRecoveryRun>(name(), config);

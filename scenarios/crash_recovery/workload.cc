@@ -75,7 +75,7 @@ class Client {
     const uint64_t id = s_->history->BeginWrite(std::move(ops), !wo.disable_wal, wo.sync);
     const Status st = s_->db->Write(wo, &wb);
     s_->engine_ops += static_cast<uint64_t>(n);
-    s_->history->EndWrite(id, st, WriteBatchInternal::Sequence(&wb));
+    s_->EndWrite(id, st, WriteBatchInternal::Sequence(&wb));
     CheckStatus(st, "Write");
   }
 
@@ -132,7 +132,7 @@ class Client {
       named->prepare_id = s_->history->BeginWrite({}, /*wal=*/true, wo.sync);
       named->prepare_phase = s_->phase;
       st = txn->Prepare();
-      s_->history->EndWrite(named->prepare_id, st, /*sequence=*/0);
+      s_->EndWrite(named->prepare_id, st, /*sequence=*/0);
       s_->engine_ops++;
       if (!st.ok()) {
         CheckStatus(st, "Prepare");
@@ -146,7 +146,7 @@ class Client {
       id = s_->history->BeginWrite(std::move(ops), /*wal=*/true, wo.sync);
       s_->txn_commits.insert(id);
       st = txn->Commit();
-      s_->history->EndWrite(id, st, txn->GetCommitSequence());
+      s_->EndWrite(id, st, txn->GetCommitSequence());
     } else if (named != nullptr) {
       st = RollbackPrepared(s_, txn.get(), named->ops, wo.sync);
     } else {
@@ -193,7 +193,7 @@ class Client {
   void Iterate() {
     constexpr size_t kScanEntries = 16;
     const uint64_t since = s_->history->acked_count();
-    const Snapshot* snapshot = rng_.OneIn(2) ? s_->db->GetSnapshot() : nullptr;
+    const Snapshot* snapshot = rng_.OneIn(2) ? s_->GetFreshSnapshot() : nullptr;
     ReadOptions ro;
     ro.snapshot = snapshot;
     const int start = PickKey();
@@ -305,7 +305,7 @@ class Client {
   // Immutable snapshots: reads at one snapshot give the same answers before
   // and after a flush and a compaction of their key range.
   void SnapshotReread() {
-    const Snapshot* snap = s_->db->GetSnapshot();
+    const Snapshot* snap = s_->GetFreshSnapshot();
     ReadOptions ro;
     ro.snapshot = snap;
     std::vector<std::string> keys;
@@ -410,8 +410,29 @@ Status RollbackPrepared(WorkloadState* state, Transaction* txn, const std::vecto
   }
   const uint64_t id = state->history->BeginWrite(std::move(restore), /*wal=*/true, sync);
   const Status st = txn->Rollback();
-  state->history->EndWrite(id, st, txn->GetCommitSequence());
+  state->EndWrite(id, st, txn->GetCommitSequence());
   return st;
+}
+
+void WorkloadState::EndWrite(uint64_t id, const Status& status, uint64_t sequence) {
+  history->EndWrite(id, status, sequence);
+  const WriteRecord& w = history->writes()[id];
+  if (w.outcome != WriteRecord::Outcome::kAcked || w.ops.empty()) return;
+  if (w.sequence > w.sequence_floor) return;
+  Fail("real-time order", w.ops.front().key, "a sequence above " + std::to_string(w.sequence_floor),
+       std::to_string(w.sequence),
+       "a write that began after another was acknowledged got a sequence not above it");
+}
+
+const Snapshot* WorkloadState::GetFreshSnapshot() {
+  const uint64_t floor = history->max_acked_sequence();
+  const Snapshot* snapshot = db->GetSnapshot();
+  if (snapshot->GetSequenceNumber() < floor) {
+    Fail("fresh snapshots", "", "a sequence at or past " + std::to_string(floor),
+         std::to_string(snapshot->GetSequenceNumber()),
+         "a snapshot missed a write acknowledged before GetSnapshot was called");
+  }
+  return snapshot;
 }
 
 void WorkloadState::Fail(const std::string& property, const std::string& key,

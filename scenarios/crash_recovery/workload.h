@@ -10,7 +10,10 @@
 //     implicit snapshot) agree, and each value is one the key could have;
 //   * immutable snapshots: reads at a snapshot repeat exactly after a flush
 //     and a full compaction;
-//   * no spurious errors: with I/O faults off, no operation fails.
+//   * no spurious errors: with I/O faults off, no operation fails;
+//   * real-time order: a write that began after another was acknowledged
+//     has a higher sequence; a snapshot is at or past every write
+//     acknowledged before GetSnapshot was called (fresh snapshots).
 //
 // Transactions (WorkloadOptions::transactions; the DB is a TransactionDB):
 // a third of the single-key writes become a transaction of 1..max_batch
@@ -118,6 +121,14 @@ struct WorkloadState {
 
   void Fail(const std::string& property, const std::string& key, const std::string& expected,
             const std::string& observed, const std::string& message);
+
+  // History::EndWrite, then the real-time order check: an acknowledged
+  // write with ops must have a higher sequence than every write with ops
+  // acknowledged before it began.
+  void EndWrite(uint64_t id, const Status& status, uint64_t sequence);
+  // DB::GetSnapshot, checked fresh: its sequence is at or past every
+  // write acknowledged before the call.
+  const Snapshot* GetFreshSnapshot();
 
  private:
   bool WaitOver() const { return ops_done >= wake_at_ops_ || clients_running == 0 || failed; }

@@ -35,6 +35,7 @@ uint64_t History::BeginWrite(std::vector<KeyOp> ops, bool wal, bool sync) {
   w.wal = wal;
   w.sync = sync;
   w.begin_event = ++events_;
+  w.sequence_floor = max_acked_sequence_;
   for (const KeyOp& op : w.ops) {
     std::vector<uint64_t>& ids = writes_by_key_[op.key];
     if (ids.empty() || ids.back() != w.id) ids.push_back(w.id);
@@ -55,6 +56,7 @@ void History::EndWrite(uint64_t id, const Status& status, uint64_t sequence) {
   w.outcome = WriteRecord::Outcome::kAcked;
   w.sequence = sequence;
   w.must_survive = w.wal && w.sync;
+  if (!w.ops.empty()) max_acked_sequence_ = std::max(max_acked_sequence_, sequence);
   w.ack_index = ack_order_.size();
   ack_order_.push_back(id);
   acked_count_++;
@@ -186,6 +188,7 @@ void History::Reset(State base) {
   ack_order_.clear();
   writes_by_key_.clear();
   acked_count_ = 0;
+  max_acked_sequence_ = 0;
   events_ = 0;
 }
 

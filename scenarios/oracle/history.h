@@ -64,6 +64,9 @@ struct WriteRecord {
   // ordered after it.
   uint64_t begin_event = 0;
   uint64_t end_event = std::numeric_limits<uint64_t>::max();
+  // The highest sequence of a write with ops acknowledged before this one
+  // began: its own sequence must be higher (real-time order).
+  uint64_t sequence_floor = 0;
 };
 
 class History {
@@ -97,6 +100,9 @@ class History {
   // copying any value (the per-read check).
   bool IsPossible(const std::string& key, uint64_t since_acked, const Value& observed) const;
   uint64_t acked_count() const { return acked_count_; }
+  // The highest sequence of any acknowledged write with ops so far: a
+  // snapshot taken now must be at or past it (fresh snapshots).
+  uint64_t max_acked_sequence() const { return max_acked_sequence_; }
 
   // Exact state at a snapshot: base plus acked writes with sequence <= seq.
   // REQUIRES: no write is pending (so every sequence <= seq is known).
@@ -132,6 +138,7 @@ class History {
   State base_;
   std::vector<WriteRecord> writes_;  // in issue order; index == id
   uint64_t acked_count_ = 0;         // writes acked so far (any order)
+  uint64_t max_acked_sequence_ = 0;  // see max_acked_sequence()
   uint64_t events_ = 0;              // BeginWrite and EndWrite calls so far
   std::vector<uint64_t> ack_order_;  // ids in the order their acks arrived
   // For each key, the ids of the writes that touch it, in issue order, so a

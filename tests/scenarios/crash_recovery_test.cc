@@ -9,9 +9,11 @@
 
 #include "common/scenario_checks.h"
 #include "scenarios/crash_recovery/crash_recovery.h"
+#include "scenarios/crash_recovery/workload.h"
 #include "shale/options.h"
 
 using namespace shale::scenario;
+using shale::Status;
 
 namespace {
 RunResult RunSeed(uint64_t seed, int ops = 400, int crashes = 2, uint64_t bugs = 0) {
@@ -209,4 +211,26 @@ TEST_CASE("crash-recovery runs form three or more levels", "[scenario]") {
   }
   INFO(deep << " of " << kSeeds << " runs reached level 2");
   REQUIRE(deep * 4 >= kSeeds);
+}
+
+// Real-time order: a write that began after another was acknowledged must
+// get a higher sequence; WorkloadState::EndWrite names the break.
+TEST_CASE("crash-recovery workload: a sequence below an earlier acked write breaks real-time order",
+          "[scenario]") {
+  History history{State{}};
+  WorkloadState state;
+  state.history = &history;
+  const uint64_t first = history.BeginWrite({KeyOp{"a", "1"}}, true, false);
+  state.EndWrite(first, Status::OK(), 10);
+  const uint64_t overlapping = history.BeginWrite({KeyOp{"b", "1"}}, true, false);
+  const uint64_t later = history.BeginWrite({KeyOp{"c", "1"}}, true, false);
+  state.EndWrite(overlapping, Status::OK(), 12);
+  REQUIRE_FALSE(state.failed);
+  state.EndWrite(later, Status::OK(), 11);  // began after "a" (10) was acked: 11 is fine
+  REQUIRE_FALSE(state.failed);
+  const uint64_t stale = history.BeginWrite({KeyOp{"d", "1"}}, true, false);
+  state.EndWrite(stale, Status::OK(), 12);  // 12 was acked before it began
+  REQUIRE(state.failed);
+  REQUIRE(state.failure.property == "real-time order");
+  REQUIRE(state.failure.key == "d");
 }

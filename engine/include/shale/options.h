@@ -72,6 +72,10 @@ enum PlantedBug : uint32_t {
   // skips the tombstone and the first live key after it (an off-by-one in
   // tombstone skipping): a scan silently misses a key that exists.
   kBugSeekSkipsKeyAfterTombstone = 1u << 10,
+  // GetSnapshot takes the last sequence as it was before the newest write
+  // group published (a stale cached copy): a snapshot can miss a write
+  // acknowledged before it was taken.
+  kBugStaleSnapshotSequence = 1u << 11,
 };
 
 struct Options {
