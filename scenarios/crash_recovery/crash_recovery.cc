@@ -16,7 +16,9 @@
 // After each crash check, the recovered prepared transactions are checked
 // and committed or rolled back (recovered_txns.h); at the end none may be
 // left.
+#include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "scenarios/crash_recovery/crash_recovery.h"
@@ -237,7 +239,9 @@ class CrashRecoveryRun {
             txn_db != nullptr && drawn_.txn_options.write_policy == TxnWritePolicy::kWritePrepared;
         return true;
       }
-      if (RefusedByRecoveryMode(s) || !plan_->enabled() || Detected(s)) break;
+      const Refusal refusal = RefusedByRecoveryMode(s);
+      if (refusal == Refusal::kReopenPointInTime) continue;
+      if (refusal == Refusal::kEndsRun || !plan_->enabled() || Detected(s)) break;
     }
     if (!detected()) state_.Fail("recovery", "", "Open OK", s.ToString(), "DB::Open failed");
     return false;
@@ -255,23 +259,64 @@ class CrashRecoveryRun {
     return s;
   }
 
-  // Tolerate-tail and absolute-consistency recovery refuse (Corruption) a
-  // WAL that a crash left torn or garbled: that is their documented job, so
-  // the run ends there (as detected), unchecked further.
-  bool RefusedByRecoveryMode(const Status& s) {
-    if (!s.IsCorruption() ||
-        drawn_.options.wal_recovery_mode == WALRecoveryMode::kPointInTimeRecovery) {
-      return false;
+  // A power loss can leave a WAL's unsynced tail torn, garbled or behind a
+  // hole: every log file with a sector that survived it in part is damaged
+  // for the rest of the run (its old records are replayed at every Open
+  // until it is retired). Table files are not: a table is synced before it
+  // is installed, so one with unsynced data is never read.
+  void NoteTornLogs() {
+    for (const sim::SimDisk::SurvivingSector& s : disk_->last_power_loss()) {
+      for (const std::string& path : s.paths) {
+        if (path.size() > 4 && path.compare(path.size() - 4, 4, ".log") == 0) torn_logs_.insert(path);
+      }
     }
-    detected_reason_ = "refused by recovery mode";
-    detected_what_ = s.ToString();
-    return true;
   }
 
-  // True (and the run ends as detected) if s reports damage that was
-  // injected: the engine kept its promise to detect it.
+  static bool NamesAny(const Status& s, const std::set<std::string>& paths) {
+    const std::string text = s.ToString();
+    return std::any_of(paths.begin(), paths.end(),
+                       [&text](const std::string& p) { return text.find(p) != std::string::npos; });
+  }
+
+  // Tolerate-tail and absolute-consistency recovery refuse (Corruption) a
+  // damaged WAL: their documented job, when the WAL is really damaged. A
+  // refusal naming a log a power loss tore is followed by what an operator
+  // does, a reopen in point-in-time mode (for the rest of the run), and the
+  // run goes on with every check; one naming a WAL the plan damaged ends
+  // the run as detected. A refusal naming no damaged file is not a refusal
+  // (the caller fails the run).
+  enum class Refusal : uint8_t { kNone, kReopenPointInTime, kEndsRun };
+  Refusal RefusedByRecoveryMode(const Status& s) {
+    if (!s.IsCorruption() ||
+        drawn_.options.wal_recovery_mode == WALRecoveryMode::kPointInTimeRecovery) {
+      return Refusal::kNone;
+    }
+    const std::set<std::string>& injected = plan_->damaged_paths();
+    const bool injected_log = std::any_of(injected.begin(), injected.end(), [](const std::string& p) {
+      return p.size() > 4 && p.compare(p.size() - 4, 4, ".log") == 0;
+    });
+    const bool torn = NamesAny(s, torn_logs_);
+    // Point-in-time mode would stop silently at a flipped WAL bit: with one
+    // injected, a refusal ends the run.
+    if (NamesAny(s, injected) || (torn && injected_log)) {
+      detected_reason_ = "refused by recovery mode";
+      detected_what_ = s.ToString();
+      return Refusal::kEndsRun;
+    }
+    if (!torn) return Refusal::kNone;
+    sim_.TraceEvent("recovery mode refused a torn WAL (" + s.ToString() +
+                    "): reopening in point-in-time mode");
+    result_->observed["refusals of a torn WAL, reopened point-in-time"]++;
+    drawn_.options.wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
+    plan_->set_wal_damage_allowed(WalDamageReported(drawn_.options.wal_recovery_mode));
+    return Refusal::kReopenPointInTime;
+  }
+
+  // True (and the run ends as detected) if s reports damage the plan
+  // injected, naming a file it damaged: the engine kept its promise to
+  // detect it. An error naming no damaged file proves nothing.
   bool Detected(const Status& s) {
-    if (plan_->detect_total() == 0 || !(s.IsCorruption() || s.IsIOError())) return false;
+    if (!(s.IsCorruption() || s.IsIOError()) || !NamesAny(s, plan_->damaged_paths())) return false;
     detected_reason_ = "damage detected";
     detected_what_ = s.ToString();
     return true;
@@ -313,6 +358,7 @@ class CrashRecoveryRun {
     if (power_loss) {
       disk_->PowerLoss(1 + sim_.rng()->Uniform(4));
       result_->faults_by_kind["power_loss"]++;
+      NoteTornLogs();
     } else {
       disk_->ProcessCrash();
       result_->faults_by_kind["process_crash"]++;
@@ -455,6 +501,7 @@ class CrashRecoveryRun {
   WorkloadState state_;
   std::unique_ptr<FaultPlan> plan_;
   uint64_t page_loss_at_last_check_ = 0;  // FaultPlan::page_loss_total() then
+  std::set<std::string> torn_logs_;        // see NoteTornLogs
   int deepest_level_ = 0;
   uint64_t recovered_prepared_ = 0;  // prepared transactions found after crashes
   // Why injected damage ended the run (RunResult::ended_early); empty while it runs on.

@@ -57,6 +57,9 @@ sim::DiskFaultHooks::Decision FaultPlan::Decide(const Request& request) {
   Decision d = survive_->Decide(request);
   if (d.status.ok() && IsTableFile(*request.path)) {
     const Decision media = detect_->Decide(request);
+    if (media.unreadable_sector.has_value() || media.misdirect_to.has_value()) {
+      damaged_paths_.insert(*request.path);
+    }
     const uint64_t extra = d.extra_latency_ns;
     const uint32_t short_reads = d.short_reads;
     d = media;
@@ -78,7 +81,7 @@ void FaultPlan::AfterCrash(sim::SimDisk* disk) {
   }
   if (eligible.empty()) return;
   const std::string& path = eligible[sim_->rng()->Uniform(eligible.size())];
-  detect_->FlipRandomBit(disk, path).PermitUncheckedError();  // counted on success
+  if (detect_->FlipRandomBit(disk, path).ok()) damaged_paths_.insert(path);  // counted then
 }
 
 uint64_t FaultPlan::total() const { return Sum(counts()); }

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 
 #include "faults/disk_fault_injector.h"
@@ -75,6 +76,10 @@ class FaultPlan final : public sim::DiskFaultHooks {
   }
   faults::FaultCounts counts() const;
   std::map<std::string, std::string> Describe() const;
+  // Every file the plan damaged so far (bit flips, sticky unreadable
+  // sectors, misdirected writes), sorted: only an error naming one of them
+  // may be taken for detected damage.
+  const std::set<std::string>& damaged_paths() const { return damaged_paths_; }
 
  private:
   const bool enabled_;
@@ -87,6 +92,7 @@ class FaultPlan final : public sim::DiskFaultHooks {
   std::unique_ptr<faults::DiskFaultInjector> survive_;
   std::unique_ptr<faults::DiskFaultInjector> detect_;
   faults::FaultCounts point_counts_;
+  std::set<std::string> damaged_paths_;
 };
 
 // Retries of an operation that injected transient faults may fail (Open,

@@ -32,6 +32,12 @@ Status DiskState::RunOp(const OpSpec& spec, const std::function<Status()>& effec
     }
     context->Delay(spec.latency_ns * (1 + uint64_t{d.short_reads}) + d.extra_latency_ns);
   }
+  // As a POSIX Env reports errno: the error names the file it hit.
+  if (s.IsIOError() && spec.path != nullptr && s.message().find(*spec.path) == std::string::npos) {
+    s = s.IsNoSpace()        ? Status::NoSpace(s.message(), *spec.path)
+        : s.IsPathNotFound() ? Status::PathNotFound(s.message(), *spec.path)
+                             : Status::IOError(s.message(), *spec.path);
+  }
   context->Fold(HashString(spec.name));
   context->Fold(HashString(*spec.path));
   context->Fold(spec.bytes);
