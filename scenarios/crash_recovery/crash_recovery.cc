@@ -267,56 +267,37 @@ class CrashRecoveryRun {
   void NoteTornLogs() {
     for (const sim::SimDisk::SurvivingSector& s : disk_->last_power_loss()) {
       for (const std::string& path : s.paths) {
-        if (path.size() > 4 && path.compare(path.size() - 4, 4, ".log") == 0) torn_logs_.insert(path);
+        if (IsLogFile(path)) torn_logs_.insert(path);
       }
     }
   }
 
-  static bool NamesAny(const Status& s, const std::set<std::string>& paths) {
-    const std::string text = s.ToString();
-    return std::any_of(paths.begin(), paths.end(),
-                       [&text](const std::string& p) { return text.find(p) != std::string::npos; });
-  }
-
-  // Tolerate-tail and absolute-consistency recovery refuse (Corruption) a
-  // damaged WAL: their documented job, when the WAL is really damaged. A
-  // refusal naming a log a power loss tore is followed by what an operator
-  // does, a reopen in point-in-time mode (for the rest of the run), and the
-  // run goes on with every check; one naming a WAL the plan damaged ends
-  // the run as detected. A refusal naming no damaged file is not a refusal
-  // (the caller fails the run).
-  enum class Refusal : uint8_t { kNone, kReopenPointInTime, kEndsRun };
+  // Acts on a recovery-mode refusal (ClassifyRefusal): a refused torn log
+  // switches the rest of the run to point-in-time recovery; a refused
+  // damaged WAL ends the run as detected.
   Refusal RefusedByRecoveryMode(const Status& s) {
-    if (!s.IsCorruption() ||
-        drawn_.options.wal_recovery_mode == WALRecoveryMode::kPointInTimeRecovery) {
-      return Refusal::kNone;
-    }
-    const std::set<std::string>& injected = plan_->damaged_paths();
-    const bool injected_log = std::any_of(injected.begin(), injected.end(), [](const std::string& p) {
-      return p.size() > 4 && p.compare(p.size() - 4, 4, ".log") == 0;
-    });
-    const bool torn = NamesAny(s, torn_logs_);
-    // Point-in-time mode would stop silently at a flipped WAL bit: with one
-    // injected, a refusal ends the run.
-    if (NamesAny(s, injected) || (torn && injected_log)) {
+    const Refusal refusal = ClassifyRefusal(s, drawn_.options.wal_recovery_mode,
+                                            plan_->damaged_paths(), torn_logs_);
+    if (refusal == Refusal::kEndsRun) {
       detected_reason_ = "refused by recovery mode";
       detected_what_ = s.ToString();
-      return Refusal::kEndsRun;
+    } else if (refusal == Refusal::kReopenPointInTime) {
+      sim_.TraceEvent("recovery mode refused a torn WAL (" + s.ToString() +
+                      "): reopening in point-in-time mode");
+      result_->observed["refusals of a torn WAL, reopened point-in-time"]++;
+      drawn_.options.wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
+      plan_->set_wal_damage_allowed(WalDamageReported(drawn_.options.wal_recovery_mode));
     }
-    if (!torn) return Refusal::kNone;
-    sim_.TraceEvent("recovery mode refused a torn WAL (" + s.ToString() +
-                    "): reopening in point-in-time mode");
-    result_->observed["refusals of a torn WAL, reopened point-in-time"]++;
-    drawn_.options.wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
-    plan_->set_wal_damage_allowed(WalDamageReported(drawn_.options.wal_recovery_mode));
-    return Refusal::kReopenPointInTime;
+    return refusal;
   }
 
   // True (and the run ends as detected) if s reports damage the plan
   // injected, naming a file it damaged: the engine kept its promise to
   // detect it. An error naming no damaged file proves nothing.
   bool Detected(const Status& s) {
-    if (!(s.IsCorruption() || s.IsIOError()) || !NamesAny(s, plan_->damaged_paths())) return false;
+    if (!(s.IsCorruption() || s.IsIOError()) || !NamesAnyPath(s, plan_->damaged_paths())) {
+      return false;
+    }
     detected_reason_ = "damage detected";
     detected_what_ = s.ToString();
     return true;

@@ -1,5 +1,6 @@
 #include "scenarios/crash_recovery/fault_plan.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,24 @@ uint64_t Sum(const faults::FaultCounts& counts) {
 
 bool WalDamageReported(WALRecoveryMode mode) {
   return mode == WALRecoveryMode::kAbsoluteConsistency;
+}
+
+bool IsLogFile(const std::string& path) { return EndsWith(path, ".log"); }
+
+bool NamesAnyPath(const Status& s, const std::set<std::string>& paths) {
+  const std::string text = s.ToString();
+  return std::any_of(paths.begin(), paths.end(),
+                     [&text](const std::string& p) { return text.find(p) != std::string::npos; });
+}
+
+Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,
+                        const std::set<std::string>& injected,
+                        const std::set<std::string>& torn_logs) {
+  if (!s.IsCorruption() || mode == WALRecoveryMode::kPointInTimeRecovery) return Refusal::kNone;
+  const bool injected_log = std::any_of(injected.begin(), injected.end(), IsLogFile);
+  const bool torn = NamesAnyPath(s, torn_logs);
+  if (NamesAnyPath(s, injected) || (torn && injected_log)) return Refusal::kEndsRun;
+  return torn ? Refusal::kReopenPointInTime : Refusal::kNone;
 }
 
 FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled) : enabled_(enabled), sim_(sim) {
@@ -76,7 +95,7 @@ void FaultPlan::AfterCrash(sim::SimDisk* disk) {
   std::vector<std::string> eligible;
   for (const sim::SimDisk::DurableFile& file : disk->DurableFiles()) {
     const bool kind_ok =
-        IsTableFile(file.path) || (wal_damage_allowed_ && EndsWith(file.path, ".log"));
+        IsTableFile(file.path) || (wal_damage_allowed_ && IsLogFile(file.path));
     if (kind_ok && file.size_bytes > 0) eligible.push_back(file.path);
   }
   if (eligible.empty()) return;

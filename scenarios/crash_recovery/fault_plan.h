@@ -38,6 +38,28 @@ namespace shale::scenario {
 // comment): only then may the plan flip WAL bits and expect detection.
 bool WalDamageReported(WALRecoveryMode mode);
 
+// True for a WAL file's path ("<dir>/<number>.log").
+bool IsLogFile(const std::string& path);
+// True if s's message names one of paths: the proof that an error came
+// from damage to a file the run really damaged.
+bool NamesAnyPath(const Status& s, const std::set<std::string>& paths);
+
+// What a failed Open under mode means, given the files the plan damaged
+// (injected) and the logs a power loss left partly written (torn_logs):
+//   kNone               not a refusal by the recovery mode: tolerate-tail
+//                       and absolute-consistency recovery refuse only a WAL
+//                       that is really damaged, so a Corruption naming no
+//                       damaged file is the engine's own error;
+//   kReopenPointInTime  a refusal of a torn log: reopen in point-in-time
+//                       mode (as an operator would) and check on;
+//   kEndsRun            a refusal of a WAL the plan damaged, or of a torn
+//                       log while a WAL carries an injected flip (point in
+//                       time would stop silently at the flip).
+enum class Refusal : uint8_t { kNone, kReopenPointInTime, kEndsRun };
+Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,
+                        const std::set<std::string>& injected,
+                        const std::set<std::string>& torn_logs);
+
 class FaultPlan final : public sim::DiskFaultHooks {
  public:
   // Draws the swarm config from sim's PRNG; installs the fault-point hook.

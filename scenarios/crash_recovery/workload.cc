@@ -202,12 +202,11 @@ class Client {
       std::unique_ptr<Iterator> it(s_->db->NewIterator(ro));
       scan = Walk(it.get(), KeyName(start), kScanEntries, since);
     }
-    if (s_->failed || !scan.ok) {
-      if (snapshot != nullptr) s_->db->ReleaseSnapshot(snapshot);
-      return;
+    if (!s_->failed && scan.ok) {
+      const std::vector<std::string> passed_over = PassedOver(start, scan);
+      CheckComplete(passed_over, since);
+      if (snapshot != nullptr && !s_->failed) CompareGets(ro, scan, passed_over);
     }
-    CheckComplete(start, scan, since);
-    if (snapshot != nullptr && !s_->failed) CompareGets(ro, start, scan);
     if (snapshot != nullptr) s_->db->ReleaseSnapshot(snapshot);
   }
 
@@ -255,16 +254,26 @@ class Client {
     return scan;
   }
 
-  // Every key from the seek target up to the last entry (or the end of the
-  // key space, if the walk ran off the end) that the scan did not return
-  // must be one that may be absent during the call.
-  void CheckComplete(int start, const Scan& scan, uint64_t since) {
+  // The keys from the seek target (key index start) up to the scan's last
+  // entry, or to the end of the key space if the walk ran off the end, that
+  // the scan did not return, in order.
+  std::vector<std::string> PassedOver(int start, const Scan& scan) const {
+    std::vector<std::string> keys;
     size_t next = 0;  // scan.entries[next]: the next returned key
     for (int i = start; i < o_.key_space; i++) {
-      const std::string key = KeyName(i);
-      if (!scan.to_end && (scan.entries.empty() || key > scan.entries.back().first)) return;
+      std::string key = KeyName(i);
+      if (!scan.to_end && (scan.entries.empty() || key > scan.entries.back().first)) break;
       while (next < scan.entries.size() && scan.entries[next].first < key) next++;
       if (next < scan.entries.size() && scan.entries[next].first == key) continue;
+      keys.push_back(std::move(key));
+    }
+    return keys;
+  }
+
+  // Every key a scan passed over must be one that may be absent during the
+  // call (completeness).
+  void CheckComplete(const std::vector<std::string>& passed_over, uint64_t since) {
+    for (const std::string& key : passed_over) {
       if (s_->history->IsPossible(key, since, Value())) continue;
       const std::vector<Value> possible = s_->history->PossibleValues(key, since);
       return s_->Fail("read consistency", key, DescribeValue(possible.front()), "<absent>",
@@ -274,21 +283,14 @@ class Client {
 
   // At one explicit snapshot, Get agrees with the iterator: on a key the
   // scan returned (drawn), and on the first key in its range it passed over.
-  void CompareGets(const ReadOptions& ro, int start, const Scan& scan) {
+  void CompareGets(const ReadOptions& ro, const Scan& scan,
+                   const std::vector<std::string>& passed_over) {
     std::vector<std::pair<std::string, Value>> probes;
     if (!scan.entries.empty()) {
       const auto& [k, v] = scan.entries[rng_.Uniform(scan.entries.size())];
       probes.emplace_back(k, Value(v));
     }
-    for (int i = start; i < o_.key_space; i++) {
-      const std::string key = KeyName(i);
-      if (!scan.to_end && (scan.entries.empty() || key > scan.entries.back().first)) break;
-      const bool returned = std::any_of(scan.entries.begin(), scan.entries.end(),
-                                        [&key](const auto& e) { return e.first == key; });
-      if (returned) continue;
-      probes.emplace_back(key, Value());
-      break;
-    }
+    if (!passed_over.empty()) probes.emplace_back(passed_over.front(), Value());
     for (const auto& [key, expected] : probes) {
       std::string value;
       const Status st = s_->db->Get(ro, key, &value);

@@ -8,6 +8,7 @@
 //   * only absolute-consistency recovery reports every WAL bit flip.
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <string>
 
 #include "scenarios/crash_recovery/fault_plan.h"
@@ -117,4 +118,40 @@ TEST_CASE("WAL bit flips are expected detected only under absolute consistency",
   REQUIRE_FALSE(WalDamageReported(WALRecoveryMode::kTolerateCorruptedTailRecords));
   REQUIRE_FALSE(WalDamageReported(WALRecoveryMode::kPointInTimeRecovery));
   REQUIRE_FALSE(WalDamageReported(WALRecoveryMode::kSkipAnyCorruptedRecords));
+}
+
+// A recovery-mode refusal is accepted only for a WAL the run really
+// damaged: torn by a power loss (reopen point-in-time and check on) or
+// flipped by the plan (the run ends as detected). Naming no damaged file,
+// it is the engine's own error.
+TEST_CASE("fault plan: a refusal must name a WAL the run damaged", "[scenario][faults]") {
+  const std::set<std::string> none;
+  const std::set<std::string> torn = {"/db/000007.log"};
+  const std::set<std::string> flipped_table = {"/db/000009.sst"};
+  const std::set<std::string> flipped_log = {"/db/000011.log"};
+  const Status refused_torn = Status::Corruption("/db/000007.log", "truncated record at end of log");
+  const Status refused_other = Status::Corruption("/db/000012.log", "corrupt record");
+  const auto tolerate = WALRecoveryMode::kTolerateCorruptedTailRecords;
+  const auto absolute = WALRecoveryMode::kAbsoluteConsistency;
+
+  CHECK(ClassifyRefusal(refused_torn, tolerate, none, torn) == Refusal::kReopenPointInTime);
+  CHECK(ClassifyRefusal(refused_torn, absolute, flipped_table, torn) == Refusal::kReopenPointInTime);
+  CHECK(ClassifyRefusal(refused_other, absolute, none, torn) == Refusal::kNone);
+  CHECK(ClassifyRefusal(refused_torn, absolute, none, none) == Refusal::kNone);
+  CHECK(ClassifyRefusal(refused_torn, WALRecoveryMode::kPointInTimeRecovery, none, torn) ==
+        Refusal::kNone);
+  CHECK(ClassifyRefusal(Status::IOError("/db/000007.log"), absolute, none, torn) == Refusal::kNone);
+  // An injected WAL flip: point in time would stop at it silently.
+  CHECK(ClassifyRefusal(refused_torn, absolute, flipped_log, torn) == Refusal::kEndsRun);
+  const Status refused_flipped = Status::Corruption("/db/000011.log", "corrupt record");
+  CHECK(ClassifyRefusal(refused_flipped, absolute, flipped_log, none) == Refusal::kEndsRun);
+}
+
+TEST_CASE("fault plan: detected damage must name a damaged file", "[scenario][faults]") {
+  const std::set<std::string> damaged = {"/db/000009.sst"};
+  CHECK(NamesAnyPath(Status::Corruption("block checksum mismatch", "/db/000009.sst"), damaged));
+  CHECK_FALSE(NamesAnyPath(Status::Corruption("bad magic number", "/db/000032.sst"), damaged));
+  CHECK_FALSE(NamesAnyPath(Status::IOError("unreadable sector (injected media error)"), damaged));
+  CHECK(IsLogFile("/db/000011.log"));
+  CHECK_FALSE(IsLogFile("/db/000011.sst"));
 }
