@@ -1,5 +1,5 @@
 // Survive: eio_read/write/sync/open/rename/delete, enospc, fsync_drops_pages,
-// short_read, slow_io. Detect only: bit_flip, sticky_unreadable_sector,
+// fsync_marks_clean, short_read, slow_io. Detect only: bit_flip, sticky_unreadable_sector,
 // misdirected_write. The full statement is at the top of
 // disk_fault_injector.h.
 #include "faults/disk_fault_injector.h"
@@ -75,8 +75,12 @@ void DiskFaultInjector::DecideFailure(const Request& request, Decision* d) {
       break;
     case Op::kSync:
       MaybeFail(FaultKind::kEioSync, Injected(FaultKind::kEioSync), d);
-      d->failed_sync_keeps_pages = !d->status.ok();
+      if (!d->status.ok()) d->failed_sync = Decision::FailedSync::kKeepsPages;
       MaybeFail(FaultKind::kFsyncDropsPages, Injected(FaultKind::kFsyncDropsPages), d);
+      if (d->status.ok()) {
+        MaybeFail(FaultKind::kFsyncMarksClean, Injected(FaultKind::kFsyncMarksClean), d);
+        if (!d->status.ok()) d->failed_sync = Decision::FailedSync::kMarksClean;
+      }
       break;
     case Op::kSyncDir:
       MaybeFail(FaultKind::kEioSync, Injected(FaultKind::kEioSync), d);

@@ -10,6 +10,11 @@
 //    acknowledged as durable, and a later successful sync must not be taken
 //    to cover the dropped tail (fsyncgate); writes acknowledged as durable
 //    earlier survive. A failed SyncDir leaves names volatile.
+//  * fsync_marks_clean (Linux >= 4.13): the sync failed and its dirty pages
+//    were marked clean: reads still see them and a retried sync returns OK,
+//    but they never reach the disk, so a power loss loses them. Nothing the
+//    failed sync would have covered may be acknowledged as durable, even
+//    after a successful retry.
 //  * short_read: hidden by the backend (env.h); no observable effect.
 //  * slow_io: latency only; no observable effect beyond timing.
 // What the engine must only DETECT (report Corruption or IOError, or repair

@@ -12,7 +12,7 @@ constexpr std::array<const char*, kFaultKindCount> kNames = {
     "eio_read",          "eio_write",  "eio_sync",
     "eio_open",          "eio_rename", "eio_delete",
     "enospc",            "fsync_drops_pages",
-    "bit_flip",          "sticky_unreadable_sector",
+    "fsync_marks_clean", "bit_flip",          "sticky_unreadable_sector",
     "misdirected_write", "short_read", "slow_io",
 };
 

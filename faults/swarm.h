@@ -16,6 +16,10 @@
 //   enospc                    kWrite, kCreate          -> NoSpace
 //   fsync_drops_pages         kSync                    -> IOError; the dirty
 //                                                         pages are dropped
+//   fsync_marks_clean         kSync                    -> IOError; the dirty
+//                                                         pages are marked
+//                                                         clean: still read,
+//                                                         never written
 //   bit_flip                  each durable file at     -> one bit of its
 //                             each crash (AfterCrash)     durable data flips
 //   sticky_unreadable_sector  kRead of durable bytes   -> a sector it touches
@@ -58,13 +62,14 @@ enum class FaultKind : uint8_t {
   kEioDelete,
   kEnospc,
   kFsyncDropsPages,
+  kFsyncMarksClean,
   kBitFlip,
   kStickyUnreadableSector,
   kMisdirectedWrite,
   kShortRead,
   kSlowIo,
 };
-inline constexpr size_t kFaultKindCount = 13;
+inline constexpr size_t kFaultKindCount = 14;
 static_assert(static_cast<size_t>(FaultKind::kSlowIo) + 1 == kFaultKindCount);
 
 // The snake_case name used in counts and reports ("eio_read", ...).

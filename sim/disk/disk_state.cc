@@ -26,7 +26,7 @@ Status DiskState::RunOp(const OpSpec& spec, const std::function<Status()>& effec
     const DiskFaultHooks::Decision d = Decide(spec);
     s = d.status;
     if (!s.ok()) {
-      if (spec.on_injected_failure && !d.failed_sync_keeps_pages) spec.on_injected_failure();
+      if (spec.on_injected_failure) spec.on_injected_failure(d);
     } else {
       s = effect();
     }
@@ -61,13 +61,13 @@ DiskFaultHooks::Decision DiskState::Decide(const OpSpec& spec) {
                   SimDisk::kSectorBytes ==
               0));
   if (d.extra_latency_ns != 0 || d.short_reads != 0 || d.unreadable_sector.has_value() ||
-      d.misdirect_to.has_value() || d.failed_sync_keeps_pages) {
+      d.misdirect_to.has_value() || d.failed_sync != DiskFaultHooks::Decision::FailedSync::kDropsPages) {
     context->Fold(HashString("disk.fault"));
     context->Fold(d.extra_latency_ns);
     context->Fold(d.short_reads);
     context->Fold(d.unreadable_sector.has_value() ? *d.unreadable_sector + 1 : 0);
     context->Fold(d.misdirect_to.has_value() ? *d.misdirect_to + 1 : 0);
-    context->Fold(d.failed_sync_keeps_pages ? 1 : 0);
+    context->Fold(static_cast<uint64_t>(d.failed_sync));
   }
   if (spec.decision != nullptr) *spec.decision = d;
   return d;
@@ -149,7 +149,7 @@ bool DiskState::Referenced(uint64_t id) const {
       }
     }
   }
-  return false;
+  return JournalLinks(id);
 }
 
 void DiskState::MaybeFree(uint64_t id) {
@@ -189,15 +189,50 @@ void DiskState::Write(Inode* inode, uint64_t offset, const Slice& data) {
   }
 }
 
-void DiskState::Truncate(Inode* inode, uint64_t size) { inode->visible.resize(size, '\0'); }
+void DiskState::Truncate(Inode* inode, uint64_t size) {
+  inode->visible.resize(size, '\0');
+  std::vector<PendingSector> kept;
+  for (PendingSector& w : inode->pending) {
+    const uint64_t start = w.sector * SimDisk::kSectorBytes;
+    if (start >= size) continue;
+    const auto room = static_cast<uint32_t>(std::min<uint64_t>(size - start, SimDisk::kSectorBytes));
+    if (w.image.size() > room) w.image.resize(room);
+    w.dirty_end = std::min(w.dirty_end, room);
+    if (w.dirty_begin < w.dirty_end) kept.push_back(std::move(w));
+  }
+  inode->pending = std::move(kept);
+  auto& lost = inode->clean_unwritten;
+  lost.erase(lost.lower_bound((size + SimDisk::kSectorBytes - 1) / SimDisk::kSectorBytes), lost.end());
+}
 
 void DiskState::MakeDurable(Inode* inode) {
-  inode->durable = inode->visible;
+  std::string durable = inode->visible;
+  std::set<uint64_t> rewritten;
+  for (const PendingSector& w : inode->pending) rewritten.insert(w.sector);
+  for (auto it = inode->clean_unwritten.begin(); it != inode->clean_unwritten.end();) {
+    if (rewritten.count(*it) != 0) {
+      it = inode->clean_unwritten.erase(it);
+      continue;
+    }
+    const uint64_t start = *it * SimDisk::kSectorBytes;
+    const uint64_t end = std::min<uint64_t>(start + SimDisk::kSectorBytes, durable.size());
+    for (uint64_t b = start; b < end; ++b) {
+      durable[b] = b < inode->durable.size() ? inode->durable[b] : '\0';
+    }
+    ++it;
+  }
+  inode->durable = std::move(durable);
   inode->pending.clear();
 }
 
 void DiskState::DropPending(Inode* inode) {
   inode->visible = inode->durable;
+  inode->pending.clear();
+  inode->clean_unwritten.clear();
+}
+
+void DiskState::MarkClean(Inode* inode) {
+  for (const PendingSector& w : inode->pending) inode->clean_unwritten.insert(w.sector);
   inode->pending.clear();
 }
 

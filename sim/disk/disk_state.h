@@ -11,6 +11,10 @@
 //    table. The root is "" and always present. A Dir record may outlive its
 //    name (DeleteDir removes only the name); whether a directory exists is
 //    decided by walking names from the root (DirVisible / DirDurable).
+//  * journal: every create, rename, unlink, mkdir, rmdir and truncate not
+//    yet committed, oldest first (see "Metadata" in sim_disk.h). Each one
+//    already changed the page-cache tables; the durable tables get them
+//    when the journal commits, or a prefix of them at a power loss.
 //  * incarnation: the current "process". Handles and locks remember theirs;
 //    a crash bumps it, so every older handle is dead.
 //
@@ -52,12 +56,38 @@ struct Inode {
   std::vector<PendingSector> pending;  // oldest first
   int open_handles = 0;                // live handles (current incarnation)
   std::set<uint64_t> unreadable;       // sticky bad sectors (never healed)
+  // Sectors a failed sync marked clean without writing them: the page cache
+  // keeps their bytes, but no later sync writes them unless they are
+  // written again. Cleared when the page cache is (power loss, dropped pages).
+  std::set<uint64_t> clean_unwritten;
 };
 
 struct Entry {
   bool is_dir = false;
   uint64_t inode = 0;  // 0 for directories
+  bool operator==(const Entry& other) const {
+    return is_dir == other.is_dir && inode == other.inode;
+  }
 };
+
+// One name change of one directory: `entry` set links name, unset unlinks it.
+struct DirEdit {
+  std::string dir;  // normalized
+  std::string name;
+  std::optional<Entry> entry;
+};
+
+// One metadata operation, atomic in the journal (a rename is one record with
+// two edits). A truncate record sets truncate_inode (nonzero) and has no edits.
+struct JournalRecord {
+  std::vector<DirEdit> edits;
+  uint64_t truncate_inode = 0;
+  uint64_t truncate_size_bytes = 0;
+};
+
+// The journal commits by itself once it holds this many records (a real
+// journal commits when full, and every few seconds).
+inline constexpr size_t kMaxJournalRecords = 4096;
 
 struct Dir {
   std::map<std::string, Entry> visible;
@@ -80,7 +110,9 @@ struct OpSpec {
   // Hash64 is folded into the trace, so equal trace hashes mean equal data.
   const Slice* data = nullptr;
   uint64_t latency_ns = 0;
-  std::function<void()> on_injected_failure;     // e.g. drop dirty pages
+  // Runs when the hook fails the call, before Delay (e.g. a failed sync's
+  // effect on the dirty pages).
+  std::function<void(const DiskFaultHooks::Decision&)> on_injected_failure;
   // Fills the hook's Request range fields (reads and data writes).
   std::function<void(DiskFaultHooks::Request*)> describe;
   // If set, receives the hook's Decision before the effect runs.
@@ -92,8 +124,8 @@ class DiskState {
   DiskState(DiskContext* context, const LatencyProfile& latency);
 
   // Runs one call: SwitchPoint, handle liveness check, fault hook, effect,
-  // Delay, Fold (name, path, size, status and a hash of spec.data). A failed hook skips the effect (after on_injected_failure,
-  // unless the decision keeps a failed sync's pages). A decision's extra
+  // Delay, Fold (name, path, size, status and a hash of spec.data). A failed
+  // hook skips the effect (after on_injected_failure). A decision's extra
   // latency and retried short reads add to the Delay.
   Status RunOp(const OpSpec& spec, const std::function<Status()>& effect);
 
@@ -113,11 +145,35 @@ class DiskState {
   void MaybeFree(uint64_t id);
   void FreeUnreferenced();
 
+  // ---- metadata journal (disk_journal.cc)
+  // Records an operation whose page-cache effect is done; commits the
+  // journal if it is full.
+  void Journal(JournalRecord record);
+  // Makes journal[0, count) durable, in order, and drops them from the
+  // journal. REQUIRES: count <= journal.size().
+  void CommitJournal(size_t count);
+  // How many leading records must commit to cover every record that
+  // touches directory dir (its entries, or its own name), or inode id (its
+  // names, or its size): one past the last such record; 0 if none.
+  size_t JournalEndForDir(const std::string& dir) const;
+  size_t JournalEndForInode(uint64_t id) const;
+  // A file sync made inode id's size durable: its truncate records are moot.
+  void ForgetTruncates(uint64_t id);
+  // Whether an uncommitted record links inode id (a power loss may keep it).
+  bool JournalLinks(uint64_t id) const;
+
   // ---- data (page cache; the pending list records what a sync would keep)
   static void Write(Inode* inode, uint64_t offset, const Slice& data);
+  // Cuts or extends the page-cache view; dirty pages past the new end are
+  // discarded (they are never written back), as the kernel does.
   static void Truncate(Inode* inode, uint64_t size);
+  // Makes the page-cache view durable, except clean_unwritten sectors that
+  // were not written again (they keep their durable bytes, or zeros).
   static void MakeDurable(Inode* inode);
   static void DropPending(Inode* inode);
+  // A failed sync that marks the dirty pages clean: they stay readable but
+  // are never written back.
+  static void MarkClean(Inode* inode);
   // A misdirected write (see sim_disk.h): [offset, offset+size) keeps its
   // old bytes (zeros past the end) and data is written at target instead.
   static void WriteMisdirected(Inode* inode, uint64_t offset, const Slice& data,
@@ -139,7 +195,10 @@ class DiskState {
   std::map<uint64_t, Inode> inodes;
   std::map<std::string, Dir> dirs;
   std::set<std::string> locks;
+  std::vector<JournalRecord> journal;
+  bool fsync_commits_metadata = false;
   std::vector<SimDisk::SurvivingSector> last_power_loss;
+  SimDisk::MetadataKept last_power_loss_metadata;
 
  private:
   bool Referenced(uint64_t id) const;

@@ -3,6 +3,8 @@
 // handles in sim_disk_files.cc, shared state in disk_state.{h,cc}.
 #include "sim/disk/sim_disk.h"
 
+#include <cassert>
+
 #include "sim/disk/disk_state.h"
 
 namespace shale::sim {
@@ -52,6 +54,14 @@ const std::vector<SimDisk::SurvivingSector>& SimDisk::last_power_loss() const {
   return state_->last_power_loss;
 }
 
+SimDisk::MetadataKept SimDisk::last_power_loss_metadata() const {
+  return state_->last_power_loss_metadata;
+}
+
+void SimDisk::set_fsync_commits_metadata(bool commits) { state_->fsync_commits_metadata = commits; }
+
+size_t SimDisk::uncommitted_metadata_ops() const { return state_->journal.size(); }
+
 Status SimDisk::NewSequentialFile(const std::string& path, const FileOptions& opts,
                                   std::unique_ptr<SequentialFile>* result) {
   const std::string p = DiskState::Normalize(path);
@@ -84,11 +94,15 @@ static Status OpenOrCreate(DiskState* st, const std::string& p, bool truncate, u
   if (it == table.end()) {
     *id = st->NewInode();
     table[parts.name] = Entry{false, *id};
+    st->Journal({{{parts.parent, parts.name, Entry{false, *id}}}, 0, 0});
     return Status::OK();
   }
   if (it->second.is_dir) return Status::IOError("is a directory", p);
   *id = it->second.inode;
-  if (truncate) DiskState::Truncate(&st->inodes.at(*id), 0);
+  if (truncate) {
+    DiskState::Truncate(&st->inodes.at(*id), 0);
+    st->Journal({{}, *id, 0});
+  }
   return Status::OK();
 }
 
@@ -150,6 +164,7 @@ Status SimDisk::DeleteFile(const std::string& path) {
     if (state_->VisibleFile(p, &id) == nullptr) return Missing(p);
     const PathParts parts = DiskState::Split(p);
     state_->dirs[parts.parent].visible.erase(parts.name);
+    state_->Journal({{{parts.parent, parts.name, std::nullopt}}, 0, 0});
     state_->MaybeFree(id);
     return Status::OK();
   });
@@ -170,6 +185,10 @@ Status SimDisk::RenameFile(const std::string& src, const std::string& dst) {
     const PathParts from_parts = DiskState::Split(from);
     state_->dirs[from_parts.parent].visible.erase(from_parts.name);
     state_->dirs[to_parts.parent].visible[to_parts.name] = Entry{false, id};
+    state_->Journal({{{from_parts.parent, from_parts.name, std::nullopt},
+                      {to_parts.parent, to_parts.name, Entry{false, id}}},
+                     0,
+                     0});
     if (replaced != 0) state_->MaybeFree(replaced);
     return Status::OK();
   });
@@ -189,6 +208,7 @@ Status SimDisk::CreateDirIfMissing(const std::string& dir) {
     state_->dirs[parts.parent].visible[parts.name] = Entry{true, 0};
     if (!durable_name) state_->dirs[p].durable.clear();
     state_->dirs[p];
+    state_->Journal({{{parts.parent, parts.name, Entry{true, 0}}}, 0, 0});
     return Status::OK();
   });
 }
@@ -201,6 +221,7 @@ Status SimDisk::DeleteDir(const std::string& dir) {
     if (!state_->dirs[p].visible.empty()) return Status::IOError("directory not empty", p);
     const PathParts parts = DiskState::Split(p);
     state_->dirs[parts.parent].visible.erase(parts.name);
+    state_->Journal({{{parts.parent, parts.name, std::nullopt}}, 0, 0});
     return Status::OK();
   });
 }
@@ -211,13 +232,8 @@ Status SimDisk::SyncDir(const std::string& dir) {
   spec.latency_ns = state_->SyncLatency();
   return state_->RunOp(spec, [&] {
     if (!state_->DirVisible(p)) return Missing(p);
-    auto& record = state_->dirs[p];
-    std::vector<uint64_t> dropped;
-    for (const auto& [name, entry] : record.durable) dropped.push_back(entry.inode);
-    record.durable = record.visible;
-    for (uint64_t id : dropped) {
-      if (id != 0) state_->MaybeFree(id);
-    }
+    state_->CommitJournal(state_->JournalEndForDir(p));
+    assert(state_->dirs.at(p).durable == state_->dirs.at(p).visible);
     return Status::OK();
   });
 }

@@ -7,22 +7,55 @@
 //    pending, sector by sector (kSectorBytes). Sync()/Fsync() of a handle
 //    makes that inode's page-cache view durable (data and size).
 //  * Each directory has a page-cache entry table (name -> inode) and a
-//    durable one. Create, rename and delete change the page-cache table;
-//    SyncDir(dir) makes dir's table durable. Rename is atomic.
+//    durable one. Create, rename and delete change the page-cache table at
+//    once and are journaled (see "Metadata" below). Rename is atomic.
 //  * A deleted file stays readable through handles opened before the delete;
 //    the inode is freed when its last handle closes and no name remains.
-//  * A Sync that fails (injected) drops the inode's pending writes: the
-//    page-cache view reverts to the durable view (Linux may evict the dirty
-//    pages after a failed fsync; retrying does not bring them back), unless
-//    the hook's Decision says failed_sync_keeps_pages.
+//  * A Sync that fails (injected) does what the hook's Decision::failed_sync
+//    says with the inode's pending writes:
+//      - kDropsPages (the default): they are dropped and the page-cache view
+//        reverts to the durable view (Linux may evict the dirty pages after
+//        a failed fsync; retrying does not bring them back);
+//      - kKeepsPages: they stay pending, so a retry may write them;
+//      - kMarksClean: Linux >= 4.13's behaviour (ext4, xfs): the pages are
+//        marked clean and stay readable, a retried Sync returns OK with
+//        nothing to write, and a power loss loses them.
+//
+// Metadata (the model of a journaling file system: one ordered log per file
+// system, as xfs's log and ext4's jbd2 journal are):
+//  * Every create (NewWritableFile of a new name, LockFile), rename, unlink,
+//    mkdir, rmdir and truncate (Truncate, or NewWritableFile over an existing
+//    file) appends one record to the journal, in call order.
+//  * SyncDir(dir) commits the journal up to and including the last record
+//    that touches dir (an entry of dir, or dir's own name): those records
+//    and every earlier one, in any directory, become durable. This is xfs's
+//    rule (fsync forces the log up to the inode's last change); ext4 commits
+//    its whole running transaction, which only ever makes more durable, so
+//    every ext4 outcome is also an outcome here.
+//  * A file Sync/Fsync makes that file's data and size durable. Only if
+//    set_fsync_commits_metadata(true) does it also commit the journal up to
+//    the file's last record (its names, its size), as ext4 and xfs do. By
+//    default it does not, which is all POSIX promises: a new file's name is
+//    durable only once its directory is synced.
+//  * At a power loss an in-order PREFIX of the uncommitted records is
+//    durable: the log reaches the disk in order, but where the flushing
+//    stopped is drawn (nothing, everything, or a uniform cut). So "the WAL's
+//    unlink is durable but the later MANIFEST rename is not" can happen, and
+//    "the later rename is durable but the earlier create is not" cannot.
+//  * A durable truncate cuts (or zero-extends) the durable data before the
+//    surviving sector writes are applied; dirty pages past a truncated end
+//    are discarded at the truncate. A file sync makes its truncates moot.
+//  * The journal commits by itself when it holds kMaxJournalRecords records.
 //  * LockFile is exclusive per path within the simulated machine.
 //
 // Crashes:
 //  * ProcessCrash(): every open handle becomes dead (any later call on it
 //    returns IOError); locks are released; page-cache views survive.
-//  * PowerLoss(): ProcessCrash(), then every directory reverts to its durable
+//  * PowerLoss(): ProcessCrash(), then a prefix of the journal becomes
+//    durable (see "Metadata"), then every directory reverts to its durable
 //    table and every inode to its durable view (data AND size: pending
-//    appends, truncates and extensions are undone), except that each pending
+//    appends and extensions, and truncates the prefix did not reach, are
+//    undone), except that each pending
 //    sector write survives with probability 1/survive_one_in (drawn from the
 //    context's PRNG, in a fixed order: inode creation order, then write
 //    order). A surviving write is applied over the durable view, to the
@@ -132,9 +165,10 @@ class DiskFaultHooks {
   struct Decision {
     // Non-OK: the operation fails with it before having any effect.
     Status status;
-    // kSync only, with a failed status: the dirty pages stay (a retry may
-    // succeed). Otherwise a failed sync drops them (see SimDisk).
-    bool failed_sync_keeps_pages = false;
+    // kSync only, with a failed status: what happens to the dirty pages
+    // (see SimDisk, "A Sync that fails").
+    enum class FailedSync : uint8_t { kDropsPages, kKeepsPages, kMarksClean };
+    FailedSync failed_sync = FailedSync::kDropsPages;
     // Slow I/O: simulated time added to the operation's latency.
     uint64_t extra_latency_ns = 0;
     // kRead: how many times the underlying pread returned short (not at EOF)
@@ -195,7 +229,15 @@ class SimDisk final : public FileSystem {
   // ---- crashes
   void ProcessCrash();
   // REQUIRES: survive_one_in >= 1 (1 = every pending sector write survives).
-  void PowerLoss(uint64_t survive_one_in);
+  // journal_kept: how many uncommitted metadata records become durable
+  // (clamped to the journal's length); unset: drawn from the context's PRNG.
+  void PowerLoss(uint64_t survive_one_in, std::optional<size_t> journal_kept = std::nullopt);
+
+  // Whether a file Sync/Fsync also commits the metadata journal (see
+  // "Metadata" above). Default false.
+  void set_fsync_commits_metadata(bool commits);
+  // Metadata operations journaled and not yet committed.
+  size_t uncommitted_metadata_ops() const;
 
   // REQUIRES: hooks (if not null) outlives the SimDisk or is reset first.
   void set_fault_hooks(DiskFaultHooks* hooks);
@@ -211,6 +253,12 @@ class SimDisk final : public FileSystem {
     uint64_t applied_bytes = 0;      // bytes written into the sector
   };
   const std::vector<SurvivingSector>& last_power_loss() const;
+  // How much of the journal the last PowerLoss() made durable.
+  struct MetadataKept {
+    size_t kept = 0;
+    size_t uncommitted = 0;
+  };
+  MetadataKept last_power_loss_metadata() const;
 
   // ---- injected media faults (faults/ decides when; see the file comment)
   // Flips bit `bit` of byte `byte_offset` of the durable data of the file

@@ -98,6 +98,16 @@ std::map<uint64_t, std::vector<std::string>> NamesByInode(const DiskState& st) {
   return names;
 }
 
+// How many of the uncommitted journal records a power loss keeps: none (1
+// in 4), all (1 in 4), or a uniform cut. No draw if there are none.
+size_t DrawJournalKept(Random* rng, size_t uncommitted) {
+  if (uncommitted == 0) return 0;
+  const uint64_t roll = rng->Uniform(4);
+  if (roll == 0) return 0;
+  if (roll == 1) return uncommitted;
+  return rng->Uniform(uncommitted + 1);
+}
+
 }  // namespace
 
 void SimDisk::ProcessCrash() {
@@ -109,9 +119,16 @@ void SimDisk::ProcessCrash() {
   state_->context->Fold(state_->inodes.size());
 }
 
-void SimDisk::PowerLoss(uint64_t survive_one_in) {
+void SimDisk::PowerLoss(uint64_t survive_one_in, std::optional<size_t> journal_kept) {
   assert(survive_one_in >= 1);
   ProcessCrash();
+  const size_t uncommitted = state_->journal.size();
+  const size_t kept = std::min(journal_kept.value_or(DrawJournalKept(state_->context->rng(), uncommitted)),
+                               uncommitted);
+  state_->CommitJournal(kept);
+  state_->journal.clear();
+  state_->last_power_loss_metadata = {kept, uncommitted};
+  state_->context->Fold(uint64_t{kept} << 32 | uncommitted);
   RevertDirectories(state_.get());
   state_->FreeUnreferenced();
   DiskContext* ctx = state_->context;
@@ -129,6 +146,7 @@ void SimDisk::PowerLoss(uint64_t survive_one_in) {
       owners.push_back(id);
     }
     inode.pending.clear();
+    inode.clean_unwritten.clear();
     inode.durable = data;
     inode.visible = std::move(data);
   }

@@ -42,6 +42,7 @@ class HandleCore {
   bool open() const { return open_ && incarnation_ == state_->incarnation; }
   // REQUIRES: open().
   Inode* inode() const { return &state_->inodes.at(id_); }
+  uint64_t id() const { return id_; }
 
   // Unregisters from the inode (once); frees it if nothing else reaches it.
   void Release() {
@@ -178,6 +179,7 @@ class SimWritableFile final : public WritableFile {
     return st->RunOp(core_.Spec("disk.truncate", Op::kWrite, size, st->MetadataLatency()), [&] {
       if (!core_.open()) return ClosedError();
       DiskState::Truncate(core_.inode(), size);
+      st->Journal({{}, core_.id(), size});
       return Status::OK();
     });
   }
@@ -240,12 +242,17 @@ class SimWritableFile final : public WritableFile {
   Status SyncOp(const char* name) {
     DiskState* st = core_.state();
     OpSpec spec = core_.Spec(name, Op::kSync, 0, st->SyncLatency());
-    spec.on_injected_failure = [this] {
-      if (core_.open()) DiskState::DropPending(core_.inode());
+    spec.on_injected_failure = [this](const DiskFaultHooks::Decision& d) {
+      if (!core_.open()) return;
+      using FailedSync = DiskFaultHooks::Decision::FailedSync;
+      if (d.failed_sync == FailedSync::kDropsPages) DiskState::DropPending(core_.inode());
+      if (d.failed_sync == FailedSync::kMarksClean) DiskState::MarkClean(core_.inode());
     };
     return st->RunOp(spec, [&] {
       if (!core_.open()) return ClosedError();
+      if (st->fsync_commits_metadata) st->CommitJournal(st->JournalEndForInode(core_.id()));
       DiskState::MakeDurable(core_.inode());
+      st->ForgetTruncates(core_.id());
       return Status::OK();
     });
   }

@@ -15,7 +15,6 @@ using shale::faults::FaultConfig;
 using shale::faults::FaultKind;
 using shale::sim::SimDisk;
 
-constexpr uint64_t kNeverSurvives = uint64_t{1} << 62;
 
 Status ReadAt(SimDisk* disk, const std::string& path, uint64_t offset, size_t n,
               std::string* out) {

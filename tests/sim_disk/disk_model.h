@@ -39,15 +39,57 @@ struct ModelFile {
   }
 };
 
+// One uncommitted metadata operation, as the disk journals it.
+struct ModelRecord {
+  enum class Kind { kLink, kUnlink, kRename, kTruncate } kind = Kind::kLink;
+  std::string name;  // kLink, kUnlink, kRename (from)
+  std::string to;    // kRename
+  int id = 0;        // kLink, kRename, kTruncate
+  uint64_t size = 0;  // kTruncate
+  bool Names(int file) const { return kind != Kind::kUnlink && id == file; }
+};
+
 class DiskModel {
  public:
   std::map<int, ModelFile> files;
   std::map<std::string, int> visible_names;  // name in the directory -> file id
   std::map<std::string, int> durable_names;
+  std::vector<ModelRecord> journal;          // uncommitted, oldest first
+  bool fsync_commits_metadata = false;
 
   int NewFile() {
     files[next_id_];
     return next_id_++;
+  }
+
+  // Makes journal[0, count) durable and drops them.
+  void Commit(size_t count) {
+    for (size_t i = 0; i < count; ++i) Apply(journal[i]);
+    journal.erase(journal.begin(), journal.begin() + static_cast<ptrdiff_t>(count));
+  }
+  // SyncDir of the model's one directory: up to its last name change.
+  void SyncDir() {
+    size_t end = 0;
+    for (size_t i = 0; i < journal.size(); ++i) {
+      if (journal[i].kind != ModelRecord::Kind::kTruncate) end = i + 1;
+    }
+    Commit(end);
+  }
+  // A successful file sync of file id.
+  void FileSynced(int id) {
+    if (fsync_commits_metadata) {
+      size_t end = 0;
+      for (size_t i = 0; i < journal.size(); ++i) {
+        if (journal[i].Names(id)) end = i + 1;
+      }
+      Commit(end);
+    }
+    files[id].Synced();  // after the commit: the sync wrote the current size
+    std::vector<ModelRecord> kept;
+    for (const ModelRecord& r : journal) {
+      if (r.kind != ModelRecord::Kind::kTruncate || r.id != id) kept.push_back(r);
+    }
+    journal = std::move(kept);
   }
 
   // Checks a recovered file against the model after a power loss; returns
@@ -68,7 +110,8 @@ class DiskModel {
     return "";
   }
 
-  // After a power loss: names revert to the durable table; every surviving
+  // After a power loss (the journal prefix applied): names revert to the
+  // durable table; every surviving
   // file restarts from its recovered bytes (all of them now "written").
   void Recover(const std::map<std::string, std::string>& recovered) {
     visible_names = durable_names;
@@ -84,6 +127,18 @@ class DiskModel {
   }
 
  private:
+  void Apply(const ModelRecord& r) {
+    switch (r.kind) {
+      case ModelRecord::Kind::kLink: durable_names[r.name] = r.id; break;
+      case ModelRecord::Kind::kUnlink: durable_names.erase(r.name); break;
+      case ModelRecord::Kind::kRename:
+        durable_names.erase(r.name);
+        durable_names[r.to] = r.id;
+        break;
+      case ModelRecord::Kind::kTruncate: files[r.id].synced.resize(r.size, '\0'); break;
+    }
+  }
+
   int next_id_ = 1;
 };
 

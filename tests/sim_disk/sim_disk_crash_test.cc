@@ -13,13 +13,7 @@ using shale::Status;
 using shale::sim::LatencyProfile;
 using shale::sim::SimDisk;
 
-constexpr uint64_t kNeverSurvives = uint64_t{1} << 62;
 
-std::string Visible(const SimDisk& disk, const std::string& path) {
-  std::string data;
-  const Status s = disk.ReadVisible(path, &data);
-  return s.ok() ? data : "<missing>";
-}
 
 // A disk with a durable, empty "/db".
 struct Fixture {
@@ -58,7 +52,7 @@ TEST_CASE("sim_disk crash: unsynced appends die with power, not with the process
   REQUIRE(w->Truncate(1000).ok());
   fx.disk.ProcessCrash();
   CHECK(Visible(fx.disk, "/db/a") == "abc" + std::string(997, 'x'));
-  fx.disk.PowerLoss(kNeverSurvives);
+  fx.disk.PowerLoss(kNeverSurvives, /*journal_kept=*/0);
   CHECK(Visible(fx.disk, "/db/a") == "abc");
   CHECK(fx.disk.last_power_loss().empty());
 }
@@ -69,17 +63,17 @@ TEST_CASE("sim_disk crash: a synced file in an unsynced directory disappears",
   fx.Write("/db/a", "data", /*sync_file=*/true, /*sync_dir=*/false);
   std::string durable;
   CHECK(fx.disk.ReadDurable("/db/a", &durable).IsNotFound());
-  fx.disk.PowerLoss(1);
+  fx.disk.PowerLoss(1, /*journal_kept=*/0);
   CHECK(fx.disk.FileExists("/db/a").IsNotFound());
   // A directory whose own name was never made durable vanishes with its files.
   REQUIRE(fx.disk.CreateDirIfMissing("/db/sub").ok());
   fx.Write("/db/sub/f", "x", true, false);
-  REQUIRE(fx.disk.SyncDir("/db/sub").ok());
-  fx.disk.PowerLoss(1);
+  fx.disk.PowerLoss(1, /*journal_kept=*/0);
   CHECK(fx.disk.FileExists("/db/sub").IsNotFound());
 }
 
-TEST_CASE("sim_disk crash: a rename without SyncDir is undone by power loss", "[sim_disk]") {
+TEST_CASE("sim_disk crash: a rename the journal did not flush is undone by power loss",
+          "[sim_disk]") {
   Fixture fx;
   fx.Write("/db/a", "A", true, true);
   fx.Write("/db/b", "B", true, true);
@@ -87,7 +81,7 @@ TEST_CASE("sim_disk crash: a rename without SyncDir is undone by power loss", "[
   REQUIRE(fx.disk.RenameFile("/db/a", "/db/b").ok());  // over an existing target
   REQUIRE(fx.disk.RenameFile("/db/c", "/db/d").ok());  // to a new name
   CHECK(Visible(fx.disk, "/db/b") == "A");
-  fx.disk.PowerLoss(kNeverSurvives);
+  fx.disk.PowerLoss(kNeverSurvives, /*journal_kept=*/0);
   CHECK(Visible(fx.disk, "/db/a") == "A");
   CHECK(Visible(fx.disk, "/db/b") == "B");
   CHECK(Visible(fx.disk, "/db/c") == "C");

@@ -33,6 +33,16 @@ class TestDiskContext final : public shale::sim::DiskContext {
   shale::Random rng_;
 };
 
+// survive_one_in for a power loss that keeps no unsynced sector write.
+inline constexpr uint64_t kNeverSurvives = uint64_t{1} << 62;
+
+// The page-cache contents of path, or "<missing>".
+inline std::string Visible(const shale::sim::SimDisk& disk, const std::string& path) {
+  std::string data;
+  const shale::Status s = disk.ReadVisible(path, &data);
+  return s.ok() ? data : "<missing>";
+}
+
 // Fails the next `remaining` operations of kind `op` with IOError.
 class FailingHooks final : public shale::sim::DiskFaultHooks {
  public:
