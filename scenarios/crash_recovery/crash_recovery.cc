@@ -179,6 +179,10 @@ class CrashRecoveryRun {
     result_->failure = state_.failure;
     result_->ops = state_.ops_done;
     result_->engine_ops = state_.engine_ops;
+    // Writes not acknowledged when a read proved they happened: from then
+    // on the values they overwrote may not show again.
+    const uint64_t observed = history_ == nullptr ? 0 : history_->observed_writes();
+    if (observed > 0) result_->observed["indeterminate writes a read proved happened"] = observed;
     if (drawn_.transactions) {
       // Events, not failures (crash-recovery has no promise table).
       result_->observed["recovered prepared transactions"] = recovered_prepared_;

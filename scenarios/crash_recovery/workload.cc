@@ -12,6 +12,13 @@ namespace shale::scenario {
 
 namespace {
 
+// What a failed read check says the key should have held: the first value
+// the history allows (the settled one, when still possible).
+std::string ExpectedText(const std::string& key, const ReadStart& start, const History& history) {
+  const std::vector<Value> possible = history.PossibleValues(key, start);
+  return possible.empty() ? "<nothing>" : DescribeValue(possible.front());
+}
+
 class Client {
  public:
   Client(WorkloadState* state, const WorkloadOptions& options, uint64_t seed, int id)
@@ -173,13 +180,13 @@ class Client {
 
   void Get() {
     const std::string key = KeyName(PickKey());
-    const uint64_t since = s_->history->acked_count();
+    const ReadStart start = s_->history->BeginRead();
     std::string value;
     const Status st = s_->db->Get(ReadOptions(), key, &value);
     s_->engine_ops++;
     if (!st.ok() && !st.IsNotFound()) return CheckStatus(st, "Get");
     const Value observed = st.ok() ? Value(value) : Value();
-    CheckPossible(key, observed, since, "Get");
+    CheckPossible(key, observed, start, "Get");
   }
 
   // A bounded scan, as RocksDB's stress test does: Seek to a random key,
@@ -192,7 +199,7 @@ class Client {
   // passed over.
   void Iterate() {
     constexpr size_t kScanEntries = 16;
-    const uint64_t since = s_->history->acked_count();
+    const ReadStart since = s_->history->BeginRead();
     const Snapshot* snapshot = rng_.OneIn(2) ? s_->GetFreshSnapshot() : nullptr;
     ReadOptions ro;
     ro.snapshot = snapshot;
@@ -217,9 +224,9 @@ class Client {
   };
 
   // The forward and backward passes of Iterate; checks them and their
-  // values (since: the acked count before the iterator's snapshot). ok:
+  // values (since: when the read began, before the iterator's snapshot). ok:
   // both passes agreed and every value was possible.
-  Scan Walk(Iterator* it, const std::string& target, size_t max_entries, uint64_t since) {
+  Scan Walk(Iterator* it, const std::string& target, size_t max_entries, const ReadStart& since) {
     Scan scan;
     std::vector<std::pair<std::string, std::string>>& forward = scan.entries;
     std::vector<std::pair<std::string, std::string>> backward;
@@ -272,11 +279,10 @@ class Client {
 
   // Every key a scan passed over must be one that may be absent during the
   // call (completeness).
-  void CheckComplete(const std::vector<std::string>& passed_over, uint64_t since) {
+  void CheckComplete(const std::vector<std::string>& passed_over, const ReadStart& since) {
     for (const std::string& key : passed_over) {
-      if (s_->history->IsPossible(key, since, Value())) continue;
-      const std::vector<Value> possible = s_->history->PossibleValues(key, since);
-      return s_->Fail("read consistency", key, DescribeValue(possible.front()), "<absent>",
+      if (s_->history->Observe(key, since, Value())) continue;
+      return s_->Fail("read consistency", key, ExpectedText(key, since, *s_->history), "<absent>",
                       "an iterator passed over a key that existed throughout the call");
     }
   }
@@ -364,12 +370,11 @@ class Client {
     s_->engine_ops++;
   }
 
-  void CheckPossible(const std::string& key, const Value& observed, uint64_t since,
+  void CheckPossible(const std::string& key, const Value& observed, const ReadStart& since,
                      const char* what) {
     if (s_->fold) s_->fold(HashKeyValue(key, observed));
-    if (s_->history->IsPossible(key, since, observed)) return;
-    const std::vector<Value> possible = s_->history->PossibleValues(key, since);
-    s_->Fail("read consistency", key, DescribeValue(possible.front()), DescribeValue(observed),
+    if (s_->history->Observe(key, since, observed)) return;
+    s_->Fail("read consistency", key, ExpectedText(key, since, *s_->history), DescribeValue(observed),
              std::string(what) + " returned a value the key never had during the call");
   }
 
@@ -391,7 +396,7 @@ Status RollbackPrepared(WorkloadState* state, Transaction* txn, const std::vecto
                         bool sync) {
   if (!state->write_prepared) return txn->Rollback();
   std::vector<KeyOp> restore;
-  const uint64_t since = state->history->acked_count();
+  const ReadStart since = state->history->BeginRead();
   for (const KeyOp& op : ops) {
     const bool seen = std::any_of(restore.begin(), restore.end(),
                                   [&op](const KeyOp& r) { return r.key == op.key; });
@@ -402,9 +407,8 @@ Status RollbackPrepared(WorkloadState* state, Transaction* txn, const std::vecto
     if (!st.ok() && !st.IsNotFound()) return st;
     const Value observed = st.ok() ? Value(value) : Value();
     if (state->fold) state->fold(HashKeyValue(op.key, observed));
-    if (!state->history->IsPossible(op.key, since, observed)) {
-      state->Fail("read consistency", op.key,
-                  DescribeValue(state->history->PossibleValues(op.key, since).front()),
+    if (!state->history->Observe(op.key, since, observed)) {
+      state->Fail("read consistency", op.key, ExpectedText(op.key, since, *state->history),
                   DescribeValue(observed), "Get before a rollback returned a value the key never had");
       return Status::Aborted("read consistency failed");
     }

@@ -106,7 +106,9 @@ State History::StateAtSequence(uint64_t seq) const {
 struct History::Settled {
   const Value* written = nullptr;
   const std::string* base = nullptr;
+  bool ruled_out = false;  // an observed later write overwrote it
   bool Equals(const Value& v) const {
+    if (ruled_out) return false;
     if (written != nullptr) return *written == v;
     return base == nullptr ? !v.has_value() : v.has_value() && *v == *base;
   }
@@ -117,54 +119,80 @@ struct History::Settled {
 };
 
 template <typename LaterFn>
-History::Settled History::VisitPossible(const std::string& key, uint64_t since_acked,
+History::Settled History::VisitPossible(const std::string& key, const ReadStart& start,
                                         const LaterFn& on_later) const {
   // The value after every write acknowledged before the read began (the
   // newest of them by sequence), or what any later write gave the key.
   Settled settled;
   if (auto base = base_.find(key); base != base_.end()) settled.base = &base->second;
   uint64_t settled_seq = 0;
+  uint64_t settled_end = 0;  // when the settled write returned (0: the base)
   auto it = writes_by_key_.find(key);
   if (it == writes_by_key_.end()) return settled;
   uint64_t newest_early_begin = 0;  // of the early writes to key
   for (uint64_t id : it->second) {
     const WriteRecord& w = writes_[id];
-    if (w.ack_index < since_acked) newest_early_begin = std::max(newest_early_begin, w.begin_event);
+    if (w.ack_index < start.since_acked) newest_early_begin = std::max(newest_early_begin, w.begin_event);
   }
+  uint64_t newest_observed_begin = 0;  // of the later writes observed before the read
   for (uint64_t id : it->second) {
     const WriteRecord& w = writes_[id];
-    const bool early = w.ack_index < since_acked;
+    const bool early = w.ack_index < start.since_acked;
     const bool superseded =
         w.outcome == WriteRecord::Outcome::kFailed && w.end_event < newest_early_begin;
     if (superseded) continue;
+    if (!early && w.observed_event < start.event) {
+      newest_observed_begin = std::max(newest_observed_begin, w.begin_event);
+    }
     for (const KeyOp& op : w.ops) {
       if (op.key != key) continue;
       if (!early) {
-        on_later(op.value);
+        on_later(w, op.value);
       } else if (w.sequence >= settled_seq) {
         settled.written = &op.value;  // the last op of a batch on a key wins
         settled_seq = w.sequence;
+        settled_end = w.end_event;
       }
     }
   }
+  settled.ruled_out = settled_end < newest_observed_begin;
   return settled;
 }
 
-std::vector<Value> History::PossibleValues(const std::string& key, uint64_t since_acked) const {
-  std::vector<Value> later;
-  const Settled settled =
-      VisitPossible(key, since_acked, [&](const Value& v) { later.push_back(v); });
-  std::vector<Value> values{settled.Copy()};
-  values.insert(values.end(), later.begin(), later.end());
+std::vector<Value> History::PossibleValues(const std::string& key, const ReadStart& start) const {
+  std::vector<Value> values;
+  const Settled settled = VisitPossible(
+      key, start, [&](const WriteRecord&, const Value& v) { values.push_back(v); });
+  if (!settled.ruled_out) values.insert(values.begin(), settled.Copy());
   return values;
 }
 
-bool History::IsPossible(const std::string& key, uint64_t since_acked,
+bool History::IsPossible(const std::string& key, const ReadStart& start,
                          const Value& observed) const {
   bool seen = false;
-  const Settled settled =
-      VisitPossible(key, since_acked, [&](const Value& v) { seen = seen || v == observed; });
+  const Settled settled = VisitPossible(
+      key, start, [&](const WriteRecord&, const Value& v) { seen = seen || v == observed; });
   return seen || settled.Equals(observed);
+}
+
+bool History::Observe(const std::string& key, const ReadStart& start, const Value& observed) {
+  const WriteRecord* only = nullptr;
+  int explanations = 0;
+  const Settled settled = VisitPossible(key, start, [&](const WriteRecord& w, const Value& v) {
+    if (v != observed) return;
+    if (only != &w) explanations++;
+    only = &w;
+  });
+  if (settled.Equals(observed)) explanations++;
+  if (explanations == 0) return false;
+  if (explanations == 1 && only != nullptr) {
+    WriteRecord& w = writes_[only->id];
+    if (w.observed_event == std::numeric_limits<uint64_t>::max()) {
+      w.observed_event = ++events_;
+      observed_writes_++;
+    }
+  }
+  return true;
 }
 
 void History::AbandonPending() {

@@ -67,6 +67,17 @@ struct WriteRecord {
   // The highest sequence of a write with ops acknowledged before this one
   // began: its own sequence must be higher (real-time order).
   uint64_t sequence_floor = 0;
+  // The end of the first read whose value only this write explains (max:
+  // none). Such a write happened, acknowledged or not: a read that begins
+  // later may not see what it overwrote (until a crash).
+  uint64_t observed_event = std::numeric_limits<uint64_t>::max();
+};
+
+// When a read began (History::BeginRead): the count of acknowledged writes
+// and the history's event counter at that moment.
+struct ReadStart {
+  uint64_t since_acked = 0;
+  uint64_t event = 0;
 };
 
 class History {
@@ -87,19 +98,32 @@ class History {
   // The model's current state: base plus every acknowledged write in
   // sequence order (failed and pending writes left out).
   State ExpectedState() const;
-  // Values key may have while writes are in flight: its value with every
-  // acknowledged write applied, or any value a pending, failed or
-  // acknowledged write after `since_acked` gave it. A failed write's value
-  // is no longer possible once a write to the key that began after the
-  // failed one returned was acknowledged before since_acked: that write is
-  // ordered after it, whether or not it happened.
-  // The first is the settled value (every write acknowledged before
-  // since_acked applied); the rest are the later writes' values.
-  std::vector<Value> PossibleValues(const std::string& key, uint64_t since_acked) const;
-  // True if observed is one of PossibleValues(key, since_acked), without
-  // copying any value (the per-read check).
-  bool IsPossible(const std::string& key, uint64_t since_acked, const Value& observed) const;
+  // Call when a read starts (before any snapshot it takes).
+  ReadStart BeginRead() { return {acked_count_, ++events_}; }
+  // Values key may have for a read that began at `start`: its value with
+  // every write acknowledged before the read applied (the settled value),
+  // or any value a pending, failed or later-acknowledged write gave it.
+  //  * A failed write's value is no longer possible once a write to the key
+  //    that began after the failed one returned was acknowledged before the
+  //    read: that write is ordered after it, whether or not it happened.
+  //  * The settled value is no longer possible once an earlier read ended
+  //    having observed a not-yet-acknowledged write that began after the
+  //    settled write was acknowledged (or any write, for a base value): the
+  //    observed write happened and is ordered after it.
+  // The first value is the settled one, if still possible; the rest are
+  // the later writes' values.
+  std::vector<Value> PossibleValues(const std::string& key, const ReadStart& start) const;
+  // True if observed is one of PossibleValues(key, start), without copying
+  // any value (the per-read check).
+  bool IsPossible(const std::string& key, const ReadStart& start, const Value& observed) const;
+  // IsPossible, and then, if observed is explained by exactly one write
+  // not acknowledged before the read (and not by the settled value), marks
+  // that write observed (see WriteRecord::observed_event). Call when the
+  // read has returned.
+  bool Observe(const std::string& key, const ReadStart& start, const Value& observed);
   uint64_t acked_count() const { return acked_count_; }
+  // Writes Observe marked, over this History's life (Reset keeps it).
+  uint64_t observed_writes() const { return observed_writes_; }
   // The highest sequence of any acknowledged write with ops so far: a
   // snapshot taken now must be at or past it (fresh snapshots).
   uint64_t max_acked_sequence() const { return max_acked_sequence_; }
@@ -131,15 +155,18 @@ class History {
   std::vector<const WriteRecord*> AckedInOrder() const;
 
   struct Settled;
+  // Calls on_later(write, value) for each later write's value of key and
+  // returns the settled value.
   template <typename LaterFn>
-  Settled VisitPossible(const std::string& key, uint64_t since_acked,
+  Settled VisitPossible(const std::string& key, const ReadStart& start,
                         const LaterFn& on_later) const;
 
   State base_;
   std::vector<WriteRecord> writes_;  // in issue order; index == id
   uint64_t acked_count_ = 0;         // writes acked so far (any order)
   uint64_t max_acked_sequence_ = 0;  // see max_acked_sequence()
-  uint64_t events_ = 0;              // BeginWrite and EndWrite calls so far
+  uint64_t events_ = 0;              // write begins and ends, read begins and observations
+  uint64_t observed_writes_ = 0;     // see observed_writes()
   std::vector<uint64_t> ack_order_;  // ids in the order their acks arrived
   // For each key, the ids of the writes that touch it, in issue order, so a
   // read check costs the key's writes, not the whole history.

@@ -141,7 +141,7 @@ TEST_CASE("snapshots and in-flight reads", "[oracle]") {
   r.Put("a", "2");
   REQUIRE(r.h.StateAtSequence(1) == State{{"a", "1"}});
   REQUIRE(r.h.ExpectedState() == State{{"a", "2"}});
-  const uint64_t since = r.h.acked_count();
+  const ReadStart since = r.h.BeginRead();
   const uint64_t id = r.h.BeginWrite({KeyOp{"a", "3"}}, true, false);
   const std::vector<Value> during = r.h.PossibleValues("a", since);
   REQUIRE(during == std::vector<Value>{Value("2"), Value("3")});
@@ -212,11 +212,11 @@ TEST_CASE("a failed write is ordered before writes that began after it returned"
   r.Put("a", "1", true);
   const uint64_t failed = r.h.BeginWrite({KeyOp{"a", "2"}, KeyOp{"b", "2"}}, true, false);
   r.h.EndWrite(failed, Status::IOError("injected"), 0);
-  const uint64_t since = r.h.acked_count();
+  const ReadStart since = r.h.BeginRead();
   REQUIRE(r.h.IsPossible("a", since, Value("2")));  // may still land
   r.Put("a", "3", true);  // began after the failed write returned
-  REQUIRE_FALSE(r.h.IsPossible("a", r.h.acked_count(), Value("2")));
-  REQUIRE(r.h.IsPossible("b", r.h.acked_count(), Value("2")));
+  REQUIRE_FALSE(r.h.IsPossible("a", r.h.BeginRead(), Value("2")));
+  REQUIRE(r.h.IsPossible("b", r.h.BeginRead(), Value("2")));
   // After a crash: the failed write may have happened, but under a=3.
   REQUIRE(CheckRecovery(r.h, false, {{"a", "3"}, {"b", "2"}}).ok);
   REQUIRE(CheckRecovery(r.h, false, {{"a", "3"}}).ok);
@@ -248,4 +248,49 @@ TEST_CASE("a lost must-survive write is named over a key that only shows the ord
   REQUIRE_FALSE(v.ok);
   REQUIRE(v.property == "durability");
   REQUIRE(v.key == "z");
+}
+
+TEST_CASE("an indeterminate write a read observed cannot vanish without a crash", "[oracle]") {
+  Recorder r;
+  r.Put("a", "1");
+  r.Put("b", "1");
+  const uint64_t failed = r.h.BeginWrite({KeyOp{"a", "2"}, KeyOp{"b", std::nullopt}}, true, false);
+  r.h.EndWrite(failed, Status::IOError("injected"), 0);
+  const ReadStart concurrent = r.h.BeginRead();  // begins before the observation ends
+  const ReadStart first = r.h.BeginRead();
+  // Unobserved, the failed write may or may not show.
+  REQUIRE(r.h.IsPossible("a", first, Value("1")));
+  REQUIRE(r.h.Observe("a", first, Value("2")));  // only the failed write explains it
+  const ReadStart later = r.h.BeginRead();
+  // It happened: neither the value it overwrote nor, on its other key, the
+  // value its delete removed may show again.
+  REQUIRE_FALSE(r.h.IsPossible("a", later, Value("1")));
+  REQUIRE(r.h.IsPossible("a", later, Value("2")));
+  REQUIRE_FALSE(r.h.IsPossible("b", later, Value("1")));
+  REQUIRE(r.h.IsPossible("b", later, Value()));
+  REQUIRE(r.h.PossibleValues("a", later) == std::vector<Value>{Value("2")});
+  // A read that began before the observation ended is not bound by it.
+  REQUIRE(r.h.IsPossible("a", concurrent, Value("1")));
+  // A write that began after the failed one returned still overwrites it.
+  r.Put("a", "3");
+  REQUIRE(r.h.IsPossible("a", r.h.BeginRead(), Value("3")));
+  REQUIRE_FALSE(r.h.IsPossible("a", r.h.BeginRead(), Value("2")));
+}
+
+TEST_CASE("a value two writes could have given observes neither", "[oracle]") {
+  Recorder r;
+  r.Put("a", "1");
+  for (int i = 0; i < 2; i++) {
+    const uint64_t id = r.h.BeginWrite({KeyOp{"a", "2"}}, true, false);
+    r.h.EndWrite(id, Status::IOError("injected"), 0);
+  }
+  REQUIRE(r.h.Observe("a", r.h.BeginRead(), Value("2")));
+  REQUIRE(r.h.IsPossible("a", r.h.BeginRead(), Value("1")));
+  // A value the settled write gave proves nothing either.
+  const uint64_t same = r.h.BeginWrite({KeyOp{"a", "1"}}, true, false);
+  r.h.EndWrite(same, Status::IOError("injected"), 0);
+  REQUIRE(r.h.Observe("a", r.h.BeginRead(), Value("1")));
+  REQUIRE(r.h.IsPossible("a", r.h.BeginRead(), Value("1")));
+  // A value no write gave is no observation, and fails.
+  REQUIRE_FALSE(r.h.Observe("a", r.h.BeginRead(), Value("9")));
 }
