@@ -31,6 +31,11 @@ const char* FaultKindName(FaultKind kind) {
   return kNames[i];
 }
 
+RateRange RateRangeOf(FaultKind kind) {
+  if (kind == FaultKind::kEioRename || kind == FaultKind::kEioDelete) return {2, 32};
+  return {};
+}
+
 uint64_t LogUniform(Random* rng, uint64_t lo, uint64_t hi) {
   assert(lo >= 1 && lo <= hi && hi < (uint64_t{1} << 62));
   const int lo_bits = Log2(lo);
@@ -44,7 +49,8 @@ uint64_t LogUniform(Random* rng, uint64_t lo, uint64_t hi) {
 FaultConfig DrawFaultConfig(Random* rng) {
   FaultConfig config;
   for (size_t i = 0; i < kFaultKindCount; ++i) {
-    if (rng->OneIn(2)) config.one_in[i] = LogUniform(rng, kMinOneIn, kMaxOneIn);
+    const RateRange range = RateRangeOf(static_cast<FaultKind>(i));
+    if (rng->OneIn(2)) config.one_in[i] = LogUniform(rng, range.lo, range.hi);
   }
   if (config.enabled(FaultKind::kSlowIo)) {
     config.slow_io_max_ns = LogUniform(rng, 100'000, 100'000'000);

@@ -79,6 +79,16 @@ const char* FaultKindName(FaultKind kind);
 inline constexpr uint64_t kMinOneIn = 50;
 inline constexpr uint64_t kMaxOneIn = 100'000;
 
+// The range of a kind's per-op rate: [kMinOneIn, kMaxOneIn], except for
+// renames and deletes: a run makes only a few dozen of them (CURRENT
+// switches, obsolete files) against thousands of reads and writes, so their
+// rates come from [2, 32], or they would almost never fire.
+struct RateRange {
+  uint64_t lo = kMinOneIn;
+  uint64_t hi = kMaxOneIn;
+};
+RateRange RateRangeOf(FaultKind kind);
+
 struct FaultConfig {
   // one_in[k]: kind k fires on 1 in one_in[k] eligible operations; 0 = off.
   std::array<uint64_t, kFaultKindCount> one_in{};
@@ -103,7 +113,7 @@ struct FaultConfig {
 uint64_t LogUniform(Random* rng, uint64_t lo, uint64_t hi);
 
 // The swarm draw: each kind on with probability 1/2 and, if on, a rate from
-// LogUniform(kMinOneIn, kMaxOneIn); slow_io's maximum from LogUniform over
+// LogUniform over RateRangeOf(kind); slow_io's maximum from LogUniform over
 // 100 us .. 100 ms; fault points on with probability 1/2, activated 1 in
 // 2..4, firing 1 in LogUniform(2, 1000).
 FaultConfig DrawFaultConfig(Random* rng);

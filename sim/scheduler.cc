@@ -38,6 +38,7 @@ const char* WaitName(WaitKind kind) {
     case WaitKind::kCondVar: return "condvar";
     case WaitKind::kJoin: return "join";
     case WaitKind::kSleep: return "sleep";
+    case WaitKind::kParked: return "parked at a crash point";
   }
   return "?";
 }
@@ -107,7 +108,15 @@ void Scheduler::Point(const char* what) {
 }
 
 void Scheduler::NotePoint(const char* name) {
-  if (in_task()) tasks_[current_]->last_point = name;
+  if (!in_task()) return;
+  tasks_[current_]->last_point = name;
+  if (point_hook_) point_hook_(name);
+}
+
+void Scheduler::Park() {
+  assert(in_task());
+  s_.trace->Fold("park");
+  Block(WaitKind::kParked, nullptr);
 }
 
 bool Scheduler::finished(TaskId id) const {

@@ -35,7 +35,7 @@ using TaskId = uint32_t;
 inline constexpr TaskId kNoTask = UINT32_MAX;
 
 enum class TaskState : uint8_t { kRunnable, kBlocked, kFinished, kAbandoned };
-enum class WaitKind : uint8_t { kNone, kMutex, kCondVar, kJoin, kSleep };
+enum class WaitKind : uint8_t { kNone, kMutex, kCondVar, kJoin, kSleep, kParked };
 
 // Something a task can block on; describes itself for deadlock reports.
 class Waitable {
@@ -68,8 +68,14 @@ class Scheduler {
   // REQUIRES: called from a task.
   void Point(const char* what);
   // Records name as the current task's last named point (YieldPoint,
-  // SwitchPoint) for DescribeTasks.
+  // SwitchPoint) for DescribeTasks, then calls the point hook (if any).
   void NotePoint(const char* name);
+  // Called by NotePoint from the task reaching each named point; it may
+  // Park() that task. Null: none.
+  void set_point_hook(std::function<void(const char* name)> hook) { point_hook_ = std::move(hook); }
+  // Marks the current task blocked for good: it leaves the CPU at the next
+  // Point and never runs again (a crash abandons it). REQUIRES: in a task.
+  void Park();
 
   TaskId current() const { return current_; }
   bool in_task() const { return current_ != kNoTask; }
@@ -139,6 +145,7 @@ class Scheduler {
   std::map<std::pair<uint64_t, uint64_t>, TaskId> timers_;
   uint64_t next_timer_seq_ = 1;
   TaskId current_ = kNoTask;
+  std::function<void(const char* name)> point_hook_;
   TaskId next_ = kNoTask;
   std::vector<TaskId> live_;  // unfinished tasks, ascending id
   uint64_t incarnation_ = 0;

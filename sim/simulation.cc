@@ -95,6 +95,12 @@ uint64_t Simulation::pct_changes_fired() const { return impl_->scheduler.pct_cha
 
 Strategy Simulation::strategy() const { return impl_->scheduler.strategy(); }
 
+void Simulation::set_point_hook(std::function<void(const char* name)> hook) {
+  impl_->scheduler.set_point_hook(std::move(hook));
+}
+
+void Simulation::ParkCurrentTask() { impl_->scheduler.Park(); }
+
 void Simulation::set_fault_point_hook(std::function<bool(const char* name)> hook) {
   impl_->runtime.set_fault_point_hook(std::move(hook));
 }

@@ -114,6 +114,15 @@ class Simulation final : public DiskContext {
   uint64_t pct_changes_fired() const;
   Strategy strategy() const;
 
+  // Called whenever a task reaches a named point (Runtime::YieldPoint, or a
+  // simulated disk call's SwitchPoint), from that task, before it may be
+  // switched away. Targeted crashes use it: the hook may ParkCurrentTask()
+  // and wake the task that will Crash(). Null: none.
+  void set_point_hook(std::function<void(const char* name)> hook);
+  // From a point hook: the current task stops at this point for good (it
+  // never runs again; the next Crash() abandons it). Folded into the trace.
+  void ParkCurrentTask();
+
   // Decides Runtime::FaultPoint(name) (the faults layer installs this);
   // without a hook every fault point answers false.
   void set_fault_point_hook(std::function<bool(const char* name)> hook);

@@ -154,6 +154,7 @@ void DBImpl::DeleteObsoleteFiles() {
       return pa != pb ? pa : (na != nb ? na < nb : a < b);
     });
   }
+  bool deleted = false;
   for (const std::string& name : names) {
     uint64_t number;
     FileType type;
@@ -182,7 +183,10 @@ void DBImpl::DeleteObsoleteFiles() {
     if (type == FileType::kTableFile) table_cache_->Evict(number);
     // A failed delete leaves garbage that the next cleanup retries.
     fs_->DeleteFile(dbname_ + "/" + name).PermitUncheckedError();
+    if (type == FileType::kLogFile) runtime_->YieldPoint("wal.after_delete");
+    deleted = true;
   }
+  if (deleted) runtime_->YieldPoint("obsolete.after_delete");
 }
 
 }  // namespace shale

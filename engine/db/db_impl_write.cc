@@ -77,6 +77,7 @@ Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
   MaybeMutexLock wal_lock(wal_mu_.get());
   Status s = log_->AddRecord(WriteBatchInternal::Contents(group));
   if (s.ok() && sync && !HasBug(kBugAckSyncWriteBeforeWalSync)) {
+    runtime_->YieldPoint("wal.before_sync");
     s = runtime_->FaultPoint("write.wal_sync") ? Status::IOError("injected fault", "write.wal_sync")
                                                : log_->Sync();
     if (s.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);

@@ -135,6 +135,7 @@ Status DBImpl::SyncWALLocked() {
   {
     MutexUnlock unlock(mutex_.get());
     MaybeMutexLock wal_lock(wal_mu_.get());
+    runtime_->YieldPoint("wal.before_sync");
     status = log_->Sync();
   }
   if (status.ok()) {

@@ -70,7 +70,14 @@ Status VersionSet::WriteManifest(const std::string& snapshot, const std::string&
                                  uint64_t new_manifest_number) {
   Status s;
   if (new_manifest_number != 0) {
-    assert(descriptor_log_ == nullptr);
+    // A roll: the old MANIFEST is complete and synced; CURRENT names it
+    // until SetCurrentFile below, and obsolete-file deletion removes it
+    // once the new one is current.
+    if (descriptor_log_ != nullptr) {
+      env_->runtime()->YieldPoint("manifest.roll");
+      descriptor_log_->Close().PermitUncheckedError();
+      descriptor_log_.reset();
+    }
     const std::string path = DescriptorFileName(dbname_, new_manifest_number);
     std::unique_ptr<WritableFile> file;
     s = env_->fs()->NewWritableFile(path, FileOptions(), &file);
@@ -104,7 +111,9 @@ Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
   if (!edit->has_min_log_to_keep() && min_log_to_keep_ != 0) {
     edit->SetMinLogToKeep(min_log_to_keep_);
   }
-  const uint64_t new_manifest_number = descriptor_log_ == nullptr ? NewFileNumber() : 0;
+  const bool roll = descriptor_log_ == nullptr ||
+                    descriptor_log_->size_bytes() >= options_->max_manifest_file_size;
+  const uint64_t new_manifest_number = roll ? NewFileNumber() : 0;
   edit->SetNextFile(next_file_number_);
   edit->SetLastSequence(LastSequence());
 

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "scenarios/crash_recovery/crash_recovery.h"
+#include "scenarios/crash_recovery/crash_trigger.h"
 #include "scenarios/crash_recovery/fault_plan.h"
 #include "scenarios/crash_recovery/recovered_txns.h"
 #include "scenarios/crash_recovery/workload.h"
@@ -87,9 +88,13 @@ Drawn DrawConfig(Random* rng) {
   // unordered-write scenario).
   o.enable_pipelined_write = rng->OneIn(3);
   o.allow_concurrent_memtable_write = !rng->OneIn(3);
+  // Half the runs roll the MANIFEST every few KiB of edits, so crashes and
+  // faults meet the switch of CURRENT during the workload, not only at Open.
+  o.max_manifest_file_size = rng->OneIn(2) ? uint64_t{1024} << rng->Uniform(3) : o.max_manifest_file_size;
   d.latency = DrawDisk(rng, &d.described);
   auto& m = d.described;
   DescribeEngineSizes(o, &m);
+  m["max_manifest_file_size"] = std::to_string(o.max_manifest_file_size);
   m["wal_recovery_mode"] = mode == 0 ? "tolerate-tail" : mode == 1 ? "absolute" : "point-in-time";
   m["key_space"] = std::to_string(d.workload.key_space);
   m["skewed_keys"] = d.workload.skewed_keys ? "true" : "false";
@@ -159,6 +164,7 @@ class CrashRecoveryRun {
     for (const auto& [k, v] : plan_->Describe()) result_->options_drawn[k] = v;
     result_->options_drawn["faults"] = plan_->enabled() ? "on" : "off";
     env_ = std::make_unique<Env>(disk_.get(), sim_.clock(), sim_.runtime());
+    trigger_ = std::make_unique<CrashTrigger>(&sim_);
     CaptureTrace(config_, &sim_, result_);
     drawn_.options.env = env_.get();
     const Status s = sim_.Run([this] { Main(); });
@@ -204,7 +210,8 @@ class CrashRecoveryRun {
     const int ops_per_phase = std::max(1, (config_.ops > 0 ? config_.ops : kDefaultOps) / (crashes + 1));
     for (int phase = 0; phase <= crashes && !state_.failed && !detected(); phase++) {
       RunClients(ops_per_phase, /*crash_after=*/phase < crashes);
-      NoteDeepestLevel();
+      // A task parked at a crash point may hold the DB's mutex.
+      if (!state_.crash_point_reached) NoteDeepestLevel();
       if (state_.failed) break;
       if (phase < crashes) {
         CrashAndRecover();
@@ -241,9 +248,12 @@ class CrashRecoveryRun {
       TransactionDB* txn_db = nullptr;
       {
         PauseOnLastAttempt paused(plan_.get(), attempt, kMaxOpenAttempts);
+        trigger_->Count();
         s = OpenDb(&db, &txn_db);
+        trigger_->Disarm();
       }
       if (s.ok()) {
+        last_open_points_ = trigger_->points_seen();
         db_ = std::move(db);
         state_.db = db_.get();
         state_.txn_db = txn_db;
@@ -317,6 +327,7 @@ class CrashRecoveryRun {
 
   void RunClients(int ops, bool crash_after) {
     const int clients = drawn_.clients;
+    state_.crash_point_reached = false;
     std::vector<std::unique_ptr<Thread>> threads;
     state_.clients_running = clients;
     for (int c = 0; c < clients; c++) {
@@ -332,13 +343,62 @@ class CrashRecoveryRun {
       for (auto& t : threads) t->Join();
       return;
     }
-    // Crash once a random share of this phase's operations is done: the
-    // clients, flush and compaction are wherever the schedule left them.
-    const uint64_t target = state_.ops_done + sim_.rng()->Uniform(static_cast<uint64_t>(ops) + 1);
-    state_.WaitForOps(target);
+    // Where the crash lands: half the time once a random share of this
+    // phase's operations is done (the clients, flush and compaction are
+    // wherever the schedule left them); 3 in 8 at the 1st..3rd time a task
+    // reaches a named engine point (or when the clients are done, if none
+    // did); 1 in 8 at a random step of a Close after the clients finish.
+    const uint64_t roll = sim_.rng()->Uniform(8);
+    if (roll < 4) {
+      state_.WaitForOps(state_.ops_done + sim_.rng()->Uniform(static_cast<uint64_t>(ops) + 1));
+    } else if (roll < 7) {
+      const auto& targets = CrashTrigger::WorkloadTargets();
+      const char* name = targets[sim_.rng()->Uniform(targets.size())];
+      ArmCrash(name, 1 + sim_.rng()->Uniform(3), "crash_point." + std::string(name));
+      state_.WaitForOps(kNoOpTarget);
+      trigger_->Disarm();
+    } else {
+      state_.WaitForOps(kNoOpTarget);
+      if (!state_.failed) CrashDuringClose();
+    }
     // The crashed process's threads and DB are abandoned, never destroyed
     // (their stacks are gone); see Simulation::Crash.
     for (auto& t : threads) (void)t.release();
+  }
+
+  // Arms the trigger so that the hit-th point named name (any, if empty)
+  // parks its task and wakes main; counted as fault `count_as` if it fires.
+  void ArmCrash(const std::string& name, uint64_t hit, const std::string& count_as) {
+    state_.crash_point_reached = false;
+    sim_.TraceEvent("crash armed at " + (name.empty() ? std::string("any point") : name) +
+                    ", hit " + std::to_string(hit));
+    trigger_->Arm(name, hit, [this, count_as] {
+      result_->faults_by_kind[count_as]++;
+      state_.crash_point_reached = true;
+      state_.NoteProgress();
+    });
+  }
+
+  // Runs fn in a task of the current process and returns once it is done
+  // or the armed trigger parked a task (main then crashes).
+  void RunUntilDoneOrCrashPoint(const char* task, std::function<void()> fn) {
+    state_.clients_running = 1;
+    std::unique_ptr<Thread> thread =
+        sim_.runtime()->StartThread(task, [this, fn = std::move(fn)] {
+          fn();
+          state_.clients_running--;
+          state_.NoteProgress();
+        });
+    state_.WaitForOps(kNoOpTarget);
+    trigger_->Disarm();
+    (void)thread.release();  // abandoned with the crashed process
+  }
+
+  // Starts Close and crashes at a random step of it (or just after it).
+  void CrashDuringClose() {
+    ArmCrash("", 1 + sim_.rng()->Uniform(last_close_points_ + 1), "crash_during_close");
+    RunUntilDoneOrCrashPoint("close", [this] { (void)db_->Close(); });
+    if (!trigger_->fired()) last_close_points_ = trigger_->points_seen();
   }
 
   // Crashes the process (the caller survives as the next incarnation) and
@@ -346,6 +406,7 @@ class CrashRecoveryRun {
   // power loss.
   bool CrashOnce() {
     sim_.Crash();
+    state_.crash_point_reached = false;
     const bool power_loss = sim_.rng()->OneIn(2);
     sim_.TraceEvent(power_loss ? "disk: power loss" : "disk: process crash");
     if (power_loss) {
@@ -364,15 +425,15 @@ class CrashRecoveryRun {
 
   // Starts recovery in a task and crashes partway through it (or just after
   // it finished): recovery itself must be crash safe.
+  // The step is drawn among as many as the last successful recovery took.
   bool CrashDuringRecovery() {
-    std::unique_ptr<Thread> opener = sim_.runtime()->StartThread("recovery", [this] {
+    ArmCrash("", 1 + sim_.rng()->Uniform(last_open_points_ + 1), "crash_during_recovery");
+    RunUntilDoneOrCrashPoint("recovery", [this] {
       std::unique_ptr<DB> db;
       TransactionDB* txn_db = nullptr;
       if (OpenDb(&db, &txn_db).ok()) (void)db.release();  // dies with the crash
     });
-    sim_.runtime()->SleepForMicroseconds(sim_.rng()->Uniform(20000));
-    (void)opener.release();  // abandoned with the crashed process
-    result_->faults_by_kind["crash_during_recovery"]++;
+    if (!trigger_->fired()) result_->faults_by_kind["crash_after_recovery"]++;
     return CrashOnce();
   }
 
@@ -490,6 +551,9 @@ class CrashRecoveryRun {
   sim::Simulation sim_;
   Drawn drawn_;
   std::unique_ptr<sim::SimDisk> disk_;
+  std::unique_ptr<CrashTrigger> trigger_;
+  uint64_t last_open_points_ = 0;    // points the last successful Open reached
+  uint64_t last_close_points_ = 64;  // points the last uncrashed Close reached (a guess at first)
   std::unique_ptr<Env> env_;
   std::unique_ptr<DB> db_;
   std::unique_ptr<History> history_;
@@ -504,6 +568,8 @@ class CrashRecoveryRun {
   std::string detected_reason_;
   std::string detected_what_;
   static constexpr int kMaxOpenAttempts = 8;
+  // A WaitForOps target no phase reaches: wait for the tasks or a crash point.
+  static constexpr uint64_t kNoOpTarget = ~uint64_t{0};
 };
 
 class CrashRecovery final : public Scenario {

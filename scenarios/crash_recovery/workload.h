@@ -94,7 +94,8 @@ struct WorkloadState {
   uint64_t ops_done = 0;
   uint64_t engine_ops = 0;  // see RunResult::engine_ops
   int phase = 0;  // crashes so far: makes every written value unique
-  int clients_running = 0;
+  int clients_running = 0;  // tasks main's WaitForOps waits for (clients, or one opener/closer)
+  bool crash_point_reached = false;  // a CrashTrigger fired: main should crash now
   bool failed = false;
   Failure failure;
   std::function<uint64_t()> step;  // the scheduler's step count, for reports
@@ -112,7 +113,8 @@ struct WorkloadState {
   uint64_t txn_lock_timeouts = 0;  // TimedOut from Put/Delete
 
   // Blocks the calling task (the scenario's main) until ops_done reaches
-  // target, no client runs, or the run failed. The client that gets there
+  // target, no client runs, a crash point was reached, or the run failed.
+  // The task that gets there
   // wakes it, so a waiting main costs no scheduling points.
   // REQUIRES: runtime set; one waiter at a time.
   void WaitForOps(uint64_t target);
@@ -131,10 +133,12 @@ struct WorkloadState {
   const Snapshot* GetFreshSnapshot();
 
  private:
-  bool WaitOver() const { return ops_done >= wake_at_ops_ || clients_running == 0 || failed; }
+  bool WaitOver() const {
+    return ops_done >= wake_at_ops_ || clients_running == 0 || crash_point_reached || failed;
+  }
 
   // One mutex and condvar per wait: a crash may abandon a client that holds
-  // the last one, so a wait never reuses it. At most crashes + 1 per run.
+  // the last one, so a wait never reuses it. At most 3 per crash, plus one.
   std::vector<std::unique_ptr<Mutex>> wait_mus_;
   std::unique_ptr<CondVar> wait_cv_;
   bool waiting_ = false;

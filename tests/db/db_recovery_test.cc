@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -270,4 +271,41 @@ TEST_CASE("MANIFEST damage: a garbage tail is a torn write, a flipped bit is not
     Status s = DB::Open(Options(), path, &db);
     REQUIRE(s.IsCorruption());
   }
+}
+
+TEST_CASE("a small max_manifest_file_size rolls the MANIFEST while the DB is open",
+          "[db][recovery]") {
+  shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
+  Options o;
+  o.create_if_missing = true;
+  o.write_buffer_size = 8 << 10;
+  o.max_manifest_file_size = 1024;
+  const std::string path = dir.Child("db");
+  auto manifests = [&path] {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(path)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("MANIFEST-", 0) == 0) names.push_back(name);
+    }
+    return names;
+  };
+  std::set<std::string> seen;
+  {
+    std::unique_ptr<DB> db;
+    REQUIRE(DB::Open(o, path, &db).ok());
+    for (int i = 0; i < 3000; i++) {
+      REQUIRE(db->Put(WriteOptions(), Key(i), std::string(100, static_cast<char>('a' + i % 26))).ok());
+      if (i % 300 == 299) {
+        REQUIRE(db->Flush(FlushOptions()).ok());
+        for (const std::string& m : manifests()) seen.insert(m);
+        // At most the current one and one a running compaction just replaced.
+        REQUIRE(manifests().size() <= 2);
+      }
+    }
+  }
+  REQUIRE(seen.size() >= 3);  // it rolled while the DB was open
+  REQUIRE(manifests().size() == 1);  // each old one went once its successor was current
+  Status s;
+  REQUIRE(Present(path, o, 3000, &s) == std::string(3000, '1'));
+  REQUIRE(s.ok());
 }

@@ -100,6 +100,12 @@ struct Options {
   // ---- WAL
   WALRecoveryMode wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
 
+  // ---- MANIFEST
+  // Once the MANIFEST reaches this size, the next edit starts a new one
+  // (a snapshot of the current version, then the edit) and CURRENT is
+  // switched to it (RocksDB's max_manifest_file_size, same default).
+  uint64_t max_manifest_file_size = uint64_t{1} << 30;
+
   // ---- Write path (RocksDB's meanings; docs/write_modes.md has what each
   // mode promises readers)
   // A write group's writers insert their own batches into the memtable in
