@@ -167,32 +167,37 @@ std::vector<Value> History::PossibleValues(const std::string& key, const ReadSta
   return values;
 }
 
+int History::Explanations(const std::string& key, const ReadStart& start, const Value& observed,
+                          const WriteRecord** only) const {
+  *only = nullptr;
+  int count = 0;
+  const Settled settled = VisitPossible(key, start, [&](const WriteRecord& w, const Value& v) {
+    if (v != observed) return;
+    if (*only != &w) count++;  // a batch's ops on one key are one explanation
+    *only = &w;
+  });
+  if (settled.Equals(observed)) count++;
+  if (count != 1 || settled.Equals(observed)) *only = nullptr;
+  return count;
+}
+
 bool History::IsPossible(const std::string& key, const ReadStart& start,
                          const Value& observed) const {
-  bool seen = false;
-  const Settled settled = VisitPossible(
-      key, start, [&](const WriteRecord&, const Value& v) { seen = seen || v == observed; });
-  return seen || settled.Equals(observed);
+  const WriteRecord* only = nullptr;
+  return Explanations(key, start, observed, &only) > 0;
 }
 
 bool History::Observe(const std::string& key, const ReadStart& start, const Value& observed) {
   const WriteRecord* only = nullptr;
-  int explanations = 0;
-  const Settled settled = VisitPossible(key, start, [&](const WriteRecord& w, const Value& v) {
-    if (v != observed) return;
-    if (only != &w) explanations++;
-    only = &w;
-  });
-  if (settled.Equals(observed)) explanations++;
-  if (explanations == 0) return false;
-  if (explanations == 1 && only != nullptr) {
+  const int count = Explanations(key, start, observed, &only);
+  if (count == 1 && only != nullptr) {
     WriteRecord& w = writes_[only->id];
     if (w.observed_event == std::numeric_limits<uint64_t>::max()) {
       w.observed_event = ++events_;
       observed_writes_++;
     }
   }
-  return true;
+  return count > 0;
 }
 
 void History::AbandonPending() {

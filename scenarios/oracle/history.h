@@ -155,6 +155,11 @@ class History {
   std::vector<const WriteRecord*> AckedInOrder() const;
 
   struct Settled;
+  // How many writes (the settled value counting as one) could have given
+  // observed to a read that began at start; *only is the one later write
+  // if that is the sole explanation, else nullptr.
+  int Explanations(const std::string& key, const ReadStart& start, const Value& observed,
+                   const WriteRecord** only) const;
   // Calls on_later(write, value) for each later write's value of key and
   // returns the settled value.
   template <typename LaterFn>

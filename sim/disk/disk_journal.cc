@@ -3,6 +3,7 @@
 // at a power loss). The model is stated in sim/disk/sim_disk.h ("Metadata").
 #include <cassert>
 #include <set>
+#include <vector>
 
 #include "sim/disk/disk_state.h"
 
@@ -79,12 +80,8 @@ size_t DiskState::JournalEndForInode(uint64_t id) const {
 }
 
 void DiskState::ForgetTruncates(uint64_t id) {
-  std::vector<JournalRecord> kept;
-  kept.reserve(journal.size());
-  for (JournalRecord& record : journal) {
-    if (record.truncate_inode != id) kept.push_back(std::move(record));
-  }
-  journal = std::move(kept);
+  // In place: every file sync calls this.
+  std::erase_if(journal, [id](const JournalRecord& record) { return record.truncate_inode == id; });
 }
 
 bool DiskState::JournalLinks(uint64_t id) const {

@@ -123,8 +123,10 @@ void SimDisk::PowerLoss(uint64_t survive_one_in, std::optional<size_t> journal_k
   assert(survive_one_in >= 1);
   ProcessCrash();
   const size_t uncommitted = state_->journal.size();
-  const size_t kept = std::min(journal_kept.value_or(DrawJournalKept(state_->context->rng(), uncommitted)),
-                               uncommitted);
+  // Drawn only when not given (value_or would draw either way).
+  const size_t kept =
+      journal_kept.has_value() ? std::min(*journal_kept, uncommitted)
+                               : DrawJournalKept(state_->context->rng(), uncommitted);
   state_->CommitJournal(kept);
   state_->journal.clear();
   state_->last_power_loss_metadata = {kept, uncommitted};

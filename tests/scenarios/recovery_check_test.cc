@@ -18,6 +18,12 @@ struct Recorder {
     h.EndWrite(id, Status::OK(), next_seq++);
     return id;
   }
+  // Issues a WAL batch that fails (indeterminate).
+  uint64_t Failed(std::vector<KeyOp> ops, bool sync = false) {
+    const uint64_t id = h.BeginWrite(std::move(ops), true, sync);
+    h.EndWrite(id, Status::IOError("injected"), 0);
+    return id;
+  }
   uint64_t Del(const std::string& k, bool sync = false) {
     const uint64_t id = h.BeginWrite({KeyOp{k, std::nullopt}}, true, sync);
     h.EndWrite(id, Status::OK(), next_seq++);
@@ -123,8 +129,7 @@ TEST_CASE("an unflushed disable_wal write may be lost under later WAL writes", "
 TEST_CASE("a failed write is indeterminate, a half-applied batch is not atomic", "[oracle]") {
   Recorder r;
   r.Put("a", "1", true);
-  const uint64_t id = r.h.BeginWrite({KeyOp{"b", "2"}, KeyOp{"c", "3"}}, true, true);
-  r.h.EndWrite(id, Status::IOError("injected"), 0);
+  r.Failed({KeyOp{"b", "2"}, KeyOp{"c", "3"}}, true);
   REQUIRE(CheckRecovery(r.h, false, {{"a", "1"}}).ok);
   REQUIRE(CheckRecovery(r.h, false, {{"a", "1"}, {"b", "2"}, {"c", "3"}}).ok);
   // An acked batch cut in half (b without c) is no prefix of anything.
@@ -164,8 +169,7 @@ TEST_CASE("an in-flight batch recovers whole or not at all", "[oracle]") {
   REQUIRE(half.key == "c");
   Recorder d;
   d.Put("d", "0", true);
-  const uint64_t w = d.h.BeginWrite({KeyOp{"b", "2"}, KeyOp{"d", std::nullopt}}, true, false);
-  d.h.EndWrite(w, Status::IOError("injected"), 0);
+  d.Failed({KeyOp{"b", "2"}, KeyOp{"d", std::nullopt}});
   REQUIRE(CheckRecovery(d.h, false, {{"b", "2"}}).ok);
   REQUIRE(CheckRecovery(d.h, false, {{"d", "0"}}).ok);
   const RecoveryVerdict undeleted = CheckRecovery(d.h, false, {{"b", "2"}, {"d", "0"}});
@@ -210,8 +214,7 @@ TEST_CASE("a rollback's copy of a lost disable_wal value proves nothing of its b
 TEST_CASE("a failed write is ordered before writes that began after it returned", "[oracle]") {
   Recorder r;
   r.Put("a", "1", true);
-  const uint64_t failed = r.h.BeginWrite({KeyOp{"a", "2"}, KeyOp{"b", "2"}}, true, false);
-  r.h.EndWrite(failed, Status::IOError("injected"), 0);
+  r.Failed({KeyOp{"a", "2"}, KeyOp{"b", "2"}});
   const ReadStart since = r.h.BeginRead();
   REQUIRE(r.h.IsPossible("a", since, Value("2")));  // may still land
   r.Put("a", "3", true);  // began after the failed write returned
@@ -254,8 +257,7 @@ TEST_CASE("an indeterminate write a read observed cannot vanish without a crash"
   Recorder r;
   r.Put("a", "1");
   r.Put("b", "1");
-  const uint64_t failed = r.h.BeginWrite({KeyOp{"a", "2"}, KeyOp{"b", std::nullopt}}, true, false);
-  r.h.EndWrite(failed, Status::IOError("injected"), 0);
+  r.Failed({KeyOp{"a", "2"}, KeyOp{"b", std::nullopt}});
   const ReadStart concurrent = r.h.BeginRead();  // begins before the observation ends
   const ReadStart first = r.h.BeginRead();
   // Unobserved, the failed write may or may not show.
@@ -280,15 +282,11 @@ TEST_CASE("an indeterminate write a read observed cannot vanish without a crash"
 TEST_CASE("a value two writes could have given observes neither", "[oracle]") {
   Recorder r;
   r.Put("a", "1");
-  for (int i = 0; i < 2; i++) {
-    const uint64_t id = r.h.BeginWrite({KeyOp{"a", "2"}}, true, false);
-    r.h.EndWrite(id, Status::IOError("injected"), 0);
-  }
+  for (int i = 0; i < 2; i++) r.Failed({KeyOp{"a", "2"}});
   REQUIRE(r.h.Observe("a", r.h.BeginRead(), Value("2")));
   REQUIRE(r.h.IsPossible("a", r.h.BeginRead(), Value("1")));
   // A value the settled write gave proves nothing either.
-  const uint64_t same = r.h.BeginWrite({KeyOp{"a", "1"}}, true, false);
-  r.h.EndWrite(same, Status::IOError("injected"), 0);
+  r.Failed({KeyOp{"a", "1"}});
   REQUIRE(r.h.Observe("a", r.h.BeginRead(), Value("1")));
   REQUIRE(r.h.IsPossible("a", r.h.BeginRead(), Value("1")));
   // A value no write gave is no observation, and fails.
