@@ -10,6 +10,13 @@
 // recovered state becomes the model's new base. At the end, close cleanly,
 // reopen, and require exactly the model's state.
 //
+// Injected damage the engine detects narrows the checks instead of ending
+// the run: a read that fails naming a damaged file is accepted, and a
+// crash check whose scan fails so reads the keys one by one and leaves out
+// those it cannot read (they keep the values the check allowed them).
+// Only an Open that still fails on damage after its retries, or a WAL
+// refusal point-in-time recovery cannot get past, ends a run early.
+//
 // Half the seeds run on a TransactionDB (write-committed or WritePrepared,
 // one write queue: the model orders writes by sequence, which is WAL order
 // only with one queue) and add transactions to the workload (workload.h).
@@ -45,6 +52,10 @@ constexpr const char* kRelaxedCheck = "process-crash checks, power-loss rules";
 // Power losses that kept some, but not all, of the uncommitted metadata
 // operations (creates, renames, unlinks) in the disk's journal.
 constexpr const char* kJournalPrefix = "power losses keeping part of the metadata journal";
+// Crash checks that read the DB key by key because a scan failed on
+// detected damage, and the keys they could not read (left out of them).
+constexpr const char* kNarrowedCheck = "crash checks narrowed by detected damage";
+constexpr const char* kUnreadableKeys = "keys unreadable at crash checks (damage)";
 // Median 31.6k scheduling points per default-size PCT run.
 constexpr PctCalibration kPctCalibration{8, kDefaultOps};
 
@@ -203,6 +214,8 @@ class CrashRecoveryRun {
     state_.runtime = sim_.runtime();
     state_.step = [this] { return sim_.steps(); };
     state_.fold = [this](uint64_t hash) { sim_.Fold(hash); };
+    state_.injected_errors = [this] { return plan_->error_total(); };
+    state_.names_damage = [this](const Status& s) { return NamesAnyPath(s, plan_->damaged_paths()); };
     history_ = std::make_unique<History>(State{});
     if (!Open()) return;
     state_.history = history_.get();
@@ -237,10 +250,12 @@ class CrashRecoveryRun {
     }
   }
 
-  // Opens (recovers) the DB. Injected I/O errors are retried, the last
-  // attempt with injection paused (PauseOnLastAttempt); Corruption after injected
-  // damage ends the run as detected (returns false, no failure); any other
-  // error is a failure.
+  // Opens (recovers) the DB. Injected I/O errors and detected damage are
+  // retried (recovery writes new tables, so damage to one it wrote is
+  // gone on the next try), the last attempt with injection paused
+  // (PauseOnLastAttempt). If that one still fails naming a file the plan
+  // damaged, the run ends as detected (returns false, no failure); any
+  // other error is a failure.
   bool Open() {
     Status s;
     for (int attempt = 0; attempt < kMaxOpenAttempts; attempt++) {
@@ -263,9 +278,11 @@ class CrashRecoveryRun {
       }
       const Refusal refusal = RefusedByRecoveryMode(s);
       if (refusal == Refusal::kReopenPointInTime) continue;
-      if (refusal == Refusal::kEndsRun || !plan_->enabled() || Detected(s)) break;
+      if (refusal == Refusal::kEndsRun || !plan_->enabled()) break;
     }
-    if (!detected()) state_.Fail("recovery", "", "Open OK", s.ToString(), "DB::Open failed");
+    if (!detected() && !Detected(s)) {
+      state_.Fail("recovery", "", "Open OK", s.ToString(), "DB::Open failed");
+    }
     return false;
   }
 
@@ -449,15 +466,17 @@ class CrashRecoveryRun {
     if (sim_.rng()->OneIn(4)) power_loss = CrashDuringRecovery() || power_loss;
     if (!Open()) return;
     State recovered;
-    if (!Scan(&recovered)) return;
+    std::set<std::string> unreadable;
+    if (!Scan(&recovered, &unreadable)) return;
     // A failed sync may have dropped unsynced pages: after such a fault,
     // only what must survive a power loss must survive.
     const bool page_cache_kept = !power_loss && plan_->page_loss_total() == page_loss_at_last_check_;
     if (!power_loss) result_->observed[page_cache_kept ? kStrictCheck : kRelaxedCheck]++;
     page_loss_at_last_check_ = plan_->page_loss_total();
-    const RecoveryVerdict v = CheckRecovery(*history_, page_cache_kept, recovered);
+    const RecoveryVerdict v = CheckRecovery(*history_, page_cache_kept, recovered, unreadable);
     sim_.TraceEvent(std::string("check: recovery after ") + (power_loss ? "power loss" : "process crash") +
-                    ", " + std::to_string(recovered.size()) + " keys, cut " + std::to_string(v.cut) +
+                    ", " + std::to_string(recovered.size()) + " keys (" +
+                    std::to_string(unreadable.size()) + " unreadable), cut " + std::to_string(v.cut) +
                     (v.ok ? ", ok" : ", FAILED " + v.property));
     if (!v.ok) {
       state_.Fail(v.property, v.key, v.expected, v.observed,
@@ -472,7 +491,7 @@ class CrashRecoveryRun {
       recovered_prepared_ += prepared.size();
       if (!ok) return;
     }
-    history_->Reset(std::move(recovered));
+    history_->Reset(std::move(recovered), v.unknown);
     state_.txn_commits.clear();
     if (state_.txn_db != nullptr) {
       ResolvePrepared(&state_, prepared, sim_.rng(), plan_->enabled(),
@@ -480,9 +499,12 @@ class CrashRecoveryRun {
     }
   }
 
-  // Reads the whole DB. Injected read errors are retried (the last attempt
-  // paused, as in Open); detected damage ends the run (false, no failure).
-  bool Scan(State* out) {
+  // Reads the whole DB into *out. Injected read errors are retried (the
+  // last attempt paused, as in Open). If a read fails naming a file the
+  // plan damaged, the keys are read one by one instead, and those whose
+  // reads fail on damage go to *unreadable (the check is narrowed to the
+  // rest). Any other error is a failure (returns false).
+  bool Scan(State* out, std::set<std::string>* unreadable) {
     Status s;
     for (int attempt = 0; attempt < kMaxOpenAttempts; attempt++) {
       PauseOnLastAttempt paused(plan_.get(), attempt, kMaxOpenAttempts);
@@ -492,16 +514,48 @@ class CrashRecoveryRun {
         (*out)[it->key().ToString()] = it->value().ToString();
       }
       s = it->status();
-      if (s.ok()) {
-        for (const auto& [key, value] : *out) sim_.Fold(HashKeyValue(key, Value(value)));
-        return true;
+      if (s.ok()) break;
+      if (!plan_->enabled()) break;
+      if (NamesAnyPath(s, plan_->damaged_paths())) {
+        s = ScanKeyByKey(out, unreadable);
+        break;
       }
-      if (!plan_->enabled() || Detected(s)) break;
     }
-    if (!detected()) {
+    if (!s.ok()) {
       state_.Fail("recovery", "", "a readable DB", s.ToString(), "scanning the recovered DB failed");
+      return false;
     }
-    return false;
+    for (const auto& [key, value] : *out) sim_.Fold(HashKeyValue(key, Value(value)));
+    for (const std::string& key : *unreadable) sim_.Fold(HashKeyValue(key, Value("<unreadable>")));
+    return true;
+  }
+
+  // Scan's narrowed read: every key of the workload's key space by Get
+  // (keys outside it stay as the failed scan found them: phantoms). A Get
+  // that fails is tried once more with injection paused; if that fails
+  // naming a damaged file, the key is unreadable. Returns the first other
+  // error.
+  Status ScanKeyByKey(State* out, std::set<std::string>* unreadable) {
+    sim_.TraceEvent("check: the recovered DB has detected damage; reading it key by key");
+    for (int i = 0; i < drawn_.workload.key_space; i++) {
+      const std::string key = KeyName(i);
+      out->erase(key);
+      std::string value;
+      Status s = db_->Get(ReadOptions(), key, &value);
+      if (!s.ok() && !s.IsNotFound()) {
+        PauseOnLastAttempt paused(plan_.get(), 0, 1);
+        s = db_->Get(ReadOptions(), key, &value);
+      }
+      if (s.ok()) {
+        (*out)[key] = value;
+      } else if (!s.IsNotFound()) {
+        if (!NamesAnyPath(s, plan_->damaged_paths())) return s;
+        unreadable->insert(key);
+      }
+    }
+    result_->observed[kNarrowedCheck]++;
+    result_->observed[kUnreadableKeys] += unreadable->size();
+    return Status::OK();
   }
 
   void CloseAndVerify() {
@@ -530,8 +584,9 @@ class CrashRecoveryRun {
     RequireNoPrepared(&state_, "after a clean close and reopen");
     if (state_.failed) return;
     State recovered;
-    if (!Scan(&recovered)) return;
-    const RecoveryVerdict v = CheckRecovery(*history_, /*process_crash=*/true, recovered);
+    std::set<std::string> unreadable;
+    if (!Scan(&recovered, &unreadable)) return;
+    const RecoveryVerdict v = CheckRecovery(*history_, /*process_crash=*/true, recovered, unreadable);
     if (!v.ok || recovered != expected) {
       state_.Fail(v.ok ? "durability" : v.property, v.key, v.expected, v.observed,
                   "after a clean close, the reopened DB differs from the model");

@@ -1,6 +1,7 @@
 #include "scenarios/crash_recovery/fault_plan.h"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -45,9 +46,12 @@ Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,
                         const std::set<std::string>& injected,
                         const std::set<std::string>& torn_logs) {
   if (!s.IsCorruption() || mode == WALRecoveryMode::kPointInTimeRecovery) return Refusal::kNone;
-  const bool injected_log = std::any_of(injected.begin(), injected.end(), IsLogFile);
+  // Only a log's damage is the recovery mode's to refuse.
+  std::set<std::string> injected_logs;
+  std::copy_if(injected.begin(), injected.end(),
+               std::inserter(injected_logs, injected_logs.end()), IsLogFile);
   const bool torn = NamesAnyPath(s, torn_logs);
-  if (NamesAnyPath(s, injected) || (torn && injected_log)) return Refusal::kEndsRun;
+  if (NamesAnyPath(s, injected_logs) || (torn && !injected_logs.empty())) return Refusal::kEndsRun;
   return torn ? Refusal::kReopenPointInTime : Refusal::kNone;
 }
 

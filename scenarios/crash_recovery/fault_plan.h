@@ -9,8 +9,9 @@
 //     one does the next process-crash check use power-loss rules.
 //   * DETECT (SST files only, for now): bit flips in durable data, sticky
 //     unreadable sectors, misdirected writes. They must surface as
-//     Corruption/IOError, never as data; once one has been injected, a
-//     Corruption/IOError from a scan or an Open ends the run as detected.
+//     Corruption/IOError naming the damaged file, never as data. A read
+//     that fails so is accepted; the run goes on, and its crash checks
+//     leave out only the keys whose reads fail so (damaged_paths).
 //     Bit flips reach WAL files only in runs whose recovery mode reports
 //     every WAL damage (absolute consistency). Point-in-time recovery stops
 //     at damage silently, by design; tolerate-tail recovery drops a damaged

@@ -181,10 +181,11 @@ class Client {
   void Get() {
     const std::string key = KeyName(PickKey());
     const ReadStart start = s_->history->BeginRead();
+    const uint64_t token = s_->ReadErrorToken();
     std::string value;
     const Status st = s_->db->Get(ReadOptions(), key, &value);
     s_->engine_ops++;
-    if (!st.ok() && !st.IsNotFound()) return CheckStatus(st, "Get");
+    if (!st.ok() && !st.IsNotFound()) return CheckReadStatus(st, token, "Get");
     const Value observed = st.ok() ? Value(value) : Value();
     CheckPossible(key, observed, start, "Get");
   }
@@ -204,10 +205,11 @@ class Client {
     ReadOptions ro;
     ro.snapshot = snapshot;
     const int start = PickKey();
+    const uint64_t token = s_->ReadErrorToken();
     Scan scan;
     {
       std::unique_ptr<Iterator> it(s_->db->NewIterator(ro));
-      scan = Walk(it.get(), KeyName(start), kScanEntries, since);
+      scan = Walk(it.get(), KeyName(start), kScanEntries, since, token);
     }
     if (!s_->failed && scan.ok) {
       const std::vector<std::string> passed_over = PassedOver(start, scan);
@@ -226,7 +228,8 @@ class Client {
   // The forward and backward passes of Iterate; checks them and their
   // values (since: when the read began, before the iterator's snapshot). ok:
   // both passes agreed and every value was possible.
-  Scan Walk(Iterator* it, const std::string& target, size_t max_entries, const ReadStart& since) {
+  Scan Walk(Iterator* it, const std::string& target, size_t max_entries, const ReadStart& since,
+            uint64_t token) {
     Scan scan;
     std::vector<std::pair<std::string, std::string>>& forward = scan.entries;
     std::vector<std::pair<std::string, std::string>> backward;
@@ -242,7 +245,7 @@ class Client {
     }
     s_->engine_ops += 2 + forward.size() + backward.size();  // Seek, SeekForPrev, Next/Prev each
     if (!it->status().ok()) {
-      CheckStatus(it->status(), "Iterator");
+      CheckReadStatus(it->status(), token, "Iterator");
       return scan;
     }
     std::reverse(backward.begin(), backward.end());
@@ -298,10 +301,11 @@ class Client {
     }
     if (!passed_over.empty()) probes.emplace_back(passed_over.front(), Value());
     for (const auto& [key, expected] : probes) {
+      const uint64_t token = s_->ReadErrorToken();
       std::string value;
       const Status st = s_->db->Get(ro, key, &value);
       s_->engine_ops++;
-      if (!st.ok() && !st.IsNotFound()) return CheckStatus(st, "Get at a snapshot");
+      if (!st.ok() && !st.IsNotFound()) return CheckReadStatus(st, token, "Get at a snapshot");
       const Value observed = st.ok() ? Value(value) : Value();
       if (s_->fold) s_->fold(HashKeyValue(key, observed));
       if (observed == expected) continue;
@@ -320,11 +324,12 @@ class Client {
     std::vector<Value> first;
     for (int j = 0; j < 4; j++) {
       keys.push_back(KeyName(PickKey()));
+      const uint64_t token = s_->ReadErrorToken();
       std::string v;
       const Status st = s_->db->Get(ro, keys.back(), &v);
       if (!st.ok() && !st.IsNotFound()) {
         s_->db->ReleaseSnapshot(snap);
-        return CheckStatus(st, "Get at a snapshot");
+        return CheckReadStatus(st, token, "Get at a snapshot");
       }
       first.push_back(st.ok() ? Value(v) : Value());
     }
@@ -384,6 +389,13 @@ class Client {
              std::string(what) + " failed with no I/O fault injected");
   }
 
+  // A read's error (token: WorkloadState::ReadErrorToken before the read).
+  void CheckReadStatus(const Status& st, uint64_t token, const char* what) {
+    if (st.ok() || (o_.faults_enabled && s_->ReadErrorExplained(st, token))) return;
+    s_->Fail("no spurious errors", "", "OK", st.ToString(),
+             std::string(what) + " failed with no I/O fault injected during it and no damage it names");
+  }
+
   WorkloadState* const s_;
   const WorkloadOptions o_;
   Random rng_;
@@ -439,6 +451,11 @@ const Snapshot* WorkloadState::GetFreshSnapshot() {
          "a snapshot missed a write acknowledged before GetSnapshot was called");
   }
   return snapshot;
+}
+
+bool WorkloadState::ReadErrorExplained(const Status& st, uint64_t token) const {
+  if (injected_errors && injected_errors() > token) return true;
+  return names_damage && names_damage(st);
 }
 
 void WorkloadState::Fail(const std::string& property, const std::string& key,

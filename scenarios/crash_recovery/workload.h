@@ -10,7 +10,10 @@
 //     implicit snapshot) agree, and each value is one the key could have;
 //   * immutable snapshots: reads at a snapshot repeat exactly after a flush
 //     and a full compaction;
-//   * no spurious errors: with I/O faults off, no operation fails;
+//   * no spurious errors: with I/O faults off, no operation fails; with
+//     them on, a read fails only on a fault injected during it or on
+//     damage it names (writes, flushes and compactions may fail on any
+//     earlier fault: its background error stops them until a reopen);
 //   * real-time order: a write that began after another was acknowledged
 //     has a higher sequence; a snapshot is at or past every write
 //     acknowledged before GetSnapshot was called (fresh snapshots).
@@ -102,6 +105,12 @@ struct WorkloadState {
   // Folds a hash into the run's trace hash: every value a check compares
   // goes through it (HashKeyValue), so equal hashes mean equal reads.
   std::function<void(uint64_t)> fold;
+  // With I/O faults on: the count of injected faults that can fail an
+  // operation (FaultPlan::error_total), and whether an error names a file
+  // the plan damaged. A read's error is accepted only if a fault injected
+  // during the read, or damage it names, explains it (ReadErrorExplained).
+  std::function<uint64_t()> injected_errors;
+  std::function<bool(const Status&)> names_damage;
 
   // Transactions. named_txns: every name a client gave a transaction it
   // prepared, whole run (names are unique: "t<phase>.<client>.<op>").
@@ -128,6 +137,12 @@ struct WorkloadState {
   // write with ops must have a higher sequence than every write with ops
   // acknowledged before it began.
   void EndWrite(uint64_t id, const Status& status, uint64_t sequence);
+  // Call before a read: the token ReadErrorExplained takes.
+  uint64_t ReadErrorToken() const { return injected_errors ? injected_errors() : 0; }
+  // True if st, from a read that began at token, may be an injected error:
+  // a fault that can fail an operation was injected since, or st names a
+  // damaged file. REQUIRES: !st.ok().
+  bool ReadErrorExplained(const Status& st, uint64_t token) const;
   // DB::GetSnapshot, checked fresh: its sequence is at or past every
   // write acknowledged before the call.
   const Snapshot* GetFreshSnapshot();

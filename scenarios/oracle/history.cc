@@ -85,14 +85,21 @@ std::vector<const WriteRecord*> History::AckedInOrder() const {
   return acked;
 }
 
+std::vector<Value> History::BaseValues(const std::string& key) const {
+  if (auto unknown = base_unknown_.find(key); unknown != base_unknown_.end()) return unknown->second;
+  auto it = base_.find(key);
+  return {it == base_.end() ? Value() : Value(it->second)};
+}
+
 State History::ExpectedState() const {
+  assert(base_unknown_.empty());
   State state = base_;
   for (const WriteRecord* w : AckedInOrder()) Apply(*w, &state);
   return state;
 }
 
 State History::StateAtSequence(uint64_t seq) const {
-  assert(!any_pending());
+  assert(!any_pending() && base_unknown_.empty());
   State state = base_;
   for (const WriteRecord* w : AckedInOrder()) {
     if (w->sequence > seq) break;
@@ -101,20 +108,25 @@ State History::StateAtSequence(uint64_t seq) const {
   return state;
 }
 
-// The settled value without a copy: the newest early write's value, or the
-// base state's value (nullptr: absent) when no early write touched the key.
+// The settled value without a copy: the newest early write's value, or,
+// when no early write touched the key, the base state's value (nullptr:
+// absent), or any of its values if the base does not know it.
 struct History::Settled {
   const Value* written = nullptr;
   const std::string* base = nullptr;
+  const std::vector<Value>* unknown = nullptr;
   bool ruled_out = false;  // an observed later write overwrote it
   bool Equals(const Value& v) const {
     if (ruled_out) return false;
     if (written != nullptr) return *written == v;
+    if (unknown != nullptr) return std::find(unknown->begin(), unknown->end(), v) != unknown->end();
     return base == nullptr ? !v.has_value() : v.has_value() && *v == *base;
   }
-  Value Copy() const {
-    if (written != nullptr) return *written;
-    return base == nullptr ? Value() : Value(*base);
+  // Every value it may be (one, unless the base does not know it).
+  std::vector<Value> Copies() const {
+    if (written != nullptr) return {*written};
+    if (unknown != nullptr) return *unknown;
+    return {base == nullptr ? Value() : Value(*base)};
   }
 };
 
@@ -125,6 +137,9 @@ History::Settled History::VisitPossible(const std::string& key, const ReadStart&
   // newest of them by sequence), or what any later write gave the key.
   Settled settled;
   if (auto base = base_.find(key); base != base_.end()) settled.base = &base->second;
+  if (auto unknown = base_unknown_.find(key); unknown != base_unknown_.end()) {
+    settled.unknown = &unknown->second;
+  }
   uint64_t settled_seq = 0;
   uint64_t settled_end = 0;  // when the settled write returned (0: the base)
   auto it = writes_by_key_.find(key);
@@ -163,7 +178,9 @@ std::vector<Value> History::PossibleValues(const std::string& key, const ReadSta
   std::vector<Value> values;
   const Settled settled = VisitPossible(
       key, start, [&](const WriteRecord&, const Value& v) { values.push_back(v); });
-  if (!settled.ruled_out) values.insert(values.begin(), settled.Copy());
+  if (settled.ruled_out) return values;
+  std::vector<Value> settled_values = settled.Copies();
+  values.insert(values.begin(), settled_values.begin(), settled_values.end());
   return values;
 }
 
@@ -209,14 +226,20 @@ void History::AbandonPending() {
   }
 }
 
-void History::Reset(State base) {
+void History::Reset(State base, UnknownValues unknown) {
   for (const auto& [key, value] : base_) earlier_values_.insert(Fingerprint(key, value));
+  for (const auto& [key, values] : base_unknown_) {
+    for (const Value& value : values) {
+      if (value.has_value()) earlier_values_.insert(Fingerprint(key, *value));
+    }
+  }
   for (const WriteRecord& w : writes_) {
     for (const KeyOp& op : w.ops) {
       if (op.value.has_value()) earlier_values_.insert(Fingerprint(op.key, *op.value));
     }
   }
   base_ = std::move(base);
+  base_unknown_ = std::move(unknown);
   writes_.clear();
   ack_order_.clear();
   writes_by_key_.clear();

@@ -44,6 +44,10 @@ struct KeyOp {
 // A key's value in some state: nullopt means absent.
 using Value = std::optional<std::string>;
 using State = std::map<std::string, std::string>;
+// Keys whose value is known only to be one of a few: those a crash check
+// could not read (the engine reported damage under them), each with the
+// values the check allowed it at any cut that fit the keys it did read.
+using UnknownValues = std::map<std::string, std::vector<Value>>;
 
 // A stable hash of a (key, value) the oracle compared, for the trace hash:
 // runs with equal trace hashes read equal values.
@@ -97,6 +101,7 @@ class History {
 
   // The model's current state: base plus every acknowledged write in
   // sequence order (failed and pending writes left out).
+  // REQUIRES: the base has no unknown keys.
   State ExpectedState() const;
   // Call when a read starts (before any snapshot it takes).
   ReadStart BeginRead() { return {acked_count_, ++events_}; }
@@ -129,19 +134,30 @@ class History {
   uint64_t max_acked_sequence() const { return max_acked_sequence_; }
 
   // Exact state at a snapshot: base plus acked writes with sequence <= seq.
-  // REQUIRES: no write is pending (so every sequence <= seq is known).
+  // REQUIRES: no write is pending (so every sequence <= seq is known), and
+  // the base has no unknown keys.
   State StateAtSequence(uint64_t seq) const;
 
+  // The base's known keys; a key in base_unknown() is not among them.
   const State& base() const { return base_; }
+  // The base's keys whose value is one of a few (Reset).
+  const UnknownValues& base_unknown() const { return base_unknown_; }
+  // The values key may have in the base: one, unless it is unknown.
+  std::vector<Value> BaseValues(const std::string& key) const;
   const std::vector<WriteRecord>& writes() const { return writes_; }
   std::vector<WriteRecord>& mutable_writes() { return writes_; }
   // A crash cut the writes still pending short: they become indeterminate.
   void AbandonPending();
-  // Starts a fresh history from a recovered state (after a crash check).
-  // The values this history's writes and base held are remembered (as
-  // fingerprints), so a later check can tell a value brought back from an
-  // earlier phase (resurrection) from one never written (a phantom).
-  void Reset(State base);
+  // Starts a fresh history from a recovered state (after a crash check):
+  // base holds the keys the check read, unknown those it could not, with
+  // the values each may have (a read of one returns one of them, until a
+  // write to it is acknowledged). The values this history's writes and
+  // base held are remembered (as fingerprints), so a later check can tell
+  // a value brought back from an earlier phase (resurrection) from one
+  // never written (a phantom).
+  // REQUIRES: no key is in both base and unknown; no unknown key has an
+  // empty list.
+  void Reset(State base, UnknownValues unknown = {});
   // True if an acknowledged write to key began after w ended: it is
   // ordered after w, so w's value for key can never show over it.
   bool SupersededOn(const WriteRecord& w, const std::string& key) const;
@@ -167,6 +183,7 @@ class History {
                         const LaterFn& on_later) const;
 
   State base_;
+  UnknownValues base_unknown_;
   std::vector<WriteRecord> writes_;  // in issue order; index == id
   uint64_t acked_count_ = 0;         // writes acked so far (any order)
   uint64_t max_acked_sequence_ = 0;  // see max_acked_sequence()

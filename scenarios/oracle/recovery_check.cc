@@ -13,21 +13,31 @@ bool Contains(const std::vector<Value>& values, const Value& v) {
   return std::find(values.begin(), values.end(), v) != values.end();
 }
 
+// Appends to *out each of values it does not hold yet.
+void AddNew(const std::vector<Value>& values, std::vector<Value>* out) {
+  for (const Value& v : values) {
+    if (!Contains(*out, v)) out->push_back(v);
+  }
+}
+
 Value ValueIn(const State& state, const std::string& key) {
   auto it = state.find(key);
   return it == state.end() ? Value() : Value(it->second);
 }
 
 // The per-key sets of values allowed at a cut, updated one write at a time,
-// with a running count of keys whose recovered value is not allowed.
+// with a running count of keys whose recovered value is not allowed. A key
+// the check could not read (unreadable) never mismatches.
 class CutTracker {
  public:
-  CutTracker(const State& base, const State& recovered) : recovered_(recovered) {
-    std::set<std::string> keys;
-    for (const auto& [k, v] : base) keys.insert(k);
+  CutTracker(const History& history, const State& recovered, const std::set<std::string>& unreadable)
+      : recovered_(recovered), unreadable_(unreadable) {
+    std::set<std::string> keys(unreadable.begin(), unreadable.end());
+    for (const auto& [k, v] : history.base()) keys.insert(k);
+    for (const auto& [k, v] : history.base_unknown()) keys.insert(k);
     for (const auto& [k, v] : recovered) keys.insert(k);
     for (const std::string& k : keys) {
-      allowed_[k] = {ValueIn(base, k)};
+      allowed_[k] = history.BaseValues(k);
       Recount(k);
     }
   }
@@ -49,17 +59,17 @@ class CutTracker {
 
  private:
   void Recount(const std::string& key) {
-    if (Contains(allowed_[key], ValueIn(recovered_, key))) {
+    if (unreadable_.count(key) != 0 || Contains(allowed_[key], ValueIn(recovered_, key))) {
       bad_.erase(key);
     } else {
       bad_.insert(key);
     }
   }
   const State& recovered_;
+  const std::set<std::string>& unreadable_;
   std::map<std::string, std::vector<Value>> allowed_;
   std::set<std::string> bad_;  // sorted: reports never depend on hashing
 };
-
 
 bool MustSurvive(const WriteRecord& w, bool process_crash) {
   return w.must_survive || (process_crash && w.wal);
@@ -87,7 +97,7 @@ bool Gave(const WriteRecord& w, const std::string& key, const Value& value) {
 }
 
 bool EverWritten(const History& history, const std::string& key, const Value& v) {
-  if (ValueIn(history.base(), key) == v) return true;
+  if (Contains(history.BaseValues(key), v)) return true;
   for (const WriteRecord& w : history.writes()) {
     if (Gave(w, key, v)) return true;
   }
@@ -135,10 +145,11 @@ Broken Classify(const History& history, const Acked& acked, size_t floor, const 
 }
 
 RecoveryVerdict Diagnose(const History& history, const Acked& acked, size_t floor,
-                         bool process_crash, const State& recovered) {
+                         bool process_crash, const State& recovered,
+                         const std::set<std::string>& unreadable) {
   // Re-run to the full history; of the keys that break it, report the one
   // with the strongest evidence (ties: the smallest key).
-  CutTracker full(history.base(), recovered);
+  CutTracker full(history, recovered, unreadable);
   for (const WriteRecord* w : acked) full.Apply(*w, MayBeMissing(*w, process_crash));
   RecoveryVerdict v;
   v.ok = false;
@@ -168,8 +179,9 @@ RecoveryVerdict Diagnose(const History& history, const Acked& acked, size_t floo
 class AtomicityCheck {
  public:
   AtomicityCheck(const History& history, const Acked& acked, size_t cut, bool process_crash,
-                 const State& recovered)
-      : base_(history.base()), process_crash_(process_crash), recovered_(recovered) {
+                 const State& recovered, const std::set<std::string>& unreadable)
+      : history_(history), process_crash_(process_crash), recovered_(recovered),
+        unreadable_(unreadable) {
     for (size_t i = 0; i < cut; i++) Add(acked[i], /*indeterminate=*/false);
     if (cut != acked.size()) return;
     for (const WriteRecord& w : history.writes()) {
@@ -206,8 +218,9 @@ class AtomicityCheck {
   // rollback writes a key's old value again.
   bool Happened(size_t pos) const {
     for (const KeyOp& op : units_[pos].write->ops) {
-      if (!op.value.has_value() || ValueIn(recovered_, op.key) != op.value) continue;
-      if (ValueIn(base_, op.key) == op.value) continue;
+      if (!op.value.has_value() || unreadable_.count(op.key) != 0) continue;
+      if (ValueIn(recovered_, op.key) != op.value) continue;
+      if (Contains(history_.BaseValues(op.key), op.value)) continue;
       const std::vector<size_t>& writers = by_key_.at(op.key);
       const bool copied = std::any_of(writers.begin(), writers.end(), [&](size_t other) {
         return other != pos && Gave(*units_[other].write, op.key, op.value);
@@ -222,6 +235,7 @@ class AtomicityCheck {
     std::map<std::string, Value> last;  // the write's final value per key
     for (const KeyOp& op : w.ops) last[op.key] = op.value;
     for (const auto& [key, value] : last) {
+      if (unreadable_.count(key) != 0) continue;  // may hold the value: unknown
       const Value observed = ValueIn(recovered_, key);
       if (observed == value || LaterWriteGave(pos, key, observed)) continue;
       v->ok = false;
@@ -250,9 +264,10 @@ class AtomicityCheck {
     return false;
   }
 
-  const State& base_;
+  const History& history_;
   const bool process_crash_;
   const State& recovered_;
+  const std::set<std::string>& unreadable_;
   std::vector<Unit> units_;                          // the cut's order
   std::map<std::string, std::vector<size_t>> by_key_;  // key -> positions in units_
 };
@@ -279,13 +294,14 @@ std::string DescribeValue(const Value& value) {
   return out;
 }
 
-RecoveryVerdict CheckRecovery(const History& history, bool process_crash, const State& recovered) {
+RecoveryVerdict CheckRecovery(const History& history, bool process_crash, const State& recovered,
+                              const std::set<std::string>& unreadable) {
   const Acked acked = AckedBySequence(history);
   size_t floor = 0;  // the cut must include acked[0, floor)
   for (size_t i = 0; i < acked.size(); i++) {
     if (MustSurvive(*acked[i], process_crash)) floor = i + 1;
   }
-  CutTracker tracker(history.base(), recovered);
+  CutTracker tracker(history, recovered, unreadable);
   RecoveryVerdict best;
   bool found = false;
   for (size_t k = 0; k <= acked.size(); k++) {
@@ -306,6 +322,7 @@ RecoveryVerdict CheckRecovery(const History& history, bool process_crash, const 
       if (tracker.mismatches() == 0) {
         best.cut = k;
         found = true;
+        for (const std::string& key : unreadable) AddNew(tracker.allowed(key), &best.unknown[key]);
       }
     }
     if (k < acked.size()) {
@@ -313,8 +330,8 @@ RecoveryVerdict CheckRecovery(const History& history, bool process_crash, const 
       tracker.Apply(w, /*optional=*/MayBeMissing(w, process_crash));
     }
   }
-  if (!found) return Diagnose(history, acked, floor, process_crash, recovered);
-  const AtomicityCheck atomicity(history, acked, best.cut, process_crash, recovered);
+  if (!found) return Diagnose(history, acked, floor, process_crash, recovered, unreadable);
+  const AtomicityCheck atomicity(history, acked, best.cut, process_crash, recovered, unreadable);
   atomicity.Check(&best);
   return best;
 }

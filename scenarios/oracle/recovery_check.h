@@ -14,10 +14,15 @@
 // (atomicity). A value from before the last crash check coming back is a
 // resurrection; one no write ever gave the key is a phantom.
 //
+// A key the caller could not read (the engine reported damage under it) is
+// left out of every comparison: a check narrowed to what the damage can
+// reach. The verdict lists the values each such key may hold.
+//
 // Thread safety: pure function over its arguments.
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,10 +37,16 @@ struct RecoveryVerdict {
   std::string key;
   std::string expected;    // what the model allowed (at the full history)
   std::string observed;
+  // For each unreadable key, the values it may hold: those allowed at any
+  // cut that fits the keys read (when ok).
+  UnknownValues unknown;
 };
 
 // process_crash: the page cache survived (every acked WAL write must too).
-RecoveryVerdict CheckRecovery(const History& history, bool process_crash, const State& recovered);
+// recovered: the keys read; unreadable: keys whose reads failed on damage.
+// REQUIRES: no key is in both.
+RecoveryVerdict CheckRecovery(const History& history, bool process_crash, const State& recovered,
+                              const std::set<std::string>& unreadable = {});
 
 // history's acknowledged writes in sequence order: the order a cut counts
 // them in (RecoveryVerdict::cut).

@@ -145,6 +145,9 @@ TEST_CASE("fault plan: a refusal must name a WAL the run damaged", "[scenario][f
   CHECK(ClassifyRefusal(refused_torn, absolute, flipped_log, torn) == Refusal::kEndsRun);
   const Status refused_flipped = Status::Corruption("/db/000011.log", "corrupt record");
   CHECK(ClassifyRefusal(refused_flipped, absolute, flipped_log, none) == Refusal::kEndsRun);
+  // Damage to a table is no recovery mode's to refuse: Open retries it.
+  const Status bad_table = Status::Corruption("bad magic number", "/db/000009.sst");
+  CHECK(ClassifyRefusal(bad_table, absolute, flipped_table, none) == Refusal::kNone);
 }
 
 TEST_CASE("fault plan: detected damage must name a damaged file", "[scenario][faults]") {

@@ -292,3 +292,68 @@ TEST_CASE("a value two writes could have given observes neither", "[oracle]") {
   // A value no write gave is no observation, and fails.
   REQUIRE_FALSE(r.h.Observe("a", r.h.BeginRead(), Value("9")));
 }
+
+TEST_CASE("a check narrowed by damage leaves out only the unreadable keys", "[oracle]") {
+  Recorder r;
+  r.Put("a", "1", /*sync=*/true);
+  r.Put("b", "2");
+  r.Put("c", "3", /*sync=*/true);
+  // b cannot be read: every cut from the floor (all three) on fits, and b
+  // is known to hold 2.
+  RecoveryVerdict v = CheckRecovery(r.h, false, {{"a", "1"}, {"c", "3"}}, {"b"});
+  REQUIRE(v.ok);
+  REQUIRE(v.unknown.at("b") == std::vector<Value>{Value("2")});
+  // The keys read are still held to every promise.
+  v = CheckRecovery(r.h, false, {{"a", "1"}}, {"b"});
+  REQUIRE_FALSE(v.ok);
+  REQUIRE(v.property == "durability");
+  REQUIRE(v.key == "c");
+  REQUIRE_FALSE(CheckRecovery(r.h, false, {{"a", "1"}, {"c", "3"}, {"d", "?"}}, {"b"}).ok);
+  // With nothing synced, b may hold what any cut that fits a gave it:
+  // a absent fits only the empty cut; a present, the cuts with and
+  // without b's write.
+  Recorder loose;
+  loose.Put("a", "1");
+  loose.Put("b", "2");
+  v = CheckRecovery(loose.h, false, {}, {"b"});
+  REQUIRE(v.ok);
+  REQUIRE(v.unknown.at("b") == std::vector<Value>{Value()});
+  v = CheckRecovery(loose.h, false, {{"a", "1"}}, {"b"});
+  REQUIRE(v.ok);
+  REQUIRE(v.unknown.at("b") == std::vector<Value>{Value(), Value("2")});
+}
+
+TEST_CASE("a narrowed check still holds a batch whole on the keys it read", "[oracle]") {
+  Recorder r;
+  r.Put("a", "0");
+  r.Failed({KeyOp{"a", "1"}, KeyOp{"b", "1"}, KeyOp{"c", "1"}});
+  // b unreadable: a shows the batch, so c must too.
+  REQUIRE(CheckRecovery(r.h, false, {{"a", "1"}, {"c", "1"}}, {"b"}).ok);
+  const RecoveryVerdict v = CheckRecovery(r.h, false, {{"a", "1"}}, {"b"});
+  REQUIRE_FALSE(v.ok);
+  REQUIRE(v.property == "atomicity");
+  REQUIRE(v.key == "c");
+}
+
+TEST_CASE("a key the last check could not read is one of its possible values", "[oracle]") {
+  Recorder r;
+  r.h.Reset({{"a", "1"}}, {{"b", {Value(), Value("2")}}});
+  REQUIRE(r.h.BaseValues("b") == std::vector<Value>{Value(), Value("2")});
+  REQUIRE(r.h.IsPossible("b", r.h.BeginRead(), Value()));
+  REQUIRE(r.h.IsPossible("b", r.h.BeginRead(), Value("2")));
+  REQUIRE_FALSE(r.h.IsPossible("b", r.h.BeginRead(), Value("9")));
+  REQUIRE(r.h.PossibleValues("b", r.h.BeginRead()) == std::vector<Value>{Value(), Value("2")});
+  // The next check takes b from either value, and not from a third.
+  REQUIRE(CheckRecovery(r.h, true, {{"a", "1"}, {"b", "2"}}).ok);
+  REQUIRE(CheckRecovery(r.h, true, {{"a", "1"}}).ok);
+  REQUIRE_FALSE(CheckRecovery(r.h, true, {{"a", "1"}, {"b", "9"}}).ok);
+  // An acknowledged write settles it.
+  r.Put("b", "3");
+  REQUIRE(r.h.PossibleValues("b", r.h.BeginRead()) == std::vector<Value>{Value("3")});
+  REQUIRE_FALSE(CheckRecovery(r.h, true, {{"a", "1"}, {"b", "2"}}).ok);
+  // A value the unknown base held coming back after a later reset is a
+  // resurrection, not a phantom.
+  r.h.Reset({{"a", "1"}, {"b", "3"}});
+  const RecoveryVerdict v = CheckRecovery(r.h, true, {{"a", "1"}, {"b", "2"}});
+  REQUIRE(v.property == "resurrection");
+}
