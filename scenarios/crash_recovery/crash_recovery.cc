@@ -56,6 +56,10 @@ constexpr const char* kJournalPrefix = "power losses keeping part of the metadat
 // detected damage, and the keys they could not read (left out of them).
 constexpr const char* kNarrowedCheck = "crash checks narrowed by detected damage";
 constexpr const char* kUnreadableKeys = "keys unreadable at crash checks (damage)";
+// Recovery-mode refusals of a WAL a power loss tore, or that carries an
+// injected flip; both reopen point-in-time.
+constexpr const char* kRefusedTorn = "refusals of a torn WAL, reopened point-in-time";
+constexpr const char* kRefusedDamaged = "refusals of a damaged WAL, reopened point-in-time";
 // Median 31.6k scheduling points per default-size PCT run.
 constexpr PctCalibration kPctCalibration{8, kDefaultOps};
 
@@ -276,9 +280,8 @@ class CrashRecoveryRun {
             txn_db != nullptr && drawn_.txn_options.write_policy == TxnWritePolicy::kWritePrepared;
         return true;
       }
-      const Refusal refusal = RefusedByRecoveryMode(s);
-      if (refusal == Refusal::kReopenPointInTime) continue;
-      if (refusal == Refusal::kEndsRun || !plan_->enabled()) break;
+      if (RefusedByRecoveryMode(s) != Refusal::kNone) continue;
+      if (!plan_->enabled()) break;
     }
     if (!detected() && !Detected(s)) {
       state_.Fail("recovery", "", "Open OK", s.ToString(), "DB::Open failed");
@@ -311,22 +314,21 @@ class CrashRecoveryRun {
     }
   }
 
-  // Acts on a recovery-mode refusal (ClassifyRefusal): a refused torn log
-  // switches the rest of the run to point-in-time recovery; a refused
-  // damaged WAL ends the run as detected.
+  // Acts on a recovery-mode refusal (ClassifyRefusal): a refused torn or
+  // damaged log switches the rest of the run to point-in-time recovery, as
+  // an operator would. Point in time stops at an injected flip silently,
+  // so the next check waives durability (CheckScope::durability).
   Refusal RefusedByRecoveryMode(const Status& s) {
     const Refusal refusal = ClassifyRefusal(s, drawn_.options.wal_recovery_mode,
                                             plan_->damaged_paths(), torn_logs_);
-    if (refusal == Refusal::kEndsRun) {
-      detected_reason_ = "refused by recovery mode";
-      detected_what_ = s.ToString();
-    } else if (refusal == Refusal::kReopenPointInTime) {
-      sim_.TraceEvent("recovery mode refused a torn WAL (" + s.ToString() +
-                      "): reopening in point-in-time mode");
-      result_->observed["refusals of a torn WAL, reopened point-in-time"]++;
-      drawn_.options.wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
-      plan_->set_wal_damage_allowed(WalDamageReported(drawn_.options.wal_recovery_mode));
-    }
+    if (refusal == Refusal::kNone) return refusal;
+    const bool injected = refusal == Refusal::kStopsAtInjectedDamage;
+    sim_.TraceEvent(std::string("recovery mode refused a ") + (injected ? "damaged" : "torn") +
+                    " WAL (" + s.ToString() + "): reopening in point-in-time mode");
+    result_->observed[injected ? kRefusedDamaged : kRefusedTorn]++;
+    injected_wal_refused_ = injected_wal_refused_ || injected;
+    drawn_.options.wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
+    plan_->set_wal_damage_allowed(WalDamageReported(drawn_.options.wal_recovery_mode));
     return refusal;
   }
 
@@ -466,32 +468,35 @@ class CrashRecoveryRun {
     if (sim_.rng()->OneIn(4)) power_loss = CrashDuringRecovery() || power_loss;
     if (!Open()) return;
     State recovered;
-    std::set<std::string> unreadable;
-    if (!Scan(&recovered, &unreadable)) return;
+    CheckScope scope;
+    if (!Scan(&recovered, &scope.unreadable)) return;
     // A failed sync may have dropped unsynced pages: after such a fault,
     // only what must survive a power loss must survive.
-    const bool page_cache_kept = !power_loss && plan_->page_loss_total() == page_loss_at_last_check_;
-    if (!power_loss) result_->observed[page_cache_kept ? kStrictCheck : kRelaxedCheck]++;
+    scope.process_crash = !power_loss && plan_->page_loss_total() == page_loss_at_last_check_;
+    if (!power_loss) result_->observed[scope.process_crash ? kStrictCheck : kRelaxedCheck]++;
     page_loss_at_last_check_ = plan_->page_loss_total();
-    const RecoveryVerdict v = CheckRecovery(*history_, page_cache_kept, recovered, unreadable);
+    scope.durability = !injected_wal_refused_;
+    const RecoveryVerdict v = CheckRecovery(*history_, scope, recovered);
     sim_.TraceEvent(std::string("check: recovery after ") + (power_loss ? "power loss" : "process crash") +
                     ", " + std::to_string(recovered.size()) + " keys (" +
-                    std::to_string(unreadable.size()) + " unreadable), cut " + std::to_string(v.cut) +
+                    std::to_string(scope.unreadable.size()) + " unreadable), cut " +
+                    std::to_string(v.cut) + (scope.durability ? "" : ", durability waived") +
                     (v.ok ? ", ok" : ", FAILED " + v.property));
     if (!v.ok) {
       state_.Fail(v.property, v.key, v.expected, v.observed,
                   std::string("after a ") + (power_loss ? "power loss" : "process crash") +
                       ", the recovered DB breaks " + v.property +
-                      LostTxnCommitNote(state_, v, page_cache_kept));
+                      LostTxnCommitNote(state_, v, scope));
       return;
     }
     std::vector<std::string> prepared;
     if (state_.txn_db != nullptr) {
-      const bool ok = CheckRecoveredPrepared(&state_, page_cache_kept, v.cut, &prepared);
+      const bool ok = CheckRecoveredPrepared(&state_, scope, v.cut, &prepared);
       recovered_prepared_ += prepared.size();
       if (!ok) return;
     }
     history_->Reset(std::move(recovered), v.unknown);
+    injected_wal_refused_ = false;
     state_.txn_commits.clear();
     if (state_.txn_db != nullptr) {
       ResolvePrepared(&state_, prepared, sim_.rng(), plan_->enabled(),
@@ -584,9 +589,10 @@ class CrashRecoveryRun {
     RequireNoPrepared(&state_, "after a clean close and reopen");
     if (state_.failed) return;
     State recovered;
-    std::set<std::string> unreadable;
-    if (!Scan(&recovered, &unreadable)) return;
-    const RecoveryVerdict v = CheckRecovery(*history_, /*process_crash=*/true, recovered, unreadable);
+    CheckScope scope;
+    scope.process_crash = true;
+    if (!Scan(&recovered, &scope.unreadable)) return;
+    const RecoveryVerdict v = CheckRecovery(*history_, scope, recovered);
     if (!v.ok || recovered != expected) {
       state_.Fail(v.ok ? "durability" : v.property, v.key, v.expected, v.observed,
                   "after a clean close, the reopened DB differs from the model");
@@ -615,6 +621,8 @@ class CrashRecoveryRun {
   WorkloadState state_;
   std::unique_ptr<FaultPlan> plan_;
   uint64_t page_loss_at_last_check_ = 0;  // FaultPlan::page_loss_total() then
+  // Recovery refused a WAL with an injected flip since the last check.
+  bool injected_wal_refused_ = false;
   std::set<std::string> torn_logs_;        // see NoteTornLogs
   int deepest_level_ = 0;
   uint64_t recovered_prepared_ = 0;  // prepared transactions found after crashes

@@ -51,7 +51,7 @@ Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,
   std::copy_if(injected.begin(), injected.end(),
                std::inserter(injected_logs, injected_logs.end()), IsLogFile);
   const bool torn = NamesAnyPath(s, torn_logs);
-  if (NamesAnyPath(s, injected_logs) || (torn && !injected_logs.empty())) return Refusal::kEndsRun;
+  if (NamesAnyPath(s, injected_logs) || (torn && !injected_logs.empty())) return Refusal::kStopsAtInjectedDamage;
   return torn ? Refusal::kReopenPointInTime : Refusal::kNone;
 }
 

@@ -53,10 +53,12 @@ bool NamesAnyPath(const Status& s, const std::set<std::string>& paths);
 //                       damaged file is the engine's own error;
 //   kReopenPointInTime  a refusal of a torn log: reopen in point-in-time
 //                       mode (as an operator would) and check on;
-//   kEndsRun            a refusal of a WAL the plan damaged, or of a torn
-//                       log while a WAL carries an injected flip (point in
-//                       time would stop silently at the flip).
-enum class Refusal : uint8_t { kNone, kReopenPointInTime, kEndsRun };
+//   kStopsAtInjectedDamage
+//                       a refusal of a WAL the plan damaged, or of a torn
+//                       log while a WAL carries an injected flip: reopen
+//                       point-in-time too, which stops silently at the
+//                       flip, so writes from it on may be lost.
+enum class Refusal : uint8_t { kNone, kReopenPointInTime, kStopsAtInjectedDamage };
 Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,
                         const std::set<std::string>& injected,
                         const std::set<std::string>& torn_logs);

@@ -8,21 +8,21 @@ namespace {
 
 // Whether an acknowledged write had to survive the crash (as CheckRecovery
 // decides it).
-bool HadToSurvive(const WriteRecord& w, bool page_cache_kept) {
-  return w.must_survive || (page_cache_kept && w.wal);
+bool HadToSurvive(const WriteRecord& w, const CheckScope& scope) {
+  return scope.durability && (w.must_survive || (scope.process_crash && w.wal));
 }
 
 // "Commit" or "Rollback" if t's end was acknowledged in the crashed phase
 // and had to survive the crash; else "".
-std::string LostEnd(const WorkloadState& state, const NamedTxn& t, bool page_cache_kept) {
+std::string LostEnd(const WorkloadState& state, const NamedTxn& t, const CheckScope& scope) {
   if (t.end_phase != state.phase - 1) return "";
   if (t.end == NamedTxn::End::kCommitted) {
-    return HadToSurvive(state.history->writes().at(t.commit_id), page_cache_kept) ? "Commit" : "";
+    return HadToSurvive(state.history->writes().at(t.commit_id), scope) ? "Commit" : "";
   }
   if (t.end == NamedTxn::End::kRolledBack) {
     // A rollback is a WAL write (never disable_wal), synced if its
     // transaction's WriteOptions say so.
-    return t.end_sync || page_cache_kept ? "Rollback" : "";
+    return scope.durability && (t.end_sync || scope.process_crash) ? "Rollback" : "";
   }
   return "";
 }
@@ -30,14 +30,14 @@ std::string LostEnd(const WorkloadState& state, const NamedTxn& t, bool page_cac
 // True if t, prepared in the crashed phase with a Prepare that had to
 // survive, must still be prepared: it did not finish, or its acknowledged
 // Commit is not among the first `cut` writes the recovered state holds.
-bool MustBePrepared(const WorkloadState& state, const NamedTxn& t, bool page_cache_kept,
+bool MustBePrepared(const WorkloadState& state, const NamedTxn& t, const CheckScope& scope,
                     const std::vector<const WriteRecord*>& acked, uint64_t cut) {
   const int crashed = state.phase - 1;
   if (t.prepare_phase != crashed) return false;
   if (t.prepare_id != NamedTxn::kRecoveredSection) {
     const WriteRecord& section = state.history->writes().at(t.prepare_id);
     if (section.outcome != WriteRecord::Outcome::kAcked ||
-        !HadToSurvive(section, page_cache_kept)) {
+        !HadToSurvive(section, scope)) {
       return false;
     }
   }
@@ -53,7 +53,7 @@ bool MustBePrepared(const WorkloadState& state, const NamedTxn& t, bool page_cac
 
 }  // namespace
 
-bool CheckRecoveredPrepared(WorkloadState* state, bool page_cache_kept, uint64_t cut,
+bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope, uint64_t cut,
                             std::vector<std::string>* prepared) {
   *prepared = state->txn_db->GetPreparedTransactionNames();
   for (const std::string& name : *prepared) {
@@ -76,7 +76,7 @@ bool CheckRecoveredPrepared(WorkloadState* state, bool page_cache_kept, uint64_t
                   "a transaction an earlier recovery showed finished came back prepared");
       return false;
     }
-    const std::string lost = LostEnd(*state, it->second, page_cache_kept);
+    const std::string lost = LostEnd(*state, it->second, scope);
     if (!lost.empty()) {
       state->Fail("durability", name, lost == "Commit" ? "committed" : "rolled back", "prepared",
                   "transaction " + name + "'s " + lost +
@@ -89,7 +89,7 @@ bool CheckRecoveredPrepared(WorkloadState* state, bool page_cache_kept, uint64_t
   const std::vector<const WriteRecord*> acked = AckedBySequence(*state->history);
   for (auto& [name, t] : state->named_txns) {
     if (std::binary_search(prepared->begin(), prepared->end(), name)) continue;
-    if (MustBePrepared(*state, t, page_cache_kept, acked, cut)) {
+    if (MustBePrepared(*state, t, scope, acked, cut)) {
       state->Fail("durability", name, "prepared", "not prepared",
                   "transaction " + name +
                       "'s Prepare had to survive the crash and it did not finish, yet it did "
@@ -149,12 +149,12 @@ void RequireNoPrepared(WorkloadState* state, const std::string& when) {
 }
 
 std::string LostTxnCommitNote(const WorkloadState& state, const RecoveryVerdict& v,
-                              bool page_cache_kept) {
+                              const CheckScope& scope) {
   if (v.property != "durability" || state.txn_commits.empty()) return "";
   const std::vector<const WriteRecord*> acked = AckedBySequence(*state.history);
   size_t floor = 0;  // the cut had to include acked[0, floor)
   for (size_t i = 0; i < acked.size(); i++) {
-    if (HadToSurvive(*acked[i], page_cache_kept)) floor = i + 1;
+    if (HadToSurvive(*acked[i], scope)) floor = i + 1;
   }
   const WriteRecord* lost = nullptr;
   for (size_t i = 0; i < floor; i++) {

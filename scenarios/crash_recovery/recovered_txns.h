@@ -39,11 +39,11 @@ namespace shale::scenario {
 // The checks above, against the crashed phase's History (state->history,
 // not yet reset) and state->phase (already past the crashed phase). Fills
 // *prepared with the recovered names; on a violation fails state and
-// returns false. page_cache_kept: the crash kept every acknowledged WAL
-// write. cut: the passing RecoveryVerdict's cut (the recovered state holds
+// returns false. scope: what the crash check held the state to (the same
+// durability rules apply to prepares and ends). cut: the passing RecoveryVerdict's cut (the recovered state holds
 // the first `cut` acknowledged writes in sequence order, and no later one).
 // REQUIRES: state->txn_db set.
-bool CheckRecoveredPrepared(WorkloadState* state, bool page_cache_kept, uint64_t cut,
+bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope, uint64_t cut,
                             std::vector<std::string>* prepared);
 
 // Commits or rolls back each of prepared (rng decides), recording commits in
@@ -63,6 +63,6 @@ void RequireNoPrepared(WorkloadState* state, const std::string& when);
 // last write that had to survive, as CheckRecovery's diagnosis finds it) is
 // a transaction commit (state->txn_commits); else "".
 std::string LostTxnCommitNote(const WorkloadState& state, const RecoveryVerdict& v,
-                              bool page_cache_kept);
+                              const CheckScope& scope);
 
 }  // namespace shale::scenario

@@ -294,11 +294,12 @@ std::string DescribeValue(const Value& value) {
   return out;
 }
 
-RecoveryVerdict CheckRecovery(const History& history, bool process_crash, const State& recovered,
-                              const std::set<std::string>& unreadable) {
+RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope, const State& recovered) {
+  const bool process_crash = scope.process_crash;
+  const std::set<std::string>& unreadable = scope.unreadable;
   const Acked acked = AckedBySequence(history);
   size_t floor = 0;  // the cut must include acked[0, floor)
-  for (size_t i = 0; i < acked.size(); i++) {
+  for (size_t i = 0; i < acked.size() && scope.durability; i++) {
     if (MustSurvive(*acked[i], process_crash)) floor = i + 1;
   }
   CutTracker tracker(history, recovered, unreadable);

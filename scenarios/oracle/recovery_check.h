@@ -42,11 +42,25 @@ struct RecoveryVerdict {
   UnknownValues unknown;
 };
 
-// process_crash: the page cache survived (every acked WAL write must too).
-// recovered: the keys read; unreadable: keys whose reads failed on damage.
-// REQUIRES: no key is in both.
-RecoveryVerdict CheckRecovery(const History& history, bool process_crash, const State& recovered,
-                              const std::set<std::string>& unreadable = {});
+// What one check may hold the recovered state to.
+struct CheckScope {
+  // The page cache survived: every acknowledged WAL write must too.
+  bool process_crash = false;
+  // Writes that had to survive must have. False only when recovery could
+  // not read a WAL whose damage was injected: point-in-time recovery then
+  // stops at the damage, and any write from it on may be lost (the order,
+  // atomicity and no-phantom promises still hold).
+  bool durability = true;
+  // Keys whose reads failed on injected damage: left out (see above).
+  // REQUIRES: none is a key of the recovered state.
+  std::set<std::string> unreadable;
+};
+RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope, const State& recovered);
+// The common scope: durability on, every key read.
+inline RecoveryVerdict CheckRecovery(const History& history, bool process_crash,
+                                     const State& recovered) {
+  return CheckRecovery(history, CheckScope{process_crash, true, {}}, recovered);
+}
 
 // history's acknowledged writes in sequence order: the order a cut counts
 // them in (RecoveryVerdict::cut).

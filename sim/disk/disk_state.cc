@@ -201,8 +201,12 @@ void DiskState::Truncate(Inode* inode, uint64_t size) {
     if (w.dirty_begin < w.dirty_end) kept.push_back(std::move(w));
   }
   inode->pending = std::move(kept);
+  // Sectors wholly past the end go back to the file system, bad ones too:
+  // a write there later lands on a freshly allocated block.
+  const uint64_t first_freed = (size + SimDisk::kSectorBytes - 1) / SimDisk::kSectorBytes;
   auto& lost = inode->clean_unwritten;
-  lost.erase(lost.lower_bound((size + SimDisk::kSectorBytes - 1) / SimDisk::kSectorBytes), lost.end());
+  lost.erase(lost.lower_bound(first_freed), lost.end());
+  inode->unreadable.erase(inode->unreadable.lower_bound(first_freed), inode->unreadable.end());
 }
 
 void DiskState::MakeDurable(Inode* inode) {

@@ -55,7 +55,7 @@ struct Inode {
   std::string durable;
   std::vector<PendingSector> pending;  // oldest first
   int open_handles = 0;                // live handles (current incarnation)
-  std::set<uint64_t> unreadable;       // sticky bad sectors (never healed)
+  std::set<uint64_t> unreadable;       // sticky bad sectors (freed only by a truncate)
   // Sectors a failed sync marked clean without writing them: the page cache
   // keeps their bytes, but no later sync writes them unless they are
   // written again. Cleared when the page cache is (power loss, dropped pages).

@@ -86,8 +86,9 @@
 //    kCreate; other opens and LockFile kOpen; DeleteFile and DeleteDir kDelete.
 //  * Injected media faults (DiskFaultHooks::Decision and the calls below):
 //      - unreadable ("sticky") sectors: a read whose returned bytes touch one
-//        fails with IOError, for the inode's whole life (crashes, power
-//        losses, rewrites and truncation do not heal it);
+//        fails with IOError until a truncate frees the sector (its block
+//        goes back to the file system, as NewWritableFile over the path
+//        does); crashes, power losses and rewrites in place do not heal it;
 //      - misdirected writes: the intended range keeps its old bytes (zeros
 //        past the old end; the file still grows to cover it) and the data is
 //        written at the other offset instead (the file grows to cover that

@@ -100,6 +100,13 @@ TEST_CASE("sticky sector: reads touching it fail forever, others succeed", "[fau
   Slice part;
   CHECK(seq->Read(1024, &part, scratch.data()).ok());
   CHECK(seq->Read(10, &part, scratch.data()).IsIOError());
+  // A file created over the path truncates it: the bad block is freed, and
+  // the new data lands on a good one.
+  REQUIRE(fx.disk.NewWritableFile("/db/f", FileOptions(), &w).ok());
+  REQUIRE(w->Append(std::string(4 * 512, 'r')).ok());
+  REQUIRE(w->Sync().ok());
+  CHECK(ReadAt(&fx.disk, "/db/f", 1100, 10, &got).ok());
+  CHECK(got == std::string(10, 'r'));
 }
 
 TEST_CASE("sticky sector from the injector: that read and every later one fail", "[faults]") {

@@ -122,7 +122,7 @@ TEST_CASE("WAL bit flips are expected detected only under absolute consistency",
 
 // A recovery-mode refusal is accepted only for a WAL the run really
 // damaged: torn by a power loss (reopen point-in-time and check on) or
-// flipped by the plan (the run ends as detected). Naming no damaged file,
+// flipped by the plan (point in time stops at the flip). Naming no damaged file,
 // it is the engine's own error.
 TEST_CASE("fault plan: a refusal must name a WAL the run damaged", "[scenario][faults]") {
   const std::set<std::string> none;
@@ -142,9 +142,9 @@ TEST_CASE("fault plan: a refusal must name a WAL the run damaged", "[scenario][f
         Refusal::kNone);
   CHECK(ClassifyRefusal(Status::IOError("/db/000007.log"), absolute, none, torn) == Refusal::kNone);
   // An injected WAL flip: point in time would stop at it silently.
-  CHECK(ClassifyRefusal(refused_torn, absolute, flipped_log, torn) == Refusal::kEndsRun);
+  CHECK(ClassifyRefusal(refused_torn, absolute, flipped_log, torn) == Refusal::kStopsAtInjectedDamage);
   const Status refused_flipped = Status::Corruption("/db/000011.log", "corrupt record");
-  CHECK(ClassifyRefusal(refused_flipped, absolute, flipped_log, none) == Refusal::kEndsRun);
+  CHECK(ClassifyRefusal(refused_flipped, absolute, flipped_log, none) == Refusal::kStopsAtInjectedDamage);
   // Damage to a table is no recovery mode's to refuse: Open retries it.
   const Status bad_table = Status::Corruption("bad magic number", "/db/000009.sst");
   CHECK(ClassifyRefusal(bad_table, absolute, flipped_table, none) == Refusal::kNone);

@@ -62,7 +62,7 @@ struct Fixture {
   }
   bool Check(bool page_cache_kept, uint64_t cut) {
     std::vector<std::string> prepared;
-    return CheckRecoveredPrepared(&state, page_cache_kept, cut, &prepared);
+    return CheckRecoveredPrepared(&state, CheckScope{page_cache_kept, true, {}}, cut, &prepared);
   }
 };
 

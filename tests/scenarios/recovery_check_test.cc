@@ -300,25 +300,25 @@ TEST_CASE("a check narrowed by damage leaves out only the unreadable keys", "[or
   r.Put("c", "3", /*sync=*/true);
   // b cannot be read: every cut from the floor (all three) on fits, and b
   // is known to hold 2.
-  RecoveryVerdict v = CheckRecovery(r.h, false, {{"a", "1"}, {"c", "3"}}, {"b"});
+  RecoveryVerdict v = CheckRecovery(r.h, CheckScope{false, true, {"b"}}, {{"a", "1"}, {"c", "3"}});
   REQUIRE(v.ok);
   REQUIRE(v.unknown.at("b") == std::vector<Value>{Value("2")});
   // The keys read are still held to every promise.
-  v = CheckRecovery(r.h, false, {{"a", "1"}}, {"b"});
+  v = CheckRecovery(r.h, CheckScope{false, true, {"b"}}, {{"a", "1"}});
   REQUIRE_FALSE(v.ok);
   REQUIRE(v.property == "durability");
   REQUIRE(v.key == "c");
-  REQUIRE_FALSE(CheckRecovery(r.h, false, {{"a", "1"}, {"c", "3"}, {"d", "?"}}, {"b"}).ok);
+  REQUIRE_FALSE(CheckRecovery(r.h, CheckScope{false, true, {"b"}}, {{"a", "1"}, {"c", "3"}, {"d", "?"}}).ok);
   // With nothing synced, b may hold what any cut that fits a gave it:
   // a absent fits only the empty cut; a present, the cuts with and
   // without b's write.
   Recorder loose;
   loose.Put("a", "1");
   loose.Put("b", "2");
-  v = CheckRecovery(loose.h, false, {}, {"b"});
+  v = CheckRecovery(loose.h, CheckScope{false, true, {"b"}}, {});
   REQUIRE(v.ok);
   REQUIRE(v.unknown.at("b") == std::vector<Value>{Value()});
-  v = CheckRecovery(loose.h, false, {{"a", "1"}}, {"b"});
+  v = CheckRecovery(loose.h, CheckScope{false, true, {"b"}}, {{"a", "1"}});
   REQUIRE(v.ok);
   REQUIRE(v.unknown.at("b") == std::vector<Value>{Value(), Value("2")});
 }
@@ -328,8 +328,8 @@ TEST_CASE("a narrowed check still holds a batch whole on the keys it read", "[or
   r.Put("a", "0");
   r.Failed({KeyOp{"a", "1"}, KeyOp{"b", "1"}, KeyOp{"c", "1"}});
   // b unreadable: a shows the batch, so c must too.
-  REQUIRE(CheckRecovery(r.h, false, {{"a", "1"}, {"c", "1"}}, {"b"}).ok);
-  const RecoveryVerdict v = CheckRecovery(r.h, false, {{"a", "1"}}, {"b"});
+  REQUIRE(CheckRecovery(r.h, CheckScope{false, true, {"b"}}, {{"a", "1"}, {"c", "1"}}).ok);
+  const RecoveryVerdict v = CheckRecovery(r.h, CheckScope{false, true, {"b"}}, {{"a", "1"}});
   REQUIRE_FALSE(v.ok);
   REQUIRE(v.property == "atomicity");
   REQUIRE(v.key == "c");
@@ -356,4 +356,19 @@ TEST_CASE("a key the last check could not read is one of its possible values", "
   r.h.Reset({{"a", "1"}, {"b", "3"}});
   const RecoveryVerdict v = CheckRecovery(r.h, true, {{"a", "1"}, {"b", "2"}});
   REQUIRE(v.property == "resurrection");
+}
+
+TEST_CASE("without durability, a check still holds the order and the batches", "[oracle]") {
+  Recorder r;
+  r.Put("a", "1", /*sync=*/true);
+  r.Put("b", "2", /*sync=*/true);
+  r.h.BeginWrite({KeyOp{"c", "3"}, KeyOp{"d", "3"}}, true, true);  // pending at the crash
+  r.h.AbandonPending();
+  const CheckScope waived{/*process_crash=*/false, /*durability=*/false, {}};
+  REQUIRE_FALSE(CheckRecovery(r.h, false, {{"a", "1"}}).ok);
+  REQUIRE(CheckRecovery(r.h, waived, {{"a", "1"}}).ok);
+  REQUIRE(CheckRecovery(r.h, waived, {}).ok);
+  REQUIRE(CheckRecovery(r.h, waived, {{"b", "2"}}).property == "prefix recovery");
+  REQUIRE(CheckRecovery(r.h, waived, {{"a", "1"}, {"b", "2"}, {"c", "3"}}).property == "atomicity");
+  REQUIRE(CheckRecovery(r.h, waived, {{"a", "1"}, {"e", "5"}}).property == "no phantoms");
 }
