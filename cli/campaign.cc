@@ -56,11 +56,11 @@ bool RunCampaign(const RunOptions& options, const CampaignEnv& env, std::ostream
   CampaignOutputs outputs(options);
   if (!outputs.Open(error)) return false;
   JobSource jobs(options);
-  Progress progress(err, env.terminal,
-                    ShardSeedCount(options.seeds, options.shard) * options.scenarios.size());
+  const uint64_t total = ShardSeedCount(options.seeds, options.shard) * options.scenarios.size();
+  Progress progress(err, env.terminal, total);
   uint64_t done = 0;
   bool ok = true;
-  const PoolConfig pool{options.jobs, options.timeout_ms};
+  const PoolConfig pool{options.jobs, options.timeout_ms, SeedsPerWorker(total, options.jobs)};
   RunWorkers(
       pool, [&](scenario::RunConfig* job) { return ok && jobs.Next(job); },
       [&](const WorkerOutcome& o) {

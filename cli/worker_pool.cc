@@ -1,6 +1,7 @@
 #include "worker_pool.h"
 
 #include <fcntl.h>
+#include <time.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -9,10 +10,13 @@
 #include <sys/prctl.h>
 #endif
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <chrono>
 #include <cstring>
+#include <deque>
+#include <vector>
 
 #include "report/run_json.h"
 #include <iostream>
@@ -27,13 +31,15 @@ constexpr size_t kStderrKeepBytes = 4096;
 constexpr int kPollIntervalMs = 50;
 
 struct Running {
-  scenario::RunConfig config;
+  std::vector<scenario::RunConfig> batch;  // in run order
+  size_t done = 0;                         // results taken; batch[done] runs
   pid_t pid = -1;
   int out_fd = -1;  // -1 once closed
   int err_fd = -1;
-  std::string out;
+  std::string out;  // stdout not yet parsed into results
   std::string err;
-  Clock::time_point start;
+  Clock::time_point start;  // when batch[done] started
+  const scenario::RunConfig& config() const { return batch[done]; }
 };
 
 uint64_t ElapsedMs(Clock::time_point start) {
@@ -90,11 +96,11 @@ bool WriteAll(int fd, const std::string& text) {
   return true;
 }
 
-// Child side of fork: runs the seed in this copy of the (single-threaded)
-// parent, writes its RunResult as one JSON line to stdout and exits without
-// running destructors or atexit handlers (a crashed run abandons its DB).
-// Never returns.
-[[noreturn]] void RunChild(const scenario::RunConfig& config, int out_fd, int err_fd,
+// Child side of fork: runs the seeds in this copy of the (single-threaded)
+// parent, one after another, writing each RunResult as one JSON line to
+// stdout, and exits without running destructors or atexit handlers (a
+// crashed run abandons its DB). Never returns.
+[[noreturn]] void RunChild(const std::vector<scenario::RunConfig>& batch, int out_fd, int err_fd,
                            pid_t parent) {
 #ifdef __linux__
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -104,19 +110,21 @@ bool WriteAll(int fd, const std::string& text) {
 #endif
   ::dup2(out_fd, STDOUT_FILENO);
   ::dup2(err_fd, STDERR_FILENO);
-  const scenario::Scenario* s = scenario::FindScenario(config.scenario);
-  if (s == nullptr) {
-    (void)WriteAll(STDERR_FILENO, "unknown scenario '" + config.scenario + "'\n");
-    ::_exit(2);
+  for (const scenario::RunConfig& config : batch) {
+    const scenario::Scenario* s = scenario::FindScenario(config.scenario);
+    if (s == nullptr) {
+      (void)WriteAll(STDERR_FILENO, "unknown scenario '" + config.scenario + "'\n");
+      ::_exit(2);
+    }
+    scenario::RunResult result = s->Run(config);
+    result.trace.clear();
+    if (!WriteAll(STDOUT_FILENO, "\n" + report::EncodeRunResultLine(result) + "\n")) ::_exit(1);
   }
-  scenario::RunResult result = s->Run(config);
-  result.trace.clear();
-  const bool written = WriteAll(STDOUT_FILENO, "\n" + report::EncodeRunResultLine(result) + "\n");
-  ::_exit(written ? 0 : 1);
+  ::_exit(0);
 }
 
-// Forks a worker for config. False with *error on failure.
-bool Spawn(const scenario::RunConfig& config, Running* w, std::string* error) {
+// Forks a worker for w->batch. False with *error on failure.
+bool Spawn(Running* w, std::string* error) {
   int out_pipe[2], err_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
     *error = std::string("pipe: ") + std::strerror(errno);
@@ -134,7 +142,7 @@ bool Spawn(const scenario::RunConfig& config, Running* w, std::string* error) {
   std::fflush(nullptr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid == 0) RunChild(config, out_pipe[1], err_pipe[1], parent);
+  if (pid == 0) RunChild(w->batch, out_pipe[1], err_pipe[1], parent);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
   if (pid < 0) {
@@ -184,76 +192,107 @@ std::string DescribeStatus(int status) {
   return "status " + std::to_string(status);
 }
 
-// Turns a reaped worker into an outcome.
-WorkerOutcome Finish(const Running& w, int status) {
-  const scenario::RunConfig& config = w.config;
+// Hands on each result line the worker wrote for the seed it runs (other
+// lines are noise), and starts the next seed's clock.
+void TakeResults(Running* w, const OutcomeFn& on_done) {
+  size_t end;
+  while (w->done < w->batch.size() && (end = w->out.find('\n')) != std::string::npos) {
+    const std::string line = w->out.substr(0, end);
+    w->out.erase(0, end + 1);
+    WorkerOutcome o;
+    std::string error;
+    if (!report::DecodeRunResultLine(line, &o.result, &error) ||
+        o.result.scenario != w->config().scenario || o.result.seed != w->config().seed) {
+      continue;
+    }
+    o.wall_ms = ElapsedMs(w->start);
+    w->done++;
+    w->start = Clock::now();
+    on_done(o);
+  }
+}
+
+// The outcome of the seed a reaped worker ran without writing its result.
+WorkerOutcome Crashed(const Running& w, int status) {
   WorkerOutcome o;
   o.wall_ms = ElapsedMs(w.start);
-  std::string error;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-      report::DecodeRunResultLine(LastLine(w.out), &o.result, &error) &&
-      o.result.scenario == config.scenario && o.result.seed == config.seed) {
-    return o;
-  }
   const std::string observed = WIFEXITED(status) && WEXITSTATUS(status) == 0
                                    ? "exit 0 without a parsable result"
                                    : DescribeStatus(status);
-  o.result = WorkerFailure(config, "worker crashed", "a result line", observed, w.err);
+  o.result = WorkerFailure(w.config(), "worker crashed", "a result line", observed, w.err);
   o.trace_hash_known = false;
   return o;
 }
 
-WorkerOutcome TimeOut(Running* w, int64_t timeout_ms) {
-  ::kill(w->pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  DrainBoth(w);
+// The outcome of the seed a worker killed for running late was running.
+WorkerOutcome TimedOut(const Running& w, int64_t timeout_ms) {
   WorkerOutcome o;
-  o.wall_ms = ElapsedMs(w->start);
+  o.wall_ms = ElapsedMs(w.start);
   const std::string limit = FormatSeconds(timeout_ms);
-  o.result = WorkerFailure(w->config, "worker timeout", "a result within " + limit,
-                           "none after " + limit + "; killed with signal 9 (SIGKILL)", w->err);
+  o.result = WorkerFailure(w.config(), "worker timeout", "a result within " + limit,
+                           "none after " + limit + "; killed with signal 9 (SIGKILL)", w.err);
   o.trace_hash_known = false;
   return o;
 }
 
-// Polls every open pipe for up to the poll interval (1 ms when some worker
-// closed its pipes but is not reaped yet).
+// Polls every open pipe for up to the poll interval, or 50 us when some
+// worker closed its pipes but is not reaped yet: it is exiting, and a seed
+// takes a few ms, so a longer wait would idle its slot for a good share.
 void WaitForOutput(std::vector<Running>* running) {
   std::vector<pollfd> fds;
-  int wait_ms = kPollIntervalMs;
+  timespec wait{0, kPollIntervalMs * 1'000'000L};
   for (const Running& w : *running) {
     if (w.out_fd >= 0) fds.push_back({w.out_fd, POLLIN, 0});
     if (w.err_fd >= 0) fds.push_back({w.err_fd, POLLIN, 0});
-    if (w.out_fd < 0 && w.err_fd < 0) wait_ms = 1;
+    if (w.out_fd < 0 && w.err_fd < 0) wait = timespec{0, 50'000L};
   }
-  ::poll(fds.data(), fds.size(), wait_ms);
+  ::ppoll(fds.data(), fds.size(), &wait, nullptr);
   for (Running& w : *running) DrainBoth(&w);
 }
 
-// Starts workers until `jobs` run or next_job has no more; a job whose
-// worker cannot be forked is reported at once as a crashed worker.
+// Jobs a worker took but never ran (one before them crashed or timed
+// out): they go to new workers before any new job.
+using Requeued = std::deque<scenario::RunConfig>;
+
+// Starts workers, each with up to seeds_per_worker jobs, until `jobs` run or
+// there are no more; a batch whose worker cannot be forked is reported at
+// once, each job as a crashed worker.
 void StartWorkers(const PoolConfig& config, const NextJobFn& next_job, const OutcomeFn& on_done,
-                  std::vector<Running>* running, bool* more) {
-  while (*more && running->size() < static_cast<size_t>(config.jobs)) {
+                  std::vector<Running>* running, Requeued* requeued, bool* more) {
+  while (running->size() < static_cast<size_t>(config.jobs)) {
     Running w;
-    *more = next_job(&w.config);
-    if (!*more) return;
+    const auto batch_size = static_cast<size_t>(std::clamp(config.seeds_per_worker, 1, kMaxSeedsPerWorker));
+    while (w.batch.size() < batch_size && (!requeued->empty() || *more)) {
+      scenario::RunConfig job;
+      if (!requeued->empty()) {
+        job = std::move(requeued->front());
+        requeued->pop_front();
+      } else if (!(*more = next_job(&job))) {
+        break;
+      }
+      w.batch.push_back(std::move(job));
+    }
+    if (w.batch.empty()) return;
     std::string error;
-    if (Spawn(w.config, &w, &error)) {
+    if (Spawn(&w, &error)) {
       running->push_back(std::move(w));
       continue;
     }
-    on_done(WorkerOutcome{WorkerFailure(w.config, "worker crashed", "a worker process", error, ""),
-                          false, 0});
+    for (const scenario::RunConfig& job : w.batch) {
+      on_done(WorkerOutcome{WorkerFailure(job, "worker crashed", "a worker process", error, ""),
+                            false, 0});
+    }
   }
 }
 
-// Reaps every finished or overdue worker, reporting each.
-void ReapWorkers(const PoolConfig& config, const OutcomeFn& on_done, std::vector<Running>* running) {
+// Reaps every finished or overdue worker, reporting each seed it ran; the
+// seed it died on is a crash (or timeout), and the ones after it go back
+// to *requeued.
+void ReapWorkers(const PoolConfig& config, const OutcomeFn& on_done, std::vector<Running>* running,
+                 Requeued* requeued) {
   for (size_t i = 0; i < running->size();) {
     Running& w = (*running)[i];
+    TakeResults(&w, on_done);
     int status = 0;
     const pid_t reaped = ::waitpid(w.pid, &status, WNOHANG);
     const bool late = static_cast<int64_t>(ElapsedMs(w.start)) > config.timeout_ms;
@@ -261,25 +300,40 @@ void ReapWorkers(const PoolConfig& config, const OutcomeFn& on_done, std::vector
       ++i;
       continue;
     }
+    if (reaped != w.pid) {  // late: killed, reaped, and its seed timed out
+      ::kill(w.pid, SIGKILL);
+      while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
     DrainBoth(&w);
-    const WorkerOutcome o = reaped == w.pid ? Finish(w, status) : TimeOut(&w, config.timeout_ms);
+    TakeResults(&w, on_done);
+    if (w.done < w.batch.size()) {
+      on_done(reaped == w.pid ? Crashed(w, status) : TimedOut(w, config.timeout_ms));
+      requeued->insert(requeued->end(), w.batch.begin() + static_cast<ptrdiff_t>(w.done + 1),
+                       w.batch.end());
+    }
     CloseFd(&w.out_fd);
     CloseFd(&w.err_fd);
     running->erase(running->begin() + static_cast<ptrdiff_t>(i));
-    on_done(o);
   }
 }
 
 }  // namespace
 
+int SeedsPerWorker(uint64_t total, int jobs) {
+  const uint64_t per_worker = total / (4 * static_cast<uint64_t>(std::max(jobs, 1)));
+  return static_cast<int>(std::clamp<uint64_t>(per_worker, 1, kMaxSeedsPerWorker));
+}
+
 void RunWorkers(const PoolConfig& config, const NextJobFn& next_job, const OutcomeFn& on_done) {
   std::vector<Running> running;
+  Requeued requeued;
   bool more = true;
-  StartWorkers(config, next_job, on_done, &running, &more);
+  StartWorkers(config, next_job, on_done, &running, &requeued, &more);
   while (!running.empty()) {
     WaitForOutput(&running);
-    ReapWorkers(config, on_done, &running);
-    StartWorkers(config, next_job, on_done, &running, &more);
+    ReapWorkers(config, on_done, &running, &requeued);
+    StartWorkers(config, next_job, on_done, &running, &requeued, &more);
   }
 }
 

@@ -1,27 +1,31 @@
-// WorkerPool: runs each job in its own worker process, at most `jobs` at a
-// time, and turns whatever each one does into a RunResult.
+// WorkerPool: runs jobs in worker processes, at most `jobs` workers at a
+// time, and turns whatever each job does into a RunResult.
 //
 // A worker is a fork of this process (no exec: no dynamic linking or
-// start-up per seed) that runs the job's scenario and writes its RunResult
-// as one JSON line (report/run_json.h) to its stdout, then _exits 0. So
+// start-up per seed) that runs seeds_per_worker jobs one after another,
+// writing each RunResult as one JSON line (report/run_json.h) to its
+// stdout, then _exits 0. Scenario runs share no state, so a seed's result
+// does not depend on the seeds run before it in the same worker. So
 // scenarios must be registered before RunWorkers, and the calling process
 // must be single-threaded (fork copies only the calling thread).
 //
-// A worker that prints its JSON line and exits 0 yields its RunResult. One
-// that dies by a signal, exits otherwise, or prints no parsable line yields
-// a failed RunResult with property "worker crashed" (observed: the signal or
-// exit code; message: the last line of its stderr). One that outlives
-// timeout_ms of wall clock is killed (SIGKILL) and yields "worker timeout".
-// Either way the campaign goes on.
+// Each JSON line yields its job's RunResult. A worker that dies by a
+// signal, exits otherwise, or ends without a parsable line for the job it
+// was running yields, for that job, a failed RunResult with property
+// "worker crashed" (observed: the signal or exit code; message: the last
+// line of its stderr). A job that runs longer than timeout_ms of wall
+// clock gets its worker killed (SIGKILL) and yields "worker timeout".
+// Either way the jobs after it go to a new worker, and the campaign goes
+// on.
 //
 // Workers' stdout and stderr are pipes read by the pool (stderr keeps only
 // its last few KiB), so worker noise never tears the progress bar. On Linux
 // each worker gets PR_SET_PDEATHSIG=SIGKILL: if the parent dies, so do they.
 //
-// Jobs come from next_job one at a time, as a worker slot frees, so the
-// pool's memory is the running workers' (at most `jobs` of them, each with
-// its RunConfig and at most ~2 MiB of buffered output) whatever the number
-// of jobs.
+// Jobs come from next_job a worker's batch at a time, as a worker slot
+// frees, so the pool's memory is the running workers' (at most `jobs` of
+// them, each with its RunConfigs and at most ~2 MiB of buffered output)
+// whatever the number of jobs.
 //
 // Thread safety: REQUIRES a single-threaded process; RunWorkers blocks until next_job has no
 // more jobs and every started one is done, and calls on_done on the calling thread, in
@@ -39,7 +43,17 @@ namespace shale::cli {
 struct PoolConfig {
   int jobs = 1;           // concurrent workers, >= 1
   int64_t timeout_ms = 120'000;
+  int seeds_per_worker = 1;  // jobs one worker runs, 1..kMaxSeedsPerWorker
 };
+
+// A fork, its page faults and its exit cost about a millisecond, a tenth
+// of a default seed, so a worker runs several. Few enough that the memory
+// a crashed run abandons stays small.
+constexpr int kMaxSeedsPerWorker = 8;
+// Seeds per worker for a campaign of total jobs on `jobs` workers: as many
+// as keep each worker busy for at least 4 batches (so all finish
+// together), 1..kMaxSeedsPerWorker.
+int SeedsPerWorker(uint64_t total, int jobs);
 
 struct WorkerOutcome {
   scenario::RunResult result;     // scenario and seed are the job's

@@ -218,8 +218,10 @@ class CrashRecoveryRun {
     state_.runtime = sim_.runtime();
     state_.step = [this] { return sim_.steps(); };
     state_.fold = [this](uint64_t hash) { sim_.Fold(hash); };
-    state_.injected_errors = [this] { return plan_->error_total(); };
-    state_.names_damage = [this](const Status& s) { return NamesAnyPath(s, plan_->damaged_paths()); };
+    if (plan_->enabled()) {
+      state_.injected_errors = [this] { return plan_->error_total(); };
+      state_.names_damage = [this](const Status& s) { return NamesAnyPath(s, plan_->damaged_paths()); };
+    }
     history_ = std::make_unique<History>(State{});
     if (!Open()) return;
     state_.history = history_.get();

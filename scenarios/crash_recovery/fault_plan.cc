@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "faults/fault_points.h"
@@ -118,10 +119,16 @@ uint64_t FaultPlan::page_loss_total() const {
 }
 
 uint64_t FaultPlan::error_total() const {
-  faults::FaultCounts counts = this->counts();
-  counts.erase(faults::FaultKindName(FaultKind::kSlowIo));
-  counts.erase(faults::FaultKindName(FaultKind::kShortRead));
-  return Sum(counts);
+  // Called around every workload read: sums in place, no merged map.
+  const std::string_view slow = faults::FaultKindName(FaultKind::kSlowIo);
+  const std::string_view short_read = faults::FaultKindName(FaultKind::kShortRead);
+  uint64_t total = 0;
+  for (const faults::FaultCounts* counts : {&survive_->counts(), &detect_->counts(), &point_counts_}) {
+    for (const auto& [name, n] : *counts) {
+      if (name != slow && name != short_read) total += n;
+    }
+  }
+  return total;
 }
 
 faults::FaultCounts FaultPlan::counts() const {

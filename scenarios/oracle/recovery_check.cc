@@ -27,48 +27,73 @@ Value ValueIn(const State& state, const std::string& key) {
 
 // The per-key sets of values allowed at a cut, updated one write at a time,
 // with a running count of keys whose recovered value is not allowed. A key
-// the check could not read (unreadable) never mismatches.
+// the check could not read (unreadable) never mismatches. It points at the
+// History's values instead of copying them: a check walks every write.
+// REQUIRES: history outlives it and does not change meanwhile.
 class CutTracker {
  public:
-  CutTracker(const History& history, const State& recovered, const std::set<std::string>& unreadable)
-      : recovered_(recovered), unreadable_(unreadable) {
-    std::set<std::string> keys(unreadable.begin(), unreadable.end());
-    for (const auto& [k, v] : history.base()) keys.insert(k);
-    for (const auto& [k, v] : history.base_unknown()) keys.insert(k);
-    for (const auto& [k, v] : recovered) keys.insert(k);
-    for (const std::string& k : keys) {
-      allowed_[k] = history.BaseValues(k);
-      Recount(k);
+  CutTracker(const History& history, const State& recovered, const std::set<std::string>& unreadable) {
+    for (const std::string& k : unreadable) SlotFor(k).unreadable = true;
+    for (const auto& [k, v] : history.base()) SlotFor(k);
+    for (const auto& [k, v] : history.base_unknown()) SlotFor(k);
+    for (const auto& [k, v] : recovered) SlotFor(k).recovered = v;
+    for (auto& [k, slot] : slots_) {
+      slot.base = history.BaseValues(k);
+      for (const Value& v : slot.base) slot.allowed.push_back(&v);
+      Recount(&slot);
     }
   }
+  CutTracker(const CutTracker&) = delete;
+  CutTracker& operator=(const CutTracker&) = delete;
+
   void Apply(const WriteRecord& w, bool optional) {
-    for (const KeyOp& op : w.ops) {
-      std::vector<Value>& allowed = allowed_.try_emplace(op.key, std::vector<Value>{Value()}).first->second;
-      if (optional) {
-        allowed.push_back(op.value);
-      } else {
-        allowed.assign(1, op.value);
-      }
-      Recount(op.key);
-    }
+    for (const KeyOp& op : w.ops) ApplyOp(op, optional);
   }
-  size_t mismatches() const { return bad_.size(); }
+  // REQUIRES: op is one of the History's (it is pointed at, not copied).
+  void ApplyOp(const KeyOp& op, bool optional) {
+    auto [it, added] = slots_.try_emplace(op.key);
+    Slot& slot = it->second;
+    if (added) {  // a key neither the base nor the recovered state holds
+      slot.base.assign(1, Value());
+      slot.allowed.push_back(&slot.base.front());
+    }
+    if (!optional) slot.allowed.clear();
+    slot.allowed.push_back(&op.value);
+    Recount(&slot);
+  }
+  size_t mismatches() const { return bad_count_; }
   // The mismatching keys, sorted.
-  const std::set<std::string>& bad_keys() const { return bad_; }
-  const std::vector<Value>& allowed(const std::string& key) const { return allowed_.at(key); }
+  std::vector<std::string> bad_keys() const {
+    std::vector<std::string> keys;
+    for (const auto& [k, slot] : slots_) {
+      if (slot.bad) keys.push_back(k);
+    }
+    return keys;
+  }
+  std::vector<Value> allowed(const std::string& key) const {
+    std::vector<Value> values;
+    for (const Value* v : slots_.at(key).allowed) values.push_back(*v);
+    return values;
+  }
 
  private:
-  void Recount(const std::string& key) {
-    if (unreadable_.count(key) != 0 || Contains(allowed_[key], ValueIn(recovered_, key))) {
-      bad_.erase(key);
-    } else {
-      bad_.insert(key);
-    }
+  struct Slot {
+    std::vector<Value> base;             // the History's base values (owned)
+    std::vector<const Value*> allowed;   // into base or the History's writes
+    Value recovered;
+    bool unreadable = false;
+    bool bad = false;
+  };
+  Slot& SlotFor(const std::string& key) { return slots_[key]; }
+  void Recount(Slot* slot) {
+    const bool bad = !slot->unreadable &&
+                     std::none_of(slot->allowed.begin(), slot->allowed.end(),
+                                  [slot](const Value* v) { return *v == slot->recovered; });
+    bad_count_ += static_cast<size_t>(bad) - static_cast<size_t>(slot->bad);
+    slot->bad = bad;
   }
-  const State& recovered_;
-  const std::set<std::string>& unreadable_;
-  std::map<std::string, std::vector<Value>> allowed_;
-  std::set<std::string> bad_;  // sorted: reports never depend on hashing
+  std::map<std::string, Slot> slots_;  // sorted: reports never depend on hashing
+  size_t bad_count_ = 0;
 };
 
 bool MustSurvive(const WriteRecord& w, bool process_crash) {
@@ -313,11 +338,9 @@ RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope, c
         // rewrote (real-time order).
         for (const WriteRecord& w : history.writes()) {
           if (w.outcome != WriteRecord::Outcome::kFailed) continue;
-          WriteRecord unsuperseded;
           for (const KeyOp& op : w.ops) {
-            if (!history.SupersededOn(w, op.key)) unsuperseded.ops.push_back(op);
+            if (!history.SupersededOn(w, op.key)) tracker.ApplyOp(op, /*optional=*/true);
           }
-          tracker.Apply(unsuperseded, /*optional=*/true);
         }
       }
       if (tracker.mismatches() == 0) {

@@ -19,6 +19,7 @@
 #include "report/report.h"
 #include "run_command.h"
 #include "test_scenarios.h"
+#include "worker_pool.h"
 
 using namespace shale;
 using namespace shale::cli;
@@ -119,6 +120,27 @@ TEST_CASE("a crashing or hanging worker is one failed seed and not a dead campai
   REQUIRE(report::ReadWholeFile(dir + "/failures/test-crash-4.json", &text, &error));
   REQUIRE(report::DecodeFailureFile(text, &f, &error));
   REQUIRE_FALSE(f.trace_hash.has_value());
+}
+
+// One worker runs several seeds in turn; a crash or hang among them costs
+// only that seed, and the seeds after it run in a new worker.
+TEST_CASE("a worker runs seeds in turn and a crash among them costs one seed", "[cli][run]") {
+  REQUIRE(SeedsPerWorker(6, 6) == 1);
+  REQUIRE(SeedsPerWorker(40, 1) == 8);
+  REQUIRE(SeedsPerWorker(100000, 2) == kMaxSeedsPerWorker);
+  REQUIRE(SeedsPerWorker(0, 0) == 1);
+  const TempDir temp("batch");
+  const std::string& dir = temp.path;
+  const CliRun run = Run({"--scenario=test-crash", "--seeds=1..40", "--jobs=1", "--timeout_s=1",
+                          "--out=" + dir});
+  INFO(run.out << run.err);
+  REQUIRE(run.out.find("40 seeds, 38 passed, 2 FAILED") != std::string::npos);
+  const report::Report r = LoadReport(dir + "/report.json");
+  REQUIRE(r.entries.size() == 40);
+  for (const report::SeedEntry& e : r.entries) {
+    INFO("seed " << e.result.seed);
+    REQUIRE(e.result.passed == (e.result.seed != 3 && e.result.seed != 4));
+  }
 }
 
 TEST_CASE("shards split a campaign and merge joins them", "[cli][run][merge]") {
