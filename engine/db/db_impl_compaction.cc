@@ -103,11 +103,13 @@ Status DBImpl::OpenCompactionOutput(CompactionState* state) {
   }
   state->builder = std::make_unique<TableFileBuilder>(
       table_options_, fs_, options_.use_direct_io_for_flush_and_compaction, &stats_);
-  return state->builder->Open(TableFileName(dbname_, number), number);
+  const Status s = runtime_->InjectedFault("compaction.open_output");
+  return s.ok() ? state->builder->Open(TableFileName(dbname_, number), number) : s;
 }
 
 Status DBImpl::FinishCompactionOutput(CompactionState* state, Iterator* input) {
   Status s = input->status();
+  if (s.ok()) s = runtime_->InjectedFault("compaction.finish_output");
   if (s.ok()) s = state->builder->Finish();
   if (s.ok()) s = VerifyNewTable(state->builder->meta());
   if (s.ok()) {
@@ -215,10 +217,8 @@ Status DBImpl::InstallCompactionResults(CompactionState* state) {
 Status DBImpl::InstallCompactionEdit(Compaction* c) {
   mutex_->AssertHeld();
   runtime_->YieldPoint("compaction.before_install");
-  if (runtime_->FaultPoint("compaction.before_install")) {
-    return Status::IOError("injected fault", "compaction.before_install");
-  }
-  return LogAndApply(c->edit());
+  const Status s = runtime_->InjectedFault("compaction.before_install");
+  return s.ok() ? LogAndApply(c->edit()) : s;
 }
 
 Status DBImpl::CompactRange(const CompactRangeOptions& options, const Slice* begin,

@@ -42,11 +42,8 @@ Status DBImpl::FlushOldestImmutable() {
       // Planted bug: the WAL goes before the edit that makes it redundant.
       fs_->DeleteFile(LogFileName(dbname_, mem->log_number())).PermitUncheckedError();
     }
-    if (runtime_->FaultPoint("flush.before_install")) {
-      s = Status::IOError("injected fault", "flush.before_install");
-    } else {
-      s = LogAndApply(&edit);
-    }
+    s = runtime_->InjectedFault("flush.before_install");
+    if (s.ok()) s = LogAndApply(&edit);
   }
   for (const auto& [level, meta] : edit.new_files()) pending_outputs_.erase(meta.number);
   if (!s.ok()) return s;
@@ -76,10 +73,12 @@ Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit) {
       s = builder.Open(path, number);
       for (; s.ok() && iter->Valid(); iter->Next()) builder.Add(iter->key(), iter->value());
       if (s.ok()) s = iter->status();
+      if (s.ok()) s = runtime_->InjectedFault("flush.finish_table");
       if (s.ok()) s = builder.Finish();
       builder.Abandon();
       if (s.ok()) s = VerifyNewTable(builder.meta());
       // The table's name must be durable before the MANIFEST names it.
+      if (s.ok()) s = runtime_->InjectedFault("flush.dir_sync");
       if (s.ok()) s = fs_->SyncDir(dbname_);
       if (s.ok()) SHALE_COUNT(&stats_, dir_syncs, 1);
       runtime_->YieldPoint("flush.after_build");
@@ -182,7 +181,9 @@ void DBImpl::DeleteObsoleteFiles() {
     if (keep) continue;
     if (type == FileType::kTableFile) table_cache_->Evict(number);
     // A failed delete leaves garbage that the next cleanup retries.
-    fs_->DeleteFile(dbname_ + "/" + name).PermitUncheckedError();
+    if (runtime_->InjectedFault("obsolete.delete").ok()) {
+      fs_->DeleteFile(dbname_ + "/" + name).PermitUncheckedError();
+    }
     if (type == FileType::kLogFile) runtime_->YieldPoint("wal.after_delete");
     deleted = true;
   }

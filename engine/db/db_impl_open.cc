@@ -43,7 +43,8 @@ Status DBImpl::OpenImpl() {
     edit.SetPrevLogNumber(0);
     edit.SetLogNumber(logfile_number_);
     SetMinLogToKeep(logfile_number_, &edit);
-    s = LogAndApply(&edit);
+    s = runtime_->InjectedFault("recovery.log_and_apply");
+    if (s.ok()) s = LogAndApply(&edit);
   }
   for (const auto& [level, meta] : edit.new_files()) pending_outputs_.erase(meta.number);
   if (!s.ok()) return s;
@@ -120,6 +121,7 @@ Status DBImpl::RecoverLogFiles(const std::vector<uint64_t>& logs, VersionEdit* e
   }
   for (uint64_t number : logs) versions_->MarkFileNumberUsed(number);
   if (s.ok() && txn_hooks_ != nullptr) s = SyncReplayedLogs(logs);
+  if (s.ok() && mem != nullptr) s = runtime_->InjectedFault("recovery.write_level0");
   if (s.ok() && mem != nullptr) s = WriteLevel0Table(mem, edit);
   if (mem != nullptr) mem->Unref();
   if (s.ok() && !edit->new_files().empty()) {
@@ -133,7 +135,8 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
                              SequenceNumber* max_sequence, bool* stop) {
   const std::string path = LogFileName(dbname_, log_number);
   std::unique_ptr<SequentialFile> file;
-  Status s = fs_->NewSequentialFile(path, FileOptions(), &file);
+  Status s = runtime_->InjectedFault("recovery.read_log");
+  if (s.ok()) s = fs_->NewSequentialFile(path, FileOptions(), &file);
   if (!s.ok()) return s;
   log::Reader reader(std::move(file), log_number);
   const bool insert_data =

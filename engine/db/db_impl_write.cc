@@ -78,8 +78,8 @@ Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
   Status s = log_->AddRecord(WriteBatchInternal::Contents(group));
   if (s.ok() && sync && !HasBug(kBugAckSyncWriteBeforeWalSync)) {
     runtime_->YieldPoint("wal.before_sync");
-    s = runtime_->FaultPoint("write.wal_sync") ? Status::IOError("injected fault", "write.wal_sync")
-                                               : log_->Sync();
+    s = runtime_->InjectedFault("write.wal_sync");
+    if (s.ok()) s = log_->Sync();
     if (s.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
   }
   return s;
@@ -172,7 +172,8 @@ Status DBImpl::NewWAL() {
     // appends under wal_mu_, which the swap holds too.
     MutexUnlock unlock(mutex_.get());
     std::unique_ptr<WritableFile> file;
-    s = fs_->NewWritableFile(path, FileOptions(), &file);
+    s = runtime_->InjectedFault("wal.switch.new_file");
+    if (s.ok()) s = fs_->NewWritableFile(path, FileOptions(), &file);
     // The new log's name must be durable before any sync write relies on it.
     if (s.ok()) s = fs_->SyncDir(dbname_);
     if (s.ok()) {
@@ -182,7 +183,8 @@ Status DBImpl::NewWAL() {
       MaybeMutexLock wal_lock(wal_mu_.get());
       if (log_ != nullptr) {
         // Sync the old log so SyncWAL only ever needs the current one.
-        old_log_status = log_->Sync();
+        old_log_status = runtime_->InjectedFault("wal.switch.sync_old");
+        if (old_log_status.ok()) old_log_status = log_->Sync();
         if (old_log_status.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
         old_log_status = FirstError(old_log_status, log_->Close());
       }

@@ -80,7 +80,8 @@ Status VersionSet::WriteManifest(const std::string& snapshot, const std::string&
     }
     const std::string path = DescriptorFileName(dbname_, new_manifest_number);
     std::unique_ptr<WritableFile> file;
-    s = env_->fs()->NewWritableFile(path, FileOptions(), &file);
+    s = env_->runtime()->InjectedFault("manifest.roll.new_file");
+    if (s.ok()) s = env_->fs()->NewWritableFile(path, FileOptions(), &file);
     if (!s.ok()) return s;
     auto writer = std::make_unique<WritableFileWriter>(std::move(file), path, stats_);
     descriptor_log_ = std::make_unique<log::Writer>(std::move(writer), new_manifest_number);
@@ -88,11 +89,14 @@ Status VersionSet::WriteManifest(const std::string& snapshot, const std::string&
     if (!s.ok()) return s;
   }
   env_->runtime()->YieldPoint("manifest.before_write");
-  s = descriptor_log_->AddRecord(record);
+  s = env_->runtime()->InjectedFault("manifest.write");
+  if (s.ok()) s = descriptor_log_->AddRecord(record);
+  if (s.ok()) s = env_->runtime()->InjectedFault("manifest.sync");
   if (s.ok()) s = descriptor_log_->Sync();
   if (s.ok() && new_manifest_number != 0) {
     env_->runtime()->YieldPoint("manifest.before_set_current");
-    s = SetCurrentFile(env_->fs(), dbname_, new_manifest_number, stats_,
+    s = env_->runtime()->InjectedFault("manifest.set_current");
+    if (s.ok()) s = SetCurrentFile(env_->fs(), dbname_, new_manifest_number, stats_,
                        (options_->planted_bugs & kBugSkipDirSyncAfterCurrent) != 0);
   }
   return s;

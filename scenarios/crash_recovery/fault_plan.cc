@@ -79,6 +79,9 @@ FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled) : enabled_(enabled), si
 sim::DiskFaultHooks::Decision FaultPlan::Decide(const Request& request) {
   if (!enabled_ || paused_) return Decision();
   Decision d = survive_->Decide(request);
+  const bool lost_pages = request.op == Op::kSync && !d.status.ok() &&
+                          d.failed_sync != Decision::FailedSync::kKeepsPages;
+  if (lost_pages && IsLogFile(*request.path)) lossy_sync_logs_.insert(*request.path);
   if (d.status.ok() && IsTableFile(*request.path)) {
     const Decision media = detect_->Decide(request);
     if (media.unreadable_sector.has_value() || media.misdirect_to.has_value()) {

@@ -105,6 +105,9 @@ class FaultPlan final : public sim::DiskFaultHooks {
   // sectors, misdirected writes), sorted: only an error naming one of them
   // may be taken for detected damage.
   const std::set<std::string>& damaged_paths() const { return damaged_paths_; }
+  // Every log a failed sync dropped or marked clean pages of, sorted: its
+  // tail may be lost (at once, or at a power loss) as if torn.
+  const std::set<std::string>& lossy_sync_logs() const { return lossy_sync_logs_; }
 
  private:
   const bool enabled_;
@@ -118,6 +121,7 @@ class FaultPlan final : public sim::DiskFaultHooks {
   std::unique_ptr<faults::DiskFaultInjector> detect_;
   faults::FaultCounts point_counts_;
   std::set<std::string> damaged_paths_;
+  std::set<std::string> lossy_sync_logs_;
 };
 
 // Retries of an operation that injected transient faults may fail (Open,

@@ -46,9 +46,10 @@ struct RecoveryVerdict {
 struct CheckScope {
   // The page cache survived: every acknowledged WAL write must too.
   bool process_crash = false;
-  // Writes that had to survive must have. False only when recovery could
-  // not read a WAL whose damage was injected: point-in-time recovery then
-  // stops at the damage, and any write from it on may be lost (the order,
+  // Writes that had to survive must have (and, with transactions, an
+  // ended transaction stays ended). False only while recovery reads a WAL
+  // whose damage was injected: point-in-time recovery stops at the damage,
+  // and any write or transaction marker from it on may be lost (the order,
   // atomicity and no-phantom promises still hold).
   bool durability = true;
   // Keys whose reads failed on injected damage: left out (see above).

@@ -261,3 +261,30 @@ TEST_CASE("crash-recovery runs on past detected damage", "[scenario][faults]") {
   REQUIRE(narrowed >= 5);
   REQUIRE(ended * 5 <= kSeeds);
 }
+
+// The engine's named fault points (Runtime::InjectedFault) span the WAL
+// switch, flush, compaction, the MANIFEST and its roll, obsolete-file
+// deletion and recovery; a fault campaign reaches at least 15 of them.
+TEST_CASE("crash-recovery fault runs reach the engine's named fault points", "[scenario][faults]") {
+  std::set<std::string> fired;
+  for (uint64_t seed = 1; seed <= 300; seed++) {
+    RunConfig config;
+    config.scenario = "crash-recovery";
+    config.seed = seed;
+    config.faults = "on";
+    config.ops = 600;
+    const RunResult r = CrashRecoveryScenario()->Run(config);
+    INFO(Describe(r));
+    REQUIRE(r.passed);
+    for (const auto& [kind, n] : r.faults_by_kind) {
+      if (kind.rfind("fault_point.", 0) == 0 && n > 0) fired.insert(kind);
+    }
+  }
+  INFO(fired.size() << " fault points fired");
+  REQUIRE(fired.size() >= 15);
+  for (const char* area : {"wal.switch", "flush.", "compaction.", "manifest.roll", "obsolete.", "recovery."}) {
+    INFO(area);
+    REQUIRE(std::any_of(fired.begin(), fired.end(),
+                        [area](const std::string& k) { return k.find(area) != std::string::npos; }));
+  }
+}

@@ -233,6 +233,11 @@ class Runtime {
     (void)name;
     return false;
   }
+  // FaultPoint as the error of the operation placed after it:
+  // IOError("injected fault", name) when it fires, else OK.
+  [[nodiscard]] Status InjectedFault(const char* name) {
+    return FaultPoint(name) ? Status::IOError("injected fault", name) : Status::OK();
+  }
 };
 
 // ---------------------------------------------------------------------------
