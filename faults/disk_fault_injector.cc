@@ -139,12 +139,14 @@ void DiskFaultInjector::AfterCrash(sim::SimDisk* disk) {
   }
 }
 
-Status DiskFaultInjector::FlipRandomBit(sim::SimDisk* disk, const std::string& path) {
+Status DiskFaultInjector::FlipRandomBit(sim::SimDisk* disk, const std::string& path,
+                                        uint64_t limit_bytes) {
   std::string data;
   Status s = disk->ReadDurable(path, &data);
   if (!s.ok()) return s;
-  if (data.empty()) return Status::InvalidArgument("FlipRandomBit: empty durable file", path);
-  const uint64_t offset = context_->rng()->Uniform(data.size());
+  const uint64_t range = std::min<uint64_t>(data.size(), limit_bytes);
+  if (range == 0) return Status::InvalidArgument("FlipRandomBit: empty durable range", path);
+  const uint64_t offset = context_->rng()->Uniform(range);
   const int bit = static_cast<int>(context_->rng()->Uniform(8));
   s = disk->CorruptDurable(path, offset, bit);
   if (s.ok()) Count(FaultKind::kBitFlip);

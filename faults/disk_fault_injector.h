@@ -62,10 +62,12 @@ class DiskFaultInjector final : public sim::DiskFaultHooks {
   // the bit_flip rate. No draws if bit_flip is off.
   void AfterCrash(sim::SimDisk* disk);
 
-  // Flips one PRNG-chosen bit of path's durable data, whatever the config;
-  // counted as bit_flip. Errors as SimDisk::CorruptDurable; InvalidArgument
-  // if the durable file is empty.
-  Status FlipRandomBit(sim::SimDisk* disk, const std::string& path);
+  // Flips one PRNG-chosen bit of path's durable data (of its first
+  // limit_bytes, if fewer), whatever the config; counted as bit_flip.
+  // Errors as SimDisk::CorruptDurable; InvalidArgument if that range is
+  // empty.
+  Status FlipRandomBit(sim::SimDisk* disk, const std::string& path,
+                       uint64_t limit_bytes = UINT64_MAX);
 
   const FaultCounts& counts() const { return counts_; }
   const FaultConfig& config() const { return config_; }

@@ -52,7 +52,7 @@ std::string EncodeFailureFile(const FailureFile& f) {
       {"failure", internal::FailureToJson(f.failure)},
       {"options", f.options_drawn},
       {"replay", f.replay}};
-  return j.dump(2) + "\n";
+  return internal::JsonText(j, 2) + "\n";
 }
 
 bool DecodeFailureFile(std::string_view text, FailureFile* file, std::string* error) {

@@ -24,6 +24,13 @@ json RunResultToJson(const scenario::RunResult& result, bool trace_hash_known);
 // *trace_hash_known (may be null) says whether trace_hash was non-null.
 scenario::RunResult RunResultFromJson(const json& j, bool* trace_hash_known);
 
+// j as JSON text. Strings that are not UTF-8 (an engine message may quote
+// the bytes of a damaged file) get U+FFFD in place of each bad byte, so
+// encoding never throws.
+inline std::string JsonText(const json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
 // Parses text as one JSON object; false with one line in *error otherwise.
 [[nodiscard]] bool ParseObject(std::string_view text, std::string_view what, json* out,
                                std::string* error);

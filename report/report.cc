@@ -125,19 +125,19 @@ std::string EncodeWallMsField(uint64_t wall_ms) {
 
 std::string EncodeReportHead(const CampaignInfo& campaign, size_t* wall_ms_offset) {
   std::string head = "{\"format\": \"shale-report\", \"version\": " + std::to_string(kVersion) +
-                     ", \"campaign\": " + CampaignToJson(campaign).dump();
+                     ", \"campaign\": " + internal::JsonText(CampaignToJson(campaign));
   head.pop_back();  // the campaign's closing brace
   head += ", \"wall_ms\": ";
   if (wall_ms_offset != nullptr) *wall_ms_offset = head.size();
   return head + EncodeWallMsField(campaign.wall_ms) + "}, \"entries\": [";
 }
 
-std::string EncodeEntryLine(const SeedEntry& e) { return EntryToJson(e).dump(); }
+std::string EncodeEntryLine(const SeedEntry& e) { return internal::JsonText(EntryToJson(e)); }
 
 std::string EncodeReportTail(const Totals& totals, const std::vector<PromiseVerdict>& promises,
                              bool complete) {
-  return "\n], \"totals\": " + TotalsToJson(totals).dump() +
-         ", \"promises\": " + PromisesToJson(promises).dump() +
+  return "\n], \"totals\": " + internal::JsonText(TotalsToJson(totals)) +
+         ", \"promises\": " + internal::JsonText(PromisesToJson(promises)) +
          ", \"complete\": " + (complete ? "true" : "false") + "}\n";
 }
 

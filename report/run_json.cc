@@ -108,7 +108,7 @@ bool ParseTraceHashHex(std::string_view text, uint64_t* trace_hash) {
 }
 
 std::string EncodeRunResultLine(const scenario::RunResult& result, bool trace_hash_known) {
-  return internal::RunResultToJson(result, trace_hash_known).dump();
+  return internal::JsonText(internal::RunResultToJson(result, trace_hash_known));
 }
 
 bool DecodeRunResultLine(std::string_view line, scenario::RunResult* result, std::string* error) {

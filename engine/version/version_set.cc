@@ -3,6 +3,7 @@
 #include "version/version_set.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "memtable/merging_iterator.h"
 #include "util/mutexlock.h"
@@ -188,24 +189,49 @@ struct RecoveredCounters {
 
 }  // namespace
 
+namespace {
+
+// Bytes read from a possibly damaged file, fit for a message: printable
+// ASCII as is, anything else as \xNN.
+std::string Printable(const std::string& bytes) {
+  std::string out;
+  for (const char c : bytes) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += c;
+      continue;
+    }
+    char escaped[5];
+    std::snprintf(escaped, sizeof(escaped), "\\x%02x", static_cast<unsigned char>(c));
+    out += escaped;
+  }
+  return out;
+}
+
+}  // namespace
+
 Status VersionSet::Recover(bool* save_manifest) {
+  // Every Corruption names the file it found damaged.
+  const std::string current_path = CurrentFileName(dbname_);
   std::string current;
-  Status s = ReadFileToString(env_->fs(), CurrentFileName(dbname_), &current);
+  Status s = ReadFileToString(env_->fs(), current_path, &current);
   if (!s.ok()) return s;
   if (current.empty() || current.back() != '\n') {
-    return Status::Corruption("CURRENT file does not end with newline");
+    return Status::Corruption(current_path, "does not end with newline");
   }
   current.pop_back();
   uint64_t manifest_number = 0;
   FileType type;
   if (!ParseFileName(current, &manifest_number, &type) || type != FileType::kDescriptorFile) {
-    return Status::Corruption("CURRENT names no MANIFEST", current);
+    return Status::Corruption(current_path, "names no MANIFEST: " + Printable(current));
   }
   // Read whole: the damaged-tail check scans the bytes after any damage.
+  const std::string manifest_path = dbname_ + "/" + current;
   std::string manifest;
-  s = ReadFileToString(env_->fs(), dbname_ + "/" + current, &manifest);
+  s = ReadFileToString(env_->fs(), manifest_path, &manifest);
   if (!s.ok()) {
-    if (s.IsPathNotFound()) return Status::Corruption("CURRENT names a missing MANIFEST", current);
+    if (s.IsPathNotFound()) {
+      return Status::Corruption(current_path, "names a missing MANIFEST: " + Printable(current));
+    }
     return s;
   }
 
@@ -229,6 +255,7 @@ Status VersionSet::Recover(bool* save_manifest) {
   };
   log::ReplayResult result;
   s = log::ReplayLogWithDamagedTail(manifest, manifest_number, apply, &result);
+  if (s.IsCorruption()) return Status::Corruption(manifest_path, s.ToString());
   if (!s.ok()) return s;
   if (!counters.has_next_file) return Status::Corruption("MANIFEST has no next-file entry");
   if (!counters.has_log_number) return Status::Corruption("MANIFEST has no log-number entry");

@@ -7,12 +7,15 @@
 #include <vector>
 
 #include "faults/fault_points.h"
+#include "wal/log_format.h"
 
 namespace shale::scenario {
 
 namespace {
 
 using faults::FaultKind;
+
+constexpr uint64_t kMetadataFlipOneIn = 8;
 
 constexpr FaultKind kDetectKinds[] = {FaultKind::kBitFlip, FaultKind::kStickyUnreadableSector,
                                       FaultKind::kMisdirectedWrite};
@@ -22,6 +25,44 @@ bool EndsWith(const std::string& path, const char* suffix) {
   return path.size() > n && path.compare(path.size() - n, n, suffix) == 0;
 }
 bool IsTableFile(const std::string& path) { return EndsWith(path, ".sst"); }
+bool IsManifestFile(const std::string& path) {
+  return path.find("/MANIFEST-") != std::string::npos;
+}
+bool IsCurrentFile(const std::string& path) { return EndsWith(path, "/CURRENT"); }
+
+// Where a MANIFEST's last fragment starts (log format: 7-byte headers, no
+// header in a block's last 6 bytes). Damage before it is followed by a
+// whole record, so recovery must report it; damage in it reads as the torn
+// tail of an unfinished write, which recovery drops by design.
+uint64_t LastFragmentStart(const std::string& contents) {
+  uint64_t pos = 0, last = 0;
+  while (pos + log::kHeaderSize <= contents.size()) {
+    const uint64_t left_in_block = log::kBlockSize - pos % log::kBlockSize;
+    if (left_in_block < log::kHeaderSize) {
+      pos += left_in_block;
+      continue;
+    }
+    last = pos;
+    const uint32_t length = static_cast<uint8_t>(contents[pos + 4]) |
+                            (static_cast<uint32_t>(static_cast<uint8_t>(contents[pos + 5])) << 8);
+    pos += log::kHeaderSize + length;
+  }
+  return last;
+}
+
+// The bytes of path a detect-class flip may hit: those whose damage the
+// engine can always tell from what a crash leaves (0: none).
+//  * tables and logs: all (every record is checksummed);
+//  * a MANIFEST: those before its last fragment (see LastFragmentStart);
+//  * CURRENT: the "MANIFEST-" prefix of the name it holds. It carries no
+//    checksum (as in RocksDB), so a flip in the number could name another
+//    MANIFEST that still exists; one in the prefix names none.
+uint64_t DetectableBytes(sim::SimDisk* disk, const std::string& path) {
+  if (IsCurrentFile(path)) return std::char_traits<char>::length("MANIFEST-");
+  if (!IsManifestFile(path)) return UINT64_MAX;
+  std::string contents;
+  return disk->ReadDurable(path, &contents).ok() ? LastFragmentStart(contents) : 0;
+}
 
 uint64_t Sum(const faults::FaultCounts& counts) {
   uint64_t total = 0;
@@ -98,17 +139,24 @@ sim::DiskFaultHooks::Decision FaultPlan::Decide(const Request& request) {
 
 void FaultPlan::AfterCrash(sim::SimDisk* disk) {
   if (!enabled_ || crash_flip_one_in_ == 0 || !sim_->rng()->OneIn(crash_flip_one_in_)) return;
-  // One bit of one durable file: a table file, or a WAL when allowed (see
-  // the header). Crash-time faults get a per-crash rate, not a per-op one.
+  // One bit of one durable file: a table file, a MANIFEST, CURRENT, or a
+  // WAL when allowed (see the header), where the engine can detect it
+  // (DetectableBytes). Crash-time faults get a per-crash rate, not a
+  // per-op one.
+  // Damage to the live MANIFEST or CURRENT ends the run (every Open fails
+  // on it), so one flip in kMetadataFlipOneIn goes there.
+  const bool metadata = sim_->rng()->OneIn(kMetadataFlipOneIn);
   std::vector<std::string> eligible;
   for (const sim::SimDisk::DurableFile& file : disk->DurableFiles()) {
-    const bool kind_ok =
-        IsTableFile(file.path) || (wal_damage_allowed_ && IsLogFile(file.path));
+    const bool kind_ok = metadata ? IsManifestFile(file.path) || IsCurrentFile(file.path)
+                                  : IsTableFile(file.path) || (wal_damage_allowed_ && IsLogFile(file.path));
     if (kind_ok && file.size_bytes > 0) eligible.push_back(file.path);
   }
   if (eligible.empty()) return;
   const std::string& path = eligible[sim_->rng()->Uniform(eligible.size())];
-  if (detect_->FlipRandomBit(disk, path).ok()) damaged_paths_.insert(path);  // counted then
+  const uint64_t limit_bytes = DetectableBytes(disk, path);
+  if (limit_bytes == 0) return;
+  if (detect_->FlipRandomBit(disk, path, limit_bytes).ok()) damaged_paths_.insert(path);  // counted then
 }
 
 uint64_t FaultPlan::total() const { return Sum(counts()); }

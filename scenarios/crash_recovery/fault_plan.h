@@ -7,8 +7,10 @@
 //     may be lost. Only an fsync failure that drops pages (or detect-class
 //     damage) can take acknowledged data from the page cache, so only after
 //     one does the next process-crash check use power-loss rules.
-//   * DETECT (SST files only, for now): bit flips in durable data, sticky
-//     unreadable sectors, misdirected writes. They must surface as
+//   * DETECT: bit flips in durable data, sticky unreadable sectors,
+//     misdirected writes; in SST files, and (flips at a crash) in the
+//     MANIFEST and CURRENT where the engine can tell damage from what a
+//     crash leaves (DetectableBytes in fault_plan.cc). They must surface as
 //     Corruption/IOError naming the damaged file, never as data. A read
 //     that fails so is accepted; the run goes on, and its crash checks
 //     leave out only the keys whose reads fail so (damaged_paths).
@@ -17,8 +19,9 @@
 //     at damage silently, by design; tolerate-tail recovery drops a damaged
 //     last record silently when the flip lands in its length field (the
 //     record then reads as running past the end of the file: exactly a torn
-//     write, which that mode drops, as RocksDB's does). MANIFEST damage is
-//     not injected yet (a flipped last record reads as a torn tail too).
+//     write, which that mode drops, as RocksDB's does). For the same reason
+//     a MANIFEST's last record is never flipped. Damage to the live
+//     MANIFEST or CURRENT fails every Open: the run ends as detected.
 //
 // Thread safety: none (the simulation runs one task at a time).
 #pragma once
