@@ -146,16 +146,22 @@ class Client {
         return Abort(txn.get());  // still started: only releases its locks
       }
     }
+    Finish(txn.get(), named, std::move(ops), commit, wo.sync);
+  }
+
+  // The second phase: Commit, or Rollback. named: the transaction's record
+  // if it was prepared (else nullptr).
+  void Finish(Transaction* txn, NamedTxn* named, std::vector<KeyOp> ops, bool commit, bool sync) {
     Status st;
     uint64_t id = 0;
     if (named != nullptr) named->end_attempt_phase = s_->phase;
     if (commit) {
-      id = s_->history->BeginWrite(std::move(ops), /*wal=*/true, wo.sync);
+      id = s_->history->BeginWrite(std::move(ops), /*wal=*/true, sync);
       s_->txn_commits.insert(id);
       st = txn->Commit();
       s_->EndWrite(id, st, txn->GetCommitSequence());
     } else if (named != nullptr) {
-      st = RollbackPrepared(s_, txn.get(), named->ops, wo.sync);
+      st = RollbackPrepared(s_, txn, named->ops, sync);
     } else {
       st = txn->Rollback();
     }
@@ -164,7 +170,7 @@ class Client {
       named->end = commit ? NamedTxn::End::kCommitted : NamedTxn::End::kRolledBack;
       named->end_phase = s_->phase;
       named->commit_id = id;
-      named->end_sync = wo.sync;
+      named->end_sync = sync;
     }
     CheckStatus(st, commit ? "Commit" : "Rollback");
   }
