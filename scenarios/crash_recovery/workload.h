@@ -63,6 +63,11 @@ struct WorkloadOptions {
   int max_batch = 6;
   bool faults_enabled = false;  // I/O faults on: errors are indeterminate, not failures
   bool transactions = false;    // the DB is a TransactionDB: transactions join the mix
+  // Reads at one snapshot (or one iterator) repeat. False under
+  // unordered_write, which promises only per-key consistency and
+  // read-your-own-writes: the forward and backward passes, a Get against
+  // its iterator, and a snapshot reread are then not compared.
+  bool snapshots_immutable = true;
 };
 
 // A transaction a client named and prepared (or tried to), for the whole

@@ -293,3 +293,25 @@ TEST_CASE("crash-recovery fault runs reach the engine's named fault points", "[s
                         [area](const std::string& k) { return k.find(area) != std::string::npos; }));
   }
 }
+
+// unordered_write meets crashes: its runs keep every recovery promise, and
+// a sync write acknowledged before its WAL sync is still lost at a power
+// loss there (durability).
+TEST_CASE("crash-recovery crashes unordered writes", "[scenario]") {
+  int passed = 0, caught = 0;
+  for (uint64_t seed = 1; seed <= 120 && (passed < 10 || caught < 1); seed++) {
+    const RunResult r = RunSeed(seed);
+    if (r.options_drawn.at("write_mode") != "unordered") continue;
+    INFO(Describe(r));
+    REQUIRE(r.passed);
+    REQUIRE(r.crashes >= 1);
+    passed++;
+    const RunResult bug = RunSeed(seed, 400, 2, shale::kBugAckSyncWriteBeforeWalSync);
+    if (!bug.passed) {
+      REQUIRE(bug.failure.property == "durability");
+      caught++;
+    }
+  }
+  REQUIRE(passed >= 10);
+  REQUIRE(caught >= 1);
+}
