@@ -141,6 +141,7 @@ class DBImpl final : public DB {
   // Transactions: syncs the replayed WALs that stay live because they hold
   // prepared sections (recovery may have read them from the page cache).
   [[nodiscard]] Status SyncReplayedLogs(const std::vector<uint64_t>& logs);
+  // REQUIRES: mutex_ not held; wal_mu_ held if there is one.
   [[nodiscard]] Status WriteGroupToWAL(WriteBatch* group, bool sync);
   [[nodiscard]] Status SwitchMemTable();  // REQUIRES: mutex_ held
   // A memtable whose arena blocks are write_buffer_size / 8 (RocksDB's rule).
@@ -204,8 +205,10 @@ class DBImpl final : public DB {
   uint64_t logfile_number_ = 0;             // GUARDED
   std::deque<Writer*> writers_;             // GUARDED, the WAL queue
   std::deque<Writer*> wal_only_writers_;    // GUARDED, the second queue (two_write_queues)
-  // With two_write_queues: serializes the two queues' leaders and NewWAL's
-  // swap on log_ (taken only without mutex_; nothing else nests in it).
+  // With two_write_queues: serializes the two queues' leaders (from their
+  // sequence allocation to the end of their WAL append) and NewWAL's swap
+  // on log_. Taken only without mutex_; a leader re-takes mutex_ inside it
+  // to allocate, nothing else nests in it.
   std::unique_ptr<Mutex> wal_mu_;
   TxnStateHooks* txn_hooks_ = nullptr;      // set before Open; may be null
   std::deque<WriteGroup*> memtable_groups_; // GUARDED, pipelined groups past their WAL write

@@ -74,7 +74,6 @@ Status DBImpl::WaitForFlushOf(uint64_t memtable_id) {
 }
 
 Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
-  MaybeMutexLock wal_lock(wal_mu_.get());
   Status s = log_->AddRecord(WriteBatchInternal::Contents(group));
   if (s.ok() && sync && !HasBug(kBugAckSyncWriteBeforeWalSync)) {
     runtime_->YieldPoint("wal.before_sync");

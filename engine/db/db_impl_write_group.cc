@@ -69,6 +69,15 @@ Status DBImpl::LeadWriteGroup(Writer* w) {
     group.writers.push_back(member);
     if (member == last_writer) break;
   }
+  // With two queues, each leader allocates its sequences and appends its
+  // WAL record under wal_mu_, so the WAL holds writes in sequence order
+  // (as RocksDB's log_write_mutex_ keeps it): recovery replays a prefix of
+  // the WAL, and that must be a prefix in sequence order. wal_mu_ is taken
+  // without mutex_ (see its comment).
+  if (wal_mu_ != nullptr) {
+    MutexUnlock unlock(mutex_.get());
+    wal_mu_->Lock();
+  }
   const SequenceNumber first = last_allocated_sequence_ + 1;
   WriteBatchInternal::SetSequence(merged, first);
   group.last_sequence = first + WriteBatchInternal::Count(merged) - 1;
@@ -83,6 +92,7 @@ Status DBImpl::LeadWriteGroup(Writer* w) {
       wal_failed = !status.ok();
     }
     runtime_->YieldPoint("write.after_wal_append");
+    if (wal_mu_ != nullptr) wal_mu_->Unlock();
   }
   if (merged != w->batch) merged->Clear();  // the queue's scratch batch
   // A failed WAL append or sync leaves the log's tail unknown (and a failed
