@@ -166,7 +166,7 @@ uint64_t FaultPlan::detect_total() const { return Sum(detect_->counts()); }
 uint64_t FaultPlan::page_loss_total() const {
   const faults::FaultCounts& survive = survive_->counts();
   const auto dropped = survive.find(faults::FaultKindName(FaultKind::kFsyncDropsPages));
-  return detect_total() + (dropped == survive.end() ? 0 : dropped->second);
+  return dropped == survive.end() ? 0 : dropped->second;
 }
 
 uint64_t FaultPlan::error_total() const {

@@ -4,9 +4,9 @@
 //   * SURVIVE (every file): EIO on read/write/sync/open/rename/delete,
 //     ENOSPC, fsync failures that drop pages, slow I/O, and engine fault
 //     points. An operation that fails is indeterminate; nothing acknowledged
-//     may be lost. Only an fsync failure that drops pages (or detect-class
-//     damage) can take acknowledged data from the page cache, so only after
-//     one does the next process-crash check use power-loss rules.
+//     may be lost. Only an fsync failure that drops pages can take
+//     acknowledged data from the page cache, so only after one does the
+//     next process-crash check use power-loss rules.
 //   * DETECT: bit flips in durable data, sticky unreadable sectors,
 //     misdirected writes; in SST files, and (flips at a crash) in the
 //     MANIFEST and CURRENT where the engine can tell damage from what a
@@ -89,8 +89,10 @@ class FaultPlan final : public sim::DiskFaultHooks {
   // Detect-class faults injected so far.
   uint64_t detect_total() const;
   // Faults injected so far that can take acknowledged data out of the page
-  // cache or damage it: fsync_drops_pages and the detect kinds. After none
-  // of them, a process crash must keep every acknowledged WAL write.
+  // cache: fsync_drops_pages. After none, a process crash must keep every
+  // acknowledged WAL write. Detect-class damage does not count: in a table
+  // it costs only the keys a check cannot read (left out of it), and an
+  // injected WAL flip waives durability while recovery reads that log.
   uint64_t page_loss_total() const;
   // Faults injected so far that can make an operation fail or damage data:
   // all but slow_io and short_read (the disk retries a short read itself,
