@@ -14,8 +14,9 @@
 // the run: a read that fails naming a damaged file is accepted, and a
 // crash check whose scan fails so reads the keys one by one and leaves out
 // those it cannot read (they keep the values the check allowed them).
-// Only an Open that still fails on damage after its retries, or a WAL
-// refusal point-in-time recovery cannot get past, ends a run early.
+// A recovery-mode refusal of a torn or flipped WAL reopens point-in-time.
+// Only an Open that still fails on damage after its retries (a flipped
+// live MANIFEST or CURRENT) ends a run early.
 //
 // Half the seeds run on a TransactionDB (write-committed or WritePrepared,
 // one write queue: the model orders writes by sequence, which is WAL order

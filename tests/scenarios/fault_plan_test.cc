@@ -158,3 +158,54 @@ TEST_CASE("fault plan: detected damage must name a damaged file", "[scenario][fa
   CHECK(IsLogFile("/db/000011.log"));
   CHECK_FALSE(IsLogFile("/db/000011.sst"));
 }
+
+namespace {
+
+// n syncs of path; returns the failed ones.
+int FailedSyncs(FaultPlan* plan, int n, const std::string& path) {
+  Request sync;
+  sync.op = sim::DiskFaultHooks::Op::kSync;
+  sync.path = &path;
+  int failed = 0;
+  for (int i = 0; i < n; i++) failed += plan->Decide(sync).status.ok() ? 0 : 1;
+  return failed;
+}
+
+}  // namespace
+
+// A log counts as torn without a power loss only after the plan failed a
+// sync of it that dropped its dirty pages or marked them clean; a failed
+// sync that keeps them, or a table's, does not make it so.
+TEST_CASE("fault plan: only a lossy failed sync of a log tears it", "[faults][scenario]") {
+  const std::string log = "/db/000011.log";
+  const std::string table = "/db/000012.sst";
+  {
+    sim::SimulationOptions options;
+    options.seed = SeedWith("fsync_drops_pages", 100);
+    sim::Simulation sim(options);
+    FaultPlan plan(&sim, /*enabled=*/true);
+    REQUIRE(FailedSyncs(&plan, 5'000, table) > 0);
+    REQUIRE(plan.lossy_sync_logs().empty());
+    REQUIRE(FailedSyncs(&plan, 5'000, log) > 0);
+    REQUIRE(plan.lossy_sync_logs() == std::set<std::string>{log});
+  }
+  uint64_t keeps_pages = 0;
+  for (uint64_t seed = 1; seed < 10'000 && keeps_pages == 0; seed++) {
+    sim::SimulationOptions options;
+    options.seed = seed;
+    sim::Simulation sim(options);
+    const FaultPlan plan(&sim, /*enabled=*/true);
+    const uint64_t eio = RateOneIn(plan, "eio_sync");
+    if (eio != 0 && eio <= 100 && RateOneIn(plan, "fsync_drops_pages") == 0 &&
+        RateOneIn(plan, "fsync_marks_clean") == 0) {
+      keeps_pages = seed;
+    }
+  }
+  REQUIRE(keeps_pages != 0);
+  sim::SimulationOptions options;
+  options.seed = keeps_pages;
+  sim::Simulation sim(options);
+  FaultPlan plan(&sim, /*enabled=*/true);
+  REQUIRE(FailedSyncs(&plan, 5'000, log) > 0);
+  REQUIRE(plan.lossy_sync_logs().empty());
+}
