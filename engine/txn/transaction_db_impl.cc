@@ -224,7 +224,7 @@ Status TransactionDBImpl::WriteCommittedData(const WriteOptions& options, WriteB
     }
     Status s = db_->WriteWithHooks(options, batch, &hooks);
     if (s.ok() && outcome != nullptr) {
-      outcome->visible_at = WriteBatchInternal::Sequence(batch);
+      outcome->visible_at = outcome->logged_at = WriteBatchInternal::Sequence(batch);
       outcome->log_number = log_number;
     }
     return s;
@@ -247,7 +247,10 @@ Status TransactionDBImpl::WriteCommittedData(const WriteOptions& options, WriteB
   if (first != 0) firsts.push_back(first);
   if (also_commit_first != 0) firsts.push_back(also_commit_first);
   if (firsts.empty()) return s;
-  return WriteCommitMarker(options, "", std::move(firsts), outcome);
+  s = WriteCommitMarker(options, "", std::move(firsts), outcome);
+  // Recovery takes the data as committed where it was logged, marker or not.
+  if (s.ok() && outcome != nullptr) outcome->logged_at = WriteBatchInternal::Sequence(batch);
+  return s;
 }
 
 Status TransactionDBImpl::WriteCommitMarker(const WriteOptions& options, const std::string& xid,
@@ -271,7 +274,7 @@ Status TransactionDBImpl::WriteCommitMarker(const WriteOptions& options, const s
   wo.disable_wal = false;  // a commit marker is a WAL record
   Status s = db_->WriteWithHooks(wo, &marker, &hooks);
   if (s.ok() && outcome != nullptr) {
-    outcome->visible_at = WriteBatchInternal::Sequence(&marker);
+    outcome->visible_at = outcome->logged_at = WriteBatchInternal::Sequence(&marker);
     outcome->log_number = log_number;
   }
   return s;
@@ -311,7 +314,7 @@ Status TransactionDBImpl::CommitTxn(TxnState* txn) {
       s = WriteCommittedData(txn->write_options, &txn->data, 0, &outcome);
     } else if (txn->data.Count() > 0) {
       s = db_->Write(txn->write_options, &txn->data);
-      outcome.visible_at = WriteBatchInternal::Sequence(&txn->data);
+      outcome.visible_at = outcome.logged_at = WriteBatchInternal::Sequence(&txn->data);
     }
   } else if (write_prepared_) {
     s = WriteCommitMarker(txn->write_options, txn->name, {txn->prepare_first}, &outcome);
@@ -324,6 +327,7 @@ Status TransactionDBImpl::CommitTxn(TxnState* txn) {
   }
   if (!s.ok()) return s;
   txn->commit_sequence = outcome.visible_at;
+  txn->log_sequence = outcome.logged_at;
   txn->state = Transaction::State::kCommitted;
   if (prepared) NoteFinished(txn->id, outcome.log_number);
   UnlockAll(txn);
@@ -341,7 +345,7 @@ Status TransactionDBImpl::WriteMarkerBatch(const WriteOptions& options, WriteBat
     outcome->log_number = log;
   };
   Status s = db_->WriteWithHooks(options, batch, &hooks);
-  if (s.ok()) outcome->visible_at = WriteBatchInternal::Sequence(batch);
+  if (s.ok()) outcome->visible_at = outcome->logged_at = WriteBatchInternal::Sequence(batch);
   return s;
 }
 
@@ -381,7 +385,10 @@ Status TransactionDBImpl::RollbackTxn(TxnState* txn) {
     s = WriteMarkerBatch(wo, &marker, /*disable_memtable=*/true, &outcome);
   }
   if (!s.ok()) return s;
-  if (prepared && write_prepared_) txn->commit_sequence = outcome.visible_at;
+  if (prepared && write_prepared_) {
+    txn->commit_sequence = outcome.visible_at;
+    txn->log_sequence = outcome.logged_at;
+  }
   txn->state = Transaction::State::kRolledBack;
   if (prepared) NoteFinished(txn->id, outcome.log_number);
   UnlockAll(txn);

@@ -62,6 +62,7 @@ struct TxnState {
   std::set<std::string> locked;                      // keys this txn holds
   SequenceNumber prepare_first = 0;                  // WritePrepared, once prepared
   SequenceNumber commit_sequence = 0;                // once committed or restored (GetCommitSequence)
+  SequenceNumber log_sequence = 0;                   // with commit_sequence (GetLogSequence)
 };
 
 class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
@@ -131,6 +132,7 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   // What a write that may finish a transaction reports back.
   struct WriteOutcome {
     SequenceNumber visible_at = 0;  // the sequence at which it became visible
+    SequenceNumber logged_at = 0;   // the sequence of the WAL record recovery replays as it
     uint64_t log_number = 0;        // the WAL it went to
   };
   // NoteFinished's marker_log for a transaction whose end needs no WAL

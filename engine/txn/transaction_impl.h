@@ -27,6 +27,7 @@ class TransactionImpl final : public Transaction {
   uint64_t GetId() const override { return state_->id; }
   State GetState() const override { return state_->state; }
   uint64_t GetCommitSequence() const override { return state_->commit_sequence; }
+  uint64_t GetLogSequence() const override { return state_->log_sequence; }
   Status Put(const Slice& key, const Slice& value) override;
   Status Delete(const Slice& key) override;
   Status Get(const ReadOptions& options, const Slice& key, std::string* value) override;

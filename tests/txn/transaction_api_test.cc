@@ -355,3 +355,46 @@ TEST_CASE("GetCommitSequence orders commits and matches snapshots", "[txn]") {
   REQUIRE(f.db->GetLatestSequenceNumber() >= c2);
   for (const Snapshot* snap : {before, between, after}) f.db->ReleaseSnapshot(snap);
 }
+
+TEST_CASE("GetLogSequence is where recovery replays a commit", "[txn]") {
+  const TxnConfig config = AnyConfig();
+  TxnDbFixture f(config);
+  REQUIRE(f.Open().ok());
+  // Only WritePrepared with two queues logs data before it is visible.
+  const bool logged_first =
+      config.policy == TxnWritePolicy::kWritePrepared && config.two_write_queues;
+  auto plain = f.Begin();
+  REQUIRE(plain->Put("a", "1").ok());
+  REQUIRE(plain->GetLogSequence() == 0);
+  REQUIRE(plain->Commit().ok());
+  INFO("log " << plain->GetLogSequence() << ", commit " << plain->GetCommitSequence());
+  REQUIRE(plain->GetLogSequence() > 0);
+  if (logged_first) {
+    REQUIRE(plain->GetLogSequence() < plain->GetCommitSequence());
+  } else {
+    REQUIRE(plain->GetLogSequence() == plain->GetCommitSequence());
+  }
+  // A prepared commit is replayed at its commit marker, where it is visible.
+  auto prepared = f.Begin();
+  REQUIRE(prepared->SetName("p").ok());
+  REQUIRE(prepared->Put("b", "2").ok());
+  REQUIRE(prepared->Prepare().ok());
+  REQUIRE(prepared->Commit().ok());
+  REQUIRE(prepared->GetLogSequence() == prepared->GetCommitSequence());
+  REQUIRE(prepared->GetLogSequence() > plain->GetCommitSequence());
+  // A WritePrepared rollback of a prepared transaction restores the old
+  // values with a write: replayed where that write was logged.
+  auto rolled = f.Begin();
+  REQUIRE(rolled->SetName("r").ok());
+  REQUIRE(rolled->Put("a", "3").ok());
+  REQUIRE(rolled->Prepare().ok());
+  REQUIRE(rolled->Rollback().ok());
+  if (config.policy == TxnWritePolicy::kWritePrepared) {
+    REQUIRE(rolled->GetLogSequence() > prepared->GetCommitSequence());
+    REQUIRE((rolled->GetLogSequence() < rolled->GetCommitSequence()) == logged_first);
+  } else {
+    REQUIRE(rolled->GetLogSequence() == 0);
+  }
+  REQUIRE(f.Reopen().ok());
+  REQUIRE(f.Scan() == "a=1;b=2;");
+}

@@ -90,6 +90,14 @@ class Transaction {
   // the sequence of the write that put each key's committed value back
   // over the prepared data (ordered among writes as a commit is).
   virtual uint64_t GetCommitSequence() const = 0;
+  // Set with GetCommitSequence: the sequence of the WAL record that recovery
+  // replays as this outcome, so the order in which a crash keeps or loses
+  // it among other writes (a prefix of the WAL). Equal to
+  // GetCommitSequence() except with two write queues, where a commit
+  // without Prepare (and a WritePrepared Rollback) logs its data first, to
+  // be recovered as committed, and becomes visible later, at the second
+  // queue's commit marker.
+  virtual uint64_t GetLogSequence() const = 0;
 
   // REQUIRES for all of these: state kStarted (InvalidArgument otherwise).
   // Lock errors (TimedOut, Busy) leave the transaction usable.
