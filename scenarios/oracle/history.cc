@@ -44,7 +44,7 @@ uint64_t History::BeginWrite(std::vector<KeyOp> ops, bool wal, bool sync) {
   return writes_.back().id;
 }
 
-void History::EndWrite(uint64_t id, const Status& status, uint64_t sequence) {
+void History::EndWrite(uint64_t id, const Status& status, uint64_t sequence, uint64_t visible_at) {
   assert(id < writes_.size());
   WriteRecord& w = writes_[id];
   assert(w.outcome == WriteRecord::Outcome::kPending);
@@ -56,7 +56,7 @@ void History::EndWrite(uint64_t id, const Status& status, uint64_t sequence) {
   w.outcome = WriteRecord::Outcome::kAcked;
   w.sequence = sequence;
   w.must_survive = w.wal && w.sync;
-  if (!w.ops.empty()) max_acked_sequence_ = std::max(max_acked_sequence_, sequence);
+  if (!w.ops.empty()) max_acked_sequence_ = std::max({max_acked_sequence_, sequence, visible_at});
   w.ack_index = ack_order_.size();
   ack_order_.push_back(id);
   acked_count_++;
@@ -246,16 +246,6 @@ void History::Reset(State base, UnknownValues unknown) {
   acked_count_ = 0;
   max_acked_sequence_ = 0;
   events_ = 0;
-}
-
-bool History::SupersededOn(const WriteRecord& w, const std::string& key) const {
-  auto it = writes_by_key_.find(key);
-  if (it == writes_by_key_.end()) return false;
-  for (uint64_t id : it->second) {
-    const WriteRecord& other = writes_[id];
-    if (other.outcome == WriteRecord::Outcome::kAcked && other.begin_event > w.end_event) return true;
-  }
-  return false;
 }
 
 bool History::WrittenInEarlierPhase(const std::string& key, const std::string& value) const {

@@ -60,7 +60,10 @@ struct WriteRecord {
   bool wal = true;
   bool sync = false;
   Outcome outcome = Outcome::kPending;
-  uint64_t sequence = 0;     // first sequence, when acked
+  // When acked: the first sequence of the WAL record recovery replays as
+  // this write; it orders the write among all others (in a cut, and for
+  // the value a key settles on).
+  uint64_t sequence = 0;
   bool must_survive = false; // durable (see the file comment)
   uint64_t ack_index = std::numeric_limits<uint64_t>::max();  // position in acknowledgement order
   // Real time: the history's event counter when the write began and ended
@@ -90,8 +93,11 @@ class History {
   explicit History(State base) : base_(std::move(base)) {}
 
   uint64_t BeginWrite(std::vector<KeyOp> ops, bool wal, bool sync);
+  // sequence: see WriteRecord::sequence. visible_at: the sequence at which
+  // readers began to see the write, when later than that (two write
+  // queues publish a write after logging it; 0: the same).
   // REQUIRES: id came from BeginWrite and has not ended.
-  void EndWrite(uint64_t id, const Status& status, uint64_t sequence);
+  void EndWrite(uint64_t id, const Status& status, uint64_t sequence, uint64_t visible_at = 0);
 
   // Call when SyncWAL() / Flush() STARTS; pass the token to the matching
   // *Done when it returns OK (writes acked before the start become durable).
@@ -129,8 +135,8 @@ class History {
   uint64_t acked_count() const { return acked_count_; }
   // Writes Observe marked, over this History's life (Reset keeps it).
   uint64_t observed_writes() const { return observed_writes_; }
-  // The highest sequence of any acknowledged write with ops so far: a
-  // snapshot taken now must be at or past it (fresh snapshots).
+  // The highest sequence (or visible_at) of any acknowledged write with ops
+  // so far: a snapshot taken now must be at or past it (fresh snapshots).
   uint64_t max_acked_sequence() const { return max_acked_sequence_; }
 
   // Exact state at a snapshot: base plus acked writes with sequence <= seq.
@@ -158,9 +164,6 @@ class History {
   // REQUIRES: no key is in both base and unknown; no unknown key has an
   // empty list.
   void Reset(State base, UnknownValues unknown = {});
-  // True if an acknowledged write to key began after w ended: it is
-  // ordered after w, so w's value for key can never show over it.
-  bool SupersededOn(const WriteRecord& w, const std::string& key) const;
   // True if an earlier history (before the last Reset) wrote value to key
   // or held it in its base.
   bool WrittenInEarlierPhase(const std::string& key, const std::string& value) const;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "scenarios/oracle/cut_tracker.h"
+
 namespace shale::scenario {
 
 namespace {
@@ -24,77 +26,6 @@ Value ValueIn(const State& state, const std::string& key) {
   auto it = state.find(key);
   return it == state.end() ? Value() : Value(it->second);
 }
-
-// The per-key sets of values allowed at a cut, updated one write at a time,
-// with a running count of keys whose recovered value is not allowed. A key
-// the check could not read (unreadable) never mismatches. It points at the
-// History's values instead of copying them: a check walks every write.
-// REQUIRES: history outlives it and does not change meanwhile.
-class CutTracker {
- public:
-  CutTracker(const History& history, const State& recovered, const std::set<std::string>& unreadable) {
-    for (const std::string& k : unreadable) SlotFor(k).unreadable = true;
-    for (const auto& [k, v] : history.base()) SlotFor(k);
-    for (const auto& [k, v] : history.base_unknown()) SlotFor(k);
-    for (const auto& [k, v] : recovered) SlotFor(k).recovered = v;
-    for (auto& [k, slot] : slots_) {
-      slot.base = history.BaseValues(k);
-      for (const Value& v : slot.base) slot.allowed.push_back(&v);
-      Recount(&slot);
-    }
-  }
-  CutTracker(const CutTracker&) = delete;
-  CutTracker& operator=(const CutTracker&) = delete;
-
-  void Apply(const WriteRecord& w, bool optional) {
-    for (const KeyOp& op : w.ops) ApplyOp(op, optional);
-  }
-  // REQUIRES: op is one of the History's (it is pointed at, not copied).
-  void ApplyOp(const KeyOp& op, bool optional) {
-    auto [it, added] = slots_.try_emplace(op.key);
-    Slot& slot = it->second;
-    if (added) {  // a key neither the base nor the recovered state holds
-      slot.base.assign(1, Value());
-      slot.allowed.push_back(&slot.base.front());
-    }
-    if (!optional) slot.allowed.clear();
-    slot.allowed.push_back(&op.value);
-    Recount(&slot);
-  }
-  size_t mismatches() const { return bad_count_; }
-  // The mismatching keys, sorted.
-  std::vector<std::string> bad_keys() const {
-    std::vector<std::string> keys;
-    for (const auto& [k, slot] : slots_) {
-      if (slot.bad) keys.push_back(k);
-    }
-    return keys;
-  }
-  std::vector<Value> allowed(const std::string& key) const {
-    std::vector<Value> values;
-    for (const Value* v : slots_.at(key).allowed) values.push_back(*v);
-    return values;
-  }
-
- private:
-  struct Slot {
-    std::vector<Value> base;             // the History's base values (owned)
-    std::vector<const Value*> allowed;   // into base or the History's writes
-    Value recovered;
-    bool unreadable = false;
-    bool bad = false;
-  };
-  Slot& SlotFor(const std::string& key) { return slots_[key]; }
-  void Recount(Slot* slot) {
-    const bool bad = !slot->unreadable &&
-                     std::none_of(slot->allowed.begin(), slot->allowed.end(),
-                                  [slot](const Value* v) { return *v == slot->recovered; });
-    bad_count_ += static_cast<size_t>(bad) - static_cast<size_t>(slot->bad);
-    slot->bad = bad;
-  }
-  std::map<std::string, Slot> slots_;  // sorted: reports never depend on hashing
-  size_t bad_count_ = 0;
-};
 
 bool MustSurvive(const WriteRecord& w, bool process_crash) {
   return w.must_survive || (process_crash && w.wal);
@@ -145,8 +76,9 @@ const char* BrokenName(Broken b) {
   return "prefix recovery";
 }
 
-Broken Classify(const History& history, const Acked& acked, size_t floor, const std::string& key,
-                const Value& observed) {
+Broken Classify(const History& history, const Acked& acked,
+                const std::vector<IndeterminateWindow>& windows, size_t floor,
+                const std::string& key, const Value& observed) {
   if (observed.has_value() && !EverWritten(history, key, observed)) {
     return history.WrittenInEarlierPhase(key, *observed) ? Broken::kResurrection : Broken::kPhantom;
   }
@@ -163,8 +95,8 @@ Broken Classify(const History& history, const Acked& acked, size_t floor, const 
   for (size_t i = newest + 1; i < acked.size() && durable_lost; i++) {
     durable_lost = !Gave(*acked[i], key, observed);
   }
-  for (const WriteRecord& w : history.writes()) {
-    if (w.outcome == WriteRecord::Outcome::kFailed && Gave(w, key, observed)) durable_lost = false;
+  for (const IndeterminateWindow& window : windows) {  // one that may follow the newest
+    if (newest < window.bound && Gave(*window.write, key, observed)) durable_lost = false;
   }
   return durable_lost ? Broken::kDurability : Broken::kPrefix;
 }
@@ -174,14 +106,17 @@ RecoveryVerdict Diagnose(const History& history, const Acked& acked, size_t floo
                          const std::set<std::string>& unreadable) {
   // Re-run to the full history; of the keys that break it, report the one
   // with the strongest evidence (ties: the smallest key).
-  CutTracker full(history, recovered, unreadable);
-  for (const WriteRecord* w : acked) full.Apply(*w, MayBeMissing(*w, process_crash));
+  CutWalk walk(history, acked, recovered, unreadable);
+  for (walk.AdmitReady(); walk.cut() < acked.size(); walk.AdmitReady()) {
+    walk.Step(MayBeMissing(*acked[walk.cut()], process_crash));
+  }
+  const CutTracker& full = walk.tracker();
   RecoveryVerdict v;
   v.ok = false;
   v.property = "prefix recovery";  // every key matches the full history only out of order
   Broken best = Broken::kPrefix;
   for (const std::string& key : full.bad_keys()) {
-    const Broken b = Classify(history, acked, floor, key, ValueIn(recovered, key));
+    const Broken b = Classify(history, acked, walk.windows(), floor, key, ValueIn(recovered, key));
     if (!v.key.empty() && b >= best) continue;
     best = b;
     v.key = key;
@@ -197,21 +132,20 @@ RecoveryVerdict Diagnose(const History& history, const Acked& acked, size_t floo
 // whose own value shows for one of its keys happened, so every key it
 // wrote must show its value, or that of a write that may be ordered after
 // it. Acknowledged writes in the cut are ordered by sequence. An
-// indeterminate one (failed, or cut short by the crash; only in a cut of
-// the whole history) has no known sequence: it is ordered after every
-// write that ended before it began and before every write that began
-// after it ended, and either way with the writes it overlapped.
+// indeterminate one (failed, or cut short by the crash; in a cut that
+// holds every write it must follow) has no known sequence: it is ordered
+// after every write that ended before it began and before every write
+// that began after it ended, and either way with the writes it overlapped.
 class AtomicityCheck {
  public:
-  AtomicityCheck(const History& history, const Acked& acked, size_t cut, bool process_crash,
+  // admitted: the indeterminate writes the cut may hold.
+  AtomicityCheck(const History& history, const Acked& acked, size_t cut,
+                 const std::vector<IndeterminateWindow>& admitted, bool process_crash,
                  const State& recovered, const std::set<std::string>& unreadable)
       : history_(history), process_crash_(process_crash), recovered_(recovered),
         unreadable_(unreadable) {
     for (size_t i = 0; i < cut; i++) Add(acked[i], /*indeterminate=*/false);
-    if (cut != acked.size()) return;
-    for (const WriteRecord& w : history.writes()) {
-      if (w.outcome == WriteRecord::Outcome::kFailed) Add(&w, /*indeterminate=*/true);
-    }
+    for (const IndeterminateWindow& window : admitted) Add(window.write, /*indeterminate=*/true);
   }
 
   // Checks the writes the cut may or may not hold; on the first one
@@ -327,35 +261,25 @@ RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope, c
   for (size_t i = 0; i < acked.size() && scope.durability; i++) {
     if (MustSurvive(*acked[i], process_crash)) floor = i + 1;
   }
-  CutTracker tracker(history, recovered, unreadable);
+  CutWalk walk(history, acked, recovered, unreadable);
   RecoveryVerdict best;
   bool found = false;
+  size_t admitted_at_best = 0;
   for (size_t k = 0; k <= acked.size(); k++) {
-    if (k >= floor) {
-      if (k == acked.size()) {
-        // Failed writes happened after every acked one, or not at all,
-        // except on keys an acknowledged write that began after them
-        // rewrote (real-time order).
-        for (const WriteRecord& w : history.writes()) {
-          if (w.outcome != WriteRecord::Outcome::kFailed) continue;
-          for (const KeyOp& op : w.ops) {
-            if (!history.SupersededOn(w, op.key)) tracker.ApplyOp(op, /*optional=*/true);
-          }
-        }
-      }
-      if (tracker.mismatches() == 0) {
-        best.cut = k;
-        found = true;
-        for (const std::string& key : unreadable) AddNew(tracker.allowed(key), &best.unknown[key]);
-      }
+    walk.AdmitReady();
+    if (k >= floor && walk.tracker().mismatches() == 0) {
+      best.cut = k;
+      admitted_at_best = walk.admitted();
+      found = true;
+      for (const std::string& key : unreadable) AddNew(walk.tracker().allowed(key), &best.unknown[key]);
     }
-    if (k < acked.size()) {
-      const WriteRecord& w = *acked[k];
-      tracker.Apply(w, /*optional=*/MayBeMissing(w, process_crash));
-    }
+    if (k < acked.size()) walk.Step(MayBeMissing(*acked[k], process_crash));
   }
   if (!found) return Diagnose(history, acked, floor, process_crash, recovered, unreadable);
-  const AtomicityCheck atomicity(history, acked, best.cut, process_crash, recovered, unreadable);
+  const std::vector<IndeterminateWindow> admitted(walk.windows().begin(),
+                                                  walk.windows().begin() + admitted_at_best);
+  const AtomicityCheck atomicity(history, acked, best.cut, admitted, process_crash, recovered,
+                                 unreadable);
   atomicity.Check(&best);
   return best;
 }

@@ -6,9 +6,10 @@
 // reordering, no resurrected deletes), with k covering every write that
 // must survive (durability; for a process crash every acknowledged WAL
 // write). Within the cut, a disable_wal write that no flush covered may be
-// missing; with the whole history in the cut, a write that failed or was
-// cut short may be present (indeterminate), except under a write that
-// began after it returned (real-time order). Every write is all or
+// missing. A write that failed or was cut short (indeterminate) may be
+// present in a cut that holds every write that ended before it began, and
+// may sit anywhere after those, but before any write that began after it
+// returned (real-time order; see cut_tracker.h). Every write is all or
 // nothing: one whose own value shows for one key must show for all its
 // keys, unless a write that may be ordered after it rewrote them
 // (atomicity). A value from before the last crash check coming back is a

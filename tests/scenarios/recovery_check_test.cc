@@ -372,3 +372,57 @@ TEST_CASE("without durability, a check still holds the order and the batches", "
   REQUIRE(CheckRecovery(r.h, waived, {{"a", "1"}, {"b", "2"}, {"c", "3"}}).property == "atomicity");
   REQUIRE(CheckRecovery(r.h, waived, {{"a", "1"}, {"e", "5"}}).property == "no phantoms");
 }
+
+TEST_CASE("a write in flight at the crash may precede writes acknowledged after it began",
+          "[oracle]") {
+  // Two write queues: t's data is logged first and not yet published when
+  // p is acknowledged; a power loss may keep t's record and lose p's.
+  Recorder r;
+  r.Put("a", "1", /*sync=*/true);
+  const uint64_t t = r.h.BeginWrite({KeyOp{"t", "1"}, KeyOp{"u", "1"}}, true, false);
+  r.Put("p", "1");
+  r.h.AbandonPending();
+  REQUIRE(CheckRecovery(r.h, false, {{"a", "1"}, {"t", "1"}, {"u", "1"}}).ok);
+  REQUIRE(CheckRecovery(r.h, false, {{"a", "1"}, {"p", "1"}}).ok);
+  // Still all or nothing at that earlier cut.
+  const RecoveryVerdict half = CheckRecovery(r.h, false, {{"a", "1"}, {"t", "1"}});
+  REQUIRE_FALSE(half.ok);
+  REQUIRE(half.property == "atomicity");
+  (void)t;
+}
+
+TEST_CASE("a write in flight follows every write acknowledged before it began", "[oracle]") {
+  Recorder r;
+  r.Put("a", "1", /*sync=*/true);
+  r.Put("p", "1");  // acknowledged before t began: t follows it
+  r.h.BeginWrite({KeyOp{"t", "1"}}, true, false);
+  r.h.AbandonPending();
+  REQUIRE(CheckRecovery(r.h, false, {{"a", "1"}, {"p", "1"}, {"t", "1"}}).ok);
+  const RecoveryVerdict hole = CheckRecovery(r.h, false, {{"a", "1"}, {"t", "1"}});
+  REQUIRE_FALSE(hole.ok);
+  REQUIRE(hole.property == "prefix recovery");
+}
+
+TEST_CASE("a failed write precedes a write on another key that began after it returned",
+          "[oracle]") {
+  Recorder r;
+  r.Put("a", "0", /*sync=*/true);
+  const uint64_t overlapping = r.h.BeginWrite({KeyOp{"a", "2"}}, true, false);
+  r.Failed({KeyOp{"a", "1"}});
+  r.Put("b", "x");  // began after the failed write returned: follows it
+  r.h.EndWrite(overlapping, Status::OK(), r.next_seq++);
+  // The failed write may sit before b with a=2 lost, or not have happened.
+  REQUIRE(CheckRecovery(r.h, false, {{"a", "1"}, {"b", "x"}}).ok);
+  REQUIRE(CheckRecovery(r.h, false, {{"a", "2"}, {"b", "x"}}).ok);
+  // Once a=2, ordered after b, must survive, the failed value cannot show.
+  Recorder s;
+  s.Put("a", "0", /*sync=*/true);
+  const uint64_t synced = s.h.BeginWrite({KeyOp{"a", "2"}}, true, /*sync=*/true);
+  s.Failed({KeyOp{"a", "1"}});
+  s.Put("b", "x");
+  s.h.EndWrite(synced, Status::OK(), s.next_seq++);
+  const RecoveryVerdict lost = CheckRecovery(s.h, false, {{"a", "1"}, {"b", "x"}});
+  REQUIRE_FALSE(lost.ok);
+  REQUIRE(lost.property == "durability");
+  REQUIRE(lost.key == "a");
+}
