@@ -99,7 +99,7 @@ Drawn DrawConfig(Random* rng) {
   d.workload.sync_one_in = 2 + static_cast<int>(rng->Uniform(12));
   d.workload.no_wal_one_in = 4 + static_cast<int>(rng->Uniform(20));
   d.clients = 2 + static_cast<int>(rng->Uniform(3));
-  // Vanilla or pipelined writes here; unordered ones: DrawUnorderedWrite.
+  // Vanilla or pipelined writes here; unordered ones: DrawWriteQueues.
   o.enable_pipelined_write = rng->OneIn(3);
   o.allow_concurrent_memtable_write = !rng->OneIn(3);
   // Half the runs roll the MANIFEST every few KiB of edits, so crashes and
@@ -148,24 +148,42 @@ void SetLockTimeouts(bool faults_enabled, TransactionDBOptions* o) {
   o->default_lock_timeout_ms = faults_enabled ? 1'000 : 600'000;
 }
 
-// Everything one run holds; lives on the Run() stack.
-// unordered_write for a quarter of the runs without transactions, from a
-// stream of its own (the seed, salted), so other seeds run as before. Its
-// writes reach the WAL in sequence order (one queue), so every recovery
-// promise holds; reads keep per-key consistency and read-your-own-writes,
-// but a write in flight below a snapshot's sequence may still appear at it
-// (WorkloadOptions::snapshots_immutable).
-void DrawUnorderedWrite(uint64_t seed, Drawn* d) {
+// The write queues, from a stream of their own (the seed, salted), so
+// other seeds run as before.
+//   * Without transactions, a quarter of the runs write unordered. Their
+//     writes reach the WAL in sequence order (one queue), so every recovery
+//     promise holds; reads keep per-key consistency and read-your-own-writes,
+//     but a write in flight below a snapshot's sequence may still appear at
+//     it (WorkloadOptions::snapshots_immutable).
+//   * WritePrepared runs use two write queues half the time, and write
+//     unordered in half of those (as RocksDB requires, through two queues).
+//     A commit publishes through the second queue after its data landed,
+//     so snapshots stay immutable; recovery replays the WAL, whose order
+//     the oracle gets from the recovery sequence of each write.
+void DrawWriteQueues(uint64_t seed, Drawn* d) {
   Random rng(seed ^ 0x756e'6f72'6465'7265ull);
-  if (d->transactions || !rng.OneIn(4)) return;
-  d->options.unordered_write = true;
-  d->options.enable_pipelined_write = false;
-  d->options.allow_concurrent_memtable_write = true;
-  d->workload.snapshots_immutable = false;
-  d->described["write_mode"] = "unordered";
-  d->described["allow_concurrent_memtable_write"] = "true";
+  const bool write_prepared =
+      d->transactions && d->txn_options.write_policy == TxnWritePolicy::kWritePrepared;
+  Options& o = d->options;
+  if (write_prepared) {
+    if (!rng.OneIn(2)) return;
+    o.two_write_queues = true;
+    o.enable_pipelined_write = false;
+    o.unordered_write = rng.OneIn(2);
+  } else if (!d->transactions && rng.OneIn(4)) {
+    o.unordered_write = true;
+    o.enable_pipelined_write = false;
+    d->workload.snapshots_immutable = false;
+  } else {
+    return;
+  }
+  if (o.unordered_write) o.allow_concurrent_memtable_write = true;
+  d->described["write_mode"] = o.unordered_write ? "unordered" : "vanilla";
+  d->described["allow_concurrent_memtable_write"] = o.allow_concurrent_memtable_write ? "true" : "false";
+  if (o.two_write_queues) d->described["two_write_queues"] = "true";
 }
 
+// Everything one run holds; lives on the Run() stack.
 class CrashRecoveryRun {
  public:
   CrashRecoveryRun(const RunConfig& config, RunResult* result)
@@ -174,7 +192,7 @@ class CrashRecoveryRun {
   void Execute() {
     drawn_ = DrawConfig(sim_.rng());
     DrawTransactions(config_.seed, &drawn_);
-    DrawUnorderedWrite(config_.seed, &drawn_);
+    DrawWriteQueues(config_.seed, &drawn_);
     drawn_.options.planted_bugs = static_cast<uint32_t>(config_.planted_bugs);
     result_->options_drawn = drawn_.described;
     result_->options_drawn["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;

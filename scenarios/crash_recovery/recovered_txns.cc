@@ -117,7 +117,7 @@ void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepa
       id = state->history->BeginWrite(t.ops, /*wal=*/true, /*sync=*/false);
       state->txn_commits.insert(id);
       st = txn->Commit();
-      state->EndWrite(id, st, txn->GetCommitSequence());
+      state->EndWrite(id, st, *txn);
     } else {
       st = RollbackPrepared(state, txn, t.ops, /*sync=*/false);
     }

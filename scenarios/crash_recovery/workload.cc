@@ -159,7 +159,7 @@ class Client {
       id = s_->history->BeginWrite(std::move(ops), /*wal=*/true, sync);
       s_->txn_commits.insert(id);
       st = txn->Commit();
-      s_->EndWrite(id, st, txn->GetCommitSequence());
+      s_->EndWrite(id, st, *txn);
     } else if (named != nullptr) {
       st = RollbackPrepared(s_, txn, named->ops, sync);
     } else {
@@ -441,12 +441,17 @@ Status RollbackPrepared(WorkloadState* state, Transaction* txn, const std::vecto
   }
   const uint64_t id = state->history->BeginWrite(std::move(restore), /*wal=*/true, sync);
   const Status st = txn->Rollback();
-  state->EndWrite(id, st, txn->GetCommitSequence());
+  state->EndWrite(id, st, *txn);
   return st;
 }
 
-void WorkloadState::EndWrite(uint64_t id, const Status& status, uint64_t sequence) {
-  history->EndWrite(id, status, sequence);
+void WorkloadState::EndWrite(uint64_t id, const Status& status, const Transaction& txn) {
+  EndWrite(id, status, txn.GetLogSequence(), txn.GetCommitSequence());
+}
+
+void WorkloadState::EndWrite(uint64_t id, const Status& status, uint64_t sequence,
+                             uint64_t visible_at) {
+  history->EndWrite(id, status, sequence, visible_at);
   const WriteRecord& w = history->writes()[id];
   if (w.outcome != WriteRecord::Outcome::kAcked || w.ops.empty()) return;
   if (w.sequence > w.sequence_floor) return;

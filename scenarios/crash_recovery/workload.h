@@ -22,8 +22,9 @@
 // a third of the single-key writes become a transaction of 1..max_batch
 // Puts/Deletes that, half the time, is named and prepared, then commits
 // (7/8) or rolls back. A commit changes the History's state: BeginWrite
-// just before Commit(), EndWrite with the commit sequence after it (commits
-// are ordered by it, as plain writes by their batch's sequence), synced as
+// just before Commit(), EndWrite with its log sequence after it (commits
+// are ordered by it, as plain writes by their batch's sequence: the order
+// recovery replays them in; Transaction::GetLogSequence), synced as
 // the transaction's WriteOptions say. A Prepare enters it as a write with
 // no key ops (sequence 0), so that its durability is tracked like any
 // write's. A WritePrepared rollback of a prepared transaction enters it as
@@ -140,8 +141,11 @@ struct WorkloadState {
 
   // History::EndWrite, then the real-time order check: an acknowledged
   // write with ops must have a higher sequence than every write with ops
-  // acknowledged before it began.
-  void EndWrite(uint64_t id, const Status& status, uint64_t sequence);
+  // acknowledged before it began. sequence, visible_at: History::EndWrite.
+  void EndWrite(uint64_t id, const Status& status, uint64_t sequence, uint64_t visible_at = 0);
+  // The same for a transaction's Commit or Rollback: ordered by its log
+  // sequence, visible at its commit sequence.
+  void EndWrite(uint64_t id, const Status& status, const Transaction& txn);
   // Call before a read: the token ReadErrorExplained takes.
   uint64_t ReadErrorToken() const { return injected_errors ? injected_errors() : 0; }
   // True if st, from a read that began at token, may be an injected error:
