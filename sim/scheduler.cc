@@ -91,6 +91,7 @@ TaskId Scheduler::Spawn(const std::string& name, std::function<void()> fn) {
   task->fiber = std::make_unique<Fiber>(options_.task_stack_bytes, std::move(fn));
   const TaskId id = task->id;
   tasks_.push_back(std::move(task));
+  states_.push_back(TaskState::kRunnable);
   live_.push_back(id);  // ids only grow, so live_ stays sorted
   s_.trace->Fold(kFoldSpawn);
   s_.trace->Fold(id);
@@ -120,22 +121,22 @@ void Scheduler::Park() {
 }
 
 bool Scheduler::finished(TaskId id) const {
-  const TaskState state = tasks_[id]->state;
+  const TaskState state = states_[id];
   return state == TaskState::kFinished || state == TaskState::kAbandoned;
 }
 
 void Scheduler::Block(WaitKind kind, const Waitable* object) {
   Task* me = tasks_[current_].get();
-  me->state = TaskState::kBlocked;
+  states_[me->id] = TaskState::kBlocked;
   me->wait = kind;
   me->wait_object = object;
 }
 
 void Scheduler::Wake(TaskId id) {
   Task* task = tasks_[id].get();
-  if (task->state != TaskState::kBlocked) return;
+  if (states_[id] != TaskState::kBlocked) return;
   CancelTimer(task);
-  task->state = TaskState::kRunnable;
+  states_[id] = TaskState::kRunnable;
   task->wait = WaitKind::kNone;
   task->wait_object = nullptr;
 }
@@ -164,7 +165,7 @@ void Scheduler::Crash() {
     if (id == current_) continue;
     Task* task = tasks_[id].get();
     CancelTimer(task);
-    task->state = TaskState::kAbandoned;
+    states_[id] = TaskState::kAbandoned;
     task->fiber.reset();  // not running: we are on current_'s stack
   }
   live_.assign(1, current_);
@@ -194,7 +195,7 @@ Scheduler::Decision Scheduler::Decide() {
     while (!timers_.empty() && timers_.begin()->first.first <= *s_.now_ns) FireEarliestTimer();
     runnable_.clear();
     for (TaskId id : live_) {
-      if (tasks_[id]->state == TaskState::kRunnable) runnable_.push_back(id);
+      if (states_[id] == TaskState::kRunnable) runnable_.push_back(id);
     }
     if (!runnable_.empty()) break;
     if (timers_.empty()) {
@@ -232,7 +233,7 @@ bool Scheduler::FireEarliestTimer() {
   timers_.erase(it);
   task->timer = {0, 0};
   task->timed_out = true;
-  task->state = TaskState::kRunnable;
+  states_[task->id] = TaskState::kRunnable;
   task->wait = WaitKind::kNone;
   task->wait_object = nullptr;
   s_.trace->Fold(kFoldTimer);
@@ -266,7 +267,7 @@ int64_t Scheduler::DrawPriority() {
 }
 
 void Scheduler::OnFinished(Task* task) {
-  task->state = TaskState::kFinished;
+  states_[task->id] = TaskState::kFinished;
   task->fiber.reset();  // on the host: the stack is free to go
   for (TaskId waiter : task->joiners) Wake(waiter);
   task->joiners.clear();
@@ -304,8 +305,8 @@ std::string Scheduler::DescribeTasks() const {
 
 std::string Scheduler::DescribeTask(const Task& task) const {
   std::string line = "task " + std::to_string(task.id) + " '" + task.name + "' [" +
-                     StateName(task.state) + "]";
-  if (task.state == TaskState::kBlocked) {
+                     StateName(states_[task.id]) + "]";
+  if (states_[task.id] == TaskState::kBlocked) {
     line += " waits on ";
     line += task.wait_object != nullptr ? task.wait_object->Describe() : WaitName(task.wait);
     if (task.timer.second != 0) line += " until t=" + std::to_string(task.timer.first) + " ns";

@@ -81,7 +81,7 @@ class Scheduler {
   bool in_task() const { return current_ != kNoTask; }
   const std::string& task_name(TaskId id) const { return tasks_[id]->name; }
   bool finished(TaskId id) const;  // finished or abandoned
-  bool blocked(TaskId id) const { return tasks_[id]->state == TaskState::kBlocked; }
+  bool blocked(TaskId id) const { return states_[id] == TaskState::kBlocked; }
 
   // Marks the current task blocked (it leaves the CPU at the next Point).
   void Block(WaitKind kind, const Waitable* object);
@@ -115,7 +115,6 @@ class Scheduler {
     TaskId id;
     std::string name;
     uint64_t incarnation;
-    TaskState state = TaskState::kRunnable;
     WaitKind wait = WaitKind::kNone;
     const Waitable* wait_object = nullptr;
     std::pair<uint64_t, uint64_t> timer{0, 0};  // (deadline, seq); seq 0 = none
@@ -142,6 +141,9 @@ class Scheduler {
   const SimulationOptions options_;
   SchedulerState s_;
   std::vector<std::unique_ptr<Task>> tasks_;  // index == id
+  // Each task's state, by id: kept apart from Task, dense, because
+  // Decide scans it at every scheduling point.
+  std::vector<TaskState> states_;
   std::map<std::pair<uint64_t, uint64_t>, TaskId> timers_;
   uint64_t next_timer_seq_ = 1;
   TaskId current_ = kNoTask;
