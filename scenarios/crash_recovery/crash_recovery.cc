@@ -257,7 +257,11 @@ class CrashRecoveryRun {
       state_.injected_errors = [this] { return plan_->error_total(); };
       state_.names_damage = [this](const Status& s) { return NamesAnyPath(s, plan_->damaged_paths()); };
     }
-    history_ = std::make_unique<History>(State{});
+    // unordered_write through one queue inserts each writer's keys after
+    // publishing its sequence: readers may see part of a batch.
+    const bool per_key = drawn_.options.unordered_write && !drawn_.options.two_write_queues;
+    history_ = std::make_unique<History>(
+        State{}, per_key ? ReadVisibility::kPerKey : ReadVisibility::kWholeBatch);
     if (!Open()) return;
     state_.history = history_.get();
     const int crashes = config_.crashes < 0 ? 3 : config_.crashes;

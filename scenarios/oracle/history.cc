@@ -156,7 +156,7 @@ History::Settled History::VisitPossible(const std::string& key, const ReadStart&
     const bool superseded =
         w.outcome == WriteRecord::Outcome::kFailed && w.end_event < newest_early_begin;
     if (superseded) continue;
-    if (!early && w.observed_event < start.event) {
+    if (!early && ObservedEvent(w, key) < start.event) {
       newest_observed_begin = std::max(newest_observed_begin, w.begin_event);
     }
     for (const KeyOp& op : w.ops) {
@@ -207,14 +207,26 @@ bool History::IsPossible(const std::string& key, const ReadStart& start,
 bool History::Observe(const std::string& key, const ReadStart& start, const Value& observed) {
   const WriteRecord* only = nullptr;
   const int count = Explanations(key, start, observed, &only);
-  if (count == 1 && only != nullptr) {
-    WriteRecord& w = writes_[only->id];
-    if (w.observed_event == std::numeric_limits<uint64_t>::max()) {
-      w.observed_event = ++events_;
-      observed_writes_++;
-    }
-  }
+  if (count == 1 && only != nullptr) MarkObserved(&writes_[only->id], key);
   return count > 0;
+}
+
+uint64_t History::ObservedEvent(const WriteRecord& w, const std::string& key) const {
+  if (visibility_ == ReadVisibility::kWholeBatch) return w.observed_event;
+  for (const auto& [k, event] : w.observed_keys) {
+    if (k == key) return event;
+  }
+  return std::numeric_limits<uint64_t>::max();
+}
+
+void History::MarkObserved(WriteRecord* w, const std::string& key) {
+  if (ObservedEvent(*w, key) != std::numeric_limits<uint64_t>::max()) return;
+  const uint64_t event = ++events_;
+  if (w->observed_event == std::numeric_limits<uint64_t>::max()) {
+    w->observed_event = event;
+    observed_writes_++;
+  }
+  if (visibility_ == ReadVisibility::kPerKey) w->observed_keys.emplace_back(key, event);
 }
 
 void History::AbandonPending() {

@@ -29,6 +29,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "shale/status.h"
@@ -78,7 +79,18 @@ struct WriteRecord {
   // none). Such a write happened, acknowledged or not: a read that begins
   // later may not see what it overwrote (until a crash).
   uint64_t observed_event = std::numeric_limits<uint64_t>::max();
+  // Under ReadVisibility::kPerKey, the same for each key on its own: the
+  // key and the end of the first read that observed this write there.
+  std::vector<std::pair<std::string, uint64_t>> observed_keys;
 };
+
+// What a read that saw one key of a pending batch says about the others.
+//   kWholeBatch  readers see a batch whole or not at all (every write mode
+//                but unordered_write): the batch happened, every key of it.
+//   kPerKey      readers may see part of a batch (unordered_write inserts
+//                each key when its writer gets to it): only the key read
+//                is known to have been written.
+enum class ReadVisibility : uint8_t { kWholeBatch, kPerKey };
 
 // When a read began (History::BeginRead): the count of acknowledged writes
 // and the history's event counter at that moment.
@@ -90,7 +102,8 @@ struct ReadStart {
 class History {
  public:
   // REQUIRES: base is the DB's exact state when recording starts.
-  explicit History(State base) : base_(std::move(base)) {}
+  explicit History(State base, ReadVisibility visibility = ReadVisibility::kWholeBatch)
+      : base_(std::move(base)), visibility_(visibility) {}
 
   uint64_t BeginWrite(std::vector<KeyOp> ops, bool wal, bool sync);
   // sequence: see WriteRecord::sequence. visible_at: the sequence at which
@@ -170,6 +183,12 @@ class History {
   bool any_pending() const;
 
  private:
+  // When a read first observed w's op on key (max: never), as visibility_
+  // says: for the whole batch or for that key alone.
+  uint64_t ObservedEvent(const WriteRecord& w, const std::string& key) const;
+  // Records that a read observed w (through key), ending now.
+  void MarkObserved(WriteRecord* w, const std::string& key);
+
   // Acked writes sorted by sequence.
   std::vector<const WriteRecord*> AckedInOrder() const;
 
@@ -186,6 +205,7 @@ class History {
                         const LaterFn& on_later) const;
 
   State base_;
+  ReadVisibility visibility_;
   UnknownValues base_unknown_;
   std::vector<WriteRecord> writes_;  // in issue order; index == id
   uint64_t acked_count_ = 0;         // writes acked so far (any order)

@@ -279,6 +279,23 @@ TEST_CASE("an indeterminate write a read observed cannot vanish without a crash"
   REQUIRE_FALSE(r.h.IsPossible("a", r.h.BeginRead(), Value("2")));
 }
 
+TEST_CASE("with per-key visibility an observation binds only the key read", "[oracle]") {
+  // A pending batch under unordered_write: a reader saw its value of "a";
+  // its insert of "b" may still be on the way.
+  History h(State{{"a", "1"}, {"b", "1"}}, ReadVisibility::kPerKey);
+  h.BeginWrite({KeyOp{"a", "2"}, KeyOp{"b", "2"}}, /*wal=*/true, /*sync=*/false);
+  REQUIRE(h.Observe("a", h.BeginRead(), Value("2")));
+  const ReadStart later = h.BeginRead();
+  REQUIRE(h.IsPossible("b", later, Value("1")));
+  REQUIRE(h.IsPossible("b", later, Value("2")));
+  // The key read stays bound: its insert is done.
+  REQUIRE_FALSE(h.IsPossible("a", later, Value("1")));
+  // Once "b" is observed too, it is bound as well.
+  REQUIRE(h.Observe("b", later, Value("2")));
+  REQUIRE_FALSE(h.IsPossible("b", h.BeginRead(), Value("1")));
+  REQUIRE(h.observed_writes() == 1);
+}
+
 TEST_CASE("a value two writes could have given observes neither", "[oracle]") {
   Recorder r;
   r.Put("a", "1");
