@@ -75,7 +75,9 @@ Status Writer::EmitPhysicalRecord(RecordType type, const char* ptr, size_t lengt
 
 Status Writer::Sync() {
   if (!first_error_.ok()) return first_error_;
-  return dest_->Sync();
+  Status s = dest_->Sync();
+  if (!s.ok()) first_error_ = s;
+  return s;
 }
 
 Status Writer::Close() { return dest_->Close(); }

@@ -24,7 +24,10 @@ class Writer {
   // crash after OK does not lose it. Not durable until Sync(). After a failed
   // AddRecord the writer is broken: later calls return the same error.
   [[nodiscard]] Status AddRecord(const Slice& record);
-  // Makes every record added so far durable.
+  // Makes every record added so far durable. After a failed Sync the
+  // writer is broken too: the file system may have dropped the unsynced
+  // tail (Linux may evict the dirty pages of a failed fsync), and a record
+  // appended past that gap would be read back after a lost one.
   [[nodiscard]] Status Sync();
   [[nodiscard]] Status Close();
 
@@ -38,9 +41,11 @@ class Writer {
   std::unique_ptr<WritableFileWriter> dest_;
   uint64_t log_number_;
   uint32_t block_offset_ = 0;  // bytes used in the current block
-  // The first failed write. A failed append may have left part of a record in
-  // the file, so block_offset_ no longer matches it: every later AddRecord
-  // returns this error rather than writing records the reader cannot frame.
+  // The first failed write or sync. A failed append may have left part of a
+  // record in the file, and a failed sync may have cut the file back, so
+  // block_offset_ no longer matches it: every later AddRecord and Sync
+  // returns this error rather than writing records the reader cannot frame
+  // or that follow a hole.
   Status first_error_;
 };
 

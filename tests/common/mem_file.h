@@ -45,6 +45,7 @@ class MemWritableFile : public shale::WritableFile {
   }
   Status Sync() override {
     syncs_++;
+    if (fail_syncs_) return Status::IOError("injected sync failure");
     return Status::OK();
   }
   Status Fsync() override { return Sync(); }
@@ -58,6 +59,7 @@ class MemWritableFile : public shale::WritableFile {
   int flushes() const { return flushes_; }
   int syncs() const { return syncs_; }
   void set_fail_appends(bool fail) { fail_appends_ = fail; }
+  void set_fail_syncs(bool fail) { fail_syncs_ = fail; }
 
  private:
   std::string* contents_;
@@ -65,6 +67,7 @@ class MemWritableFile : public shale::WritableFile {
   int syncs_ = 0;
   bool closed_ = false;
   bool fail_appends_ = false;
+  bool fail_syncs_ = false;
 };
 
 class MemRandomAccessFile : public shale::RandomAccessFile {

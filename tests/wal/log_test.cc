@@ -156,6 +156,24 @@ TEST_CASE("a failed append breaks the writer for good", "[wal]") {
   writer->Close().PermitUncheckedError();  // the writer is already broken
 }
 
+TEST_CASE("a failed sync breaks the writer for good", "[wal]") {
+  // The file system may have dropped the unsynced tail: a record appended
+  // now would follow a hole, and recovery could replay it without the ones
+  // before it.
+  std::string contents;
+  MemWritableFile* file = nullptr;
+  auto writer = NewMemLogWriter(&contents, &file);
+  REQUIRE(writer->AddRecord("ok").ok());
+  file->set_fail_syncs(true);
+  REQUIRE(writer->Sync().IsIOError());
+  file->set_fail_syncs(false);
+  const size_t size_after_failure = contents.size();
+  REQUIRE(writer->AddRecord("later").IsIOError());
+  REQUIRE(writer->Sync().IsIOError());
+  REQUIRE(contents.size() == size_after_failure);
+  writer->Close().PermitUncheckedError();  // the writer is already broken
+}
+
 TEST_CASE("last_record_offset names each record's first header", "[wal]") {
   const std::string contents = MustWrite({"a", Pattern(40000, 'b'), "c"});
   log::Reader reader(std::make_unique<MemSequentialFile>(contents), kTestLogNumber);
