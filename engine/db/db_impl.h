@@ -97,8 +97,24 @@ class DBImpl final : public DB {
   // ---- open / recovery (db_impl_open.cc)
   [[nodiscard]] Status Recover(VersionEdit* edit, bool* save_manifest);
   [[nodiscard]] Status RecoverLogFiles(const std::vector<uint64_t>& logs, VersionEdit* edit);
+  // A log whose replay (inserting its data) ended at damage, and the length
+  // of the prefix it replayed.
+  struct LogCut {
+    uint64_t log_number = 0;
+    uint64_t consistent_bytes = 0;
+  };
+  // Replays one log. Appends to *cuts if it ended at damage; sets *stop at
+  // a point-in-time stop (later logs are not replayed).
   [[nodiscard]] Status ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* edit,
-                                     SequenceNumber* max_sequence, bool* stop);
+                                     SequenceNumber* max_sequence, std::vector<LogCut>* cuts,
+                                     bool* stop);
+  // Makes recovery's decision durable before Open's MANIFEST edit retires
+  // the logs it replayed: each cut log is truncated to the prefix replayed
+  // and the logs after a point-in-time stop (dropped) are deleted. A later
+  // Open reads the same logs for their transaction markers; any damage it
+  // then meets is new.
+  [[nodiscard]] Status CutLogsToReplayedPrefix(const std::vector<LogCut>& cuts,
+                                               const std::vector<uint64_t>& dropped);
   // Replays one WAL record: reports transaction markers to txn_hooks_ and
   // inserts the data that belongs in a memtable (only if insert_data).
   [[nodiscard]] Status ReplayBatch(const WriteBatch& batch, uint64_t log_number, bool insert_data,

@@ -114,13 +114,18 @@ Status DBImpl::RecoverLogFiles(const std::vector<uint64_t>& logs, VersionEdit* e
   SequenceNumber max_sequence = versions_->LastSequence();
   MemTable* mem = nullptr;
   Status s;
+  std::vector<LogCut> cuts;
   bool stop = false;
-  for (size_t i = 0; s.ok() && !stop && i < logs.size(); i++) {
-    versions_->MarkFileNumberUsed(logs[i]);
-    s = ReplayLogFile(logs[i], &mem, edit, &max_sequence, &stop);
+  size_t replayed = 0;
+  for (; s.ok() && !stop && replayed < logs.size(); replayed++) {
+    versions_->MarkFileNumberUsed(logs[replayed]);
+    s = ReplayLogFile(logs[replayed], &mem, edit, &max_sequence, &cuts, &stop);
   }
   for (uint64_t number : logs) versions_->MarkFileNumberUsed(number);
-  if (s.ok() && txn_hooks_ != nullptr) s = SyncReplayedLogs(logs);
+  const std::vector<uint64_t> kept(logs.begin(), logs.begin() + static_cast<ptrdiff_t>(replayed));
+  const std::vector<uint64_t> dropped(logs.begin() + static_cast<ptrdiff_t>(replayed), logs.end());
+  if (s.ok()) s = CutLogsToReplayedPrefix(cuts, dropped);
+  if (s.ok() && txn_hooks_ != nullptr) s = SyncReplayedLogs(kept);
   if (s.ok() && mem != nullptr) s = runtime_->InjectedFault("recovery.write_level0");
   if (s.ok() && mem != nullptr) s = WriteLevel0Table(mem, edit);
   if (mem != nullptr) mem->Unref();
@@ -132,7 +137,8 @@ Status DBImpl::RecoverLogFiles(const std::vector<uint64_t>& logs, VersionEdit* e
 }
 
 Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* edit,
-                             SequenceNumber* max_sequence, bool* stop) {
+                             SequenceNumber* max_sequence, std::vector<LogCut>* cuts,
+                             bool* stop) {
   const std::string path = LogFileName(dbname_, log_number);
   std::unique_ptr<SequentialFile> file;
   Status s = runtime_->InjectedFault("recovery.read_log");
@@ -168,11 +174,38 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
                                    ? WALRecoveryMode::kPointInTimeRecovery
                                    : options_.wal_recovery_mode;
   s = log::ReplayLog(&reader, mode, apply, &result);
-  // Point in time: nothing after the damage (a WAL read only for its
-  // transaction markers holds no data, so damage there stops nothing).
-  if (s.ok() && result.stopped_at_damage && insert_data) *stop = true;
   if (!s.ok()) return Status(s.IsCorruption() ? Status::Corruption(path, s.ToString()) : s);
+  if (result.stopped_at_damage && !insert_data) {
+    // Read only for its transaction markers: its writes, and writes logged
+    // after the damage, are in tables already, so no prefix of the WAL
+    // matches them (RocksDB refuses this too: "SST file is ahead of WALs").
+    // Damage an earlier Open stopped at was cut away then, so this is new.
+    return Status::Corruption(path, "point-in-time recovery stopped at damage in a log whose "
+                                    "writes are already in tables, with later writes");
+  }
+  // Point in time: nothing after the damage.
+  if (result.stopped_at_damage) *stop = true;
+  if (insert_data && result.consistent_bytes.has_value()) {
+    cuts->push_back(LogCut{log_number, *result.consistent_bytes});
+  }
   return s;
+}
+
+Status DBImpl::CutLogsToReplayedPrefix(const std::vector<LogCut>& cuts,
+                                       const std::vector<uint64_t>& dropped) {
+  for (const LogCut& cut : cuts) {
+    std::unique_ptr<WritableFile> file;
+    Status s = fs_->ReopenWritableFile(LogFileName(dbname_, cut.log_number), FileOptions(), &file);
+    if (s.ok()) s = file->Truncate(cut.consistent_bytes);
+    if (s.ok()) s = file->Sync();
+    if (file != nullptr) s = FirstError(s, file->Close());
+    if (!s.ok()) return s;
+  }
+  for (uint64_t number : dropped) {
+    Status s = fs_->DeleteFile(LogFileName(dbname_, number));
+    if (!s.ok()) return s;
+  }
+  return dropped.empty() ? Status::OK() : fs_->SyncDir(dbname_);
 }
 
 Status DBImpl::SyncReplayedLogs(const std::vector<uint64_t>& logs) {

@@ -151,6 +151,7 @@ ReadResult Reader::ReadRecord(Slice* record, std::string* scratch) {
         }
         if (type == kFullType) {
           last_record_offset_ = offset;
+          last_record_end_offset_ = offset + kHeaderSize + fragment.size();
           *record = fragment;
           return ReadResult::kRecord;
         }
@@ -166,6 +167,7 @@ ReadResult Reader::ReadRecord(Slice* record, std::string* scratch) {
         scratch->append(fragment.data(), fragment.size());
         if (type == kLastType) {
           last_record_offset_ = record_offset;
+          last_record_end_offset_ = offset + kHeaderSize + fragment.size();
           *record = Slice(*scratch);
           return ReadResult::kRecord;
         }
@@ -232,6 +234,7 @@ Status ReplayRecords(Reader* reader, const std::function<Status(const Slice& rec
     result->skipped_bytes += reader->dropped_bytes();
     if (action == OnDamage::kSkip) continue;
     result->stopped_at_damage = action == OnDamage::kStop;
+    result->consistent_bytes = reader->last_record_end_offset();
     return Status::OK();
   }
 }

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "shale/env.h"
@@ -48,6 +49,9 @@ class Reader {
   uint64_t dropped_bytes() const { return dropped_bytes_; }
   // File offset of the start of the last record returned.
   uint64_t last_record_offset() const { return last_record_offset_; }
+  // File offset just past the last record returned (0: none yet): the
+  // length the file would have if it ended there.
+  uint64_t last_record_end_offset() const { return last_record_end_offset_; }
   // File offset of the first byte dropped by the last kCorruptRecord /
   // kTruncatedTail result (for error messages).
   uint64_t last_damage_offset() const { return last_damage_offset_; }
@@ -75,6 +79,7 @@ class Reader {
   bool eof_ = false;
   uint64_t end_of_buffer_offset_ = 0;
   uint64_t last_record_offset_ = 0;
+  uint64_t last_record_end_offset_ = 0;
   uint64_t dropped_bytes_ = 0;
   uint64_t last_damage_offset_ = 0;
   Status status_;
@@ -85,6 +90,10 @@ struct ReplayResult {
   // Point-in-time recovery stopped at damage: later records (and later logs)
   // must not be applied.
   bool stopped_at_damage = false;
+  // Replay ended at damage (a point-in-time stop, or a tolerated tail): the
+  // offset just past the last whole record before it, where the log's
+  // consistent prefix ends (nullopt: it ended cleanly, or skipped damage).
+  std::optional<uint64_t> consistent_bytes;
   // Records or bytes skipped (kSkipAnyCorruptedRecords, or a tolerated tail).
   uint64_t skipped_bytes = 0;
 };

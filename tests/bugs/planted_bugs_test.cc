@@ -46,7 +46,7 @@ struct BugRow {
 
 // Many crashes over long runs, no I/O faults: the most crash windows per
 // seed.
-constexpr Shape kLongCrashy{4000, 40, "off"};
+constexpr Shape kLongCrashy{4000, 80, "off"};
 
 const BugRow kRows[] = {
     {"ack_sync_write_before_wal_sync", "crash-recovery", {"durability"}},

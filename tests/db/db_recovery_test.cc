@@ -10,11 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "common/file_damage.h"
 #include "common/temp_dir.h"
 #include "shale/db.h"
 
 using namespace shale;
 namespace fs = std::filesystem;
+using shale_test::FlipByte;
+using shale_test::NewestWal;
 
 namespace {
 
@@ -31,25 +34,6 @@ void CrashCopy(const std::string& from, const std::string& to) {
   for (const auto& entry : fs::directory_iterator(from)) {
     fs::copy_file(entry.path(), to + "/" + entry.path().filename().string());
   }
-}
-
-std::string NewestWal(const std::string& dir) {
-  std::string best;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() > 4 && name.substr(name.size() - 4) == ".log" && name > best) best = name;
-  }
-  return dir + "/" + best;
-}
-
-void FlipByte(const std::string& path, uint64_t offset) {
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekg(static_cast<std::streamoff>(offset));
-  char c = 0;
-  f.read(&c, 1);
-  c = static_cast<char>(c ^ 0x5a);
-  f.seekp(static_cast<std::streamoff>(offset));
-  f.write(&c, 1);
 }
 
 // Writes keys [0, n) one batch each (no flush), then crash-copies the DB.

@@ -4,9 +4,11 @@
 // txn_test_support.h.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "common/file_damage.h"
 #include "txn/txn_test_support.h"
 
 using namespace shale;
@@ -154,4 +156,60 @@ TEST_CASE("a plain DB refuses a WAL that holds a prepared transaction", "[txn][r
   REQUIRE(plain == nullptr);
   REQUIRE(f.Open().ok());
   REQUIRE(f.Prepared() == std::vector<std::string>{"p"});
+}
+
+namespace {
+
+// Writes 600 plain keys of 100 bytes after a prepared transaction whose
+// section keeps their WAL (several 32 KiB blocks), and closes the DB.
+// Returns that WAL's path.
+std::string PreparedThenManyWrites(TxnDbFixture* f) {
+  REQUIRE(f->Open().ok());
+  f->PrepareNamed("kept", {{"p", "v"}});
+  for (int i = 0; i < 600; i++) {
+    REQUIRE(f->db->Put(WriteOptions(), "k" + std::to_string(1000 + i), std::string(100, 'x')).ok());
+  }
+  REQUIRE(f->Close().ok());
+  return shale_test::NewestWal(f->path());
+}
+
+}  // namespace
+
+TEST_CASE("point-in-time recovery cuts a damaged WAL to the prefix it replayed", "[txn][recovery]") {
+  TxnDbFixture f(AnyConfig());
+  f.options.wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
+  const std::string wal = PreparedThenManyWrites(&f);
+  const uint64_t size_bytes = std::filesystem::file_size(wal);
+  shale_test::FlipByte(wal, size_bytes / 2);
+  REQUIRE(f.Open().ok());
+  REQUIRE(f.Prepared() == std::vector<std::string>{"kept"});
+  const std::string recovered = f.Scan();
+  REQUIRE(recovered.find("k1000=") != std::string::npos);
+  REQUIRE(recovered.find("k1599=") == std::string::npos);
+  // The log stays (its prepared section is needed) but ends where replay
+  // stopped, so the next Open, reading it for its markers, meets no damage.
+  REQUIRE(std::filesystem::file_size(wal) <= size_bytes / 2);
+  REQUIRE(f.Reopen().ok());
+  REQUIRE(f.Prepared() == std::vector<std::string>{"kept"});
+  REQUIRE(f.Scan() == recovered);
+}
+
+TEST_CASE("damage in a WAL read only for its markers stops point-in-time recovery",
+          "[txn][recovery]") {
+  TxnDbFixture f(AnyConfig());
+  f.options.wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
+  const std::string wal = PreparedThenManyWrites(&f);
+  REQUIRE(f.Open().ok());  // its writes go to a table; the log stays for "kept"
+  REQUIRE(f.Close().ok());
+  REQUIRE(std::filesystem::exists(wal));
+  shale_test::FlipByte(wal, std::filesystem::file_size(wal) / 2);
+  // The tables hold writes logged after the damage: no prefix of the WAL
+  // matches them, and commit markers past the damage are lost.
+  const Status s = f.Open();
+  INFO(s.ToString());
+  REQUIRE(s.IsCorruption());
+  REQUIRE(s.ToString().find(std::filesystem::path(wal).filename().string()) != std::string::npos);
+  f.options.wal_recovery_mode = WALRecoveryMode::kSkipAnyCorruptedRecords;
+  REQUIRE(f.Open().ok());
+  REQUIRE(f.Prepared() == std::vector<std::string>{"kept"});
 }
