@@ -405,11 +405,16 @@ class CrashRecoveryRun {
 
   // True (and the run ends as detected) if s reports damage the plan
   // injected, naming a file it damaged: the engine kept its promise to
-  // detect it. An error naming no damaged file proves nothing.
+  // detect it. A log an injected failed sync lost pages of counts too, for
+  // a Corruption: recovery synced it and relied on it (a sync after pages
+  // were marked clean returns OK with nothing to write), and a later Open
+  // may find it cut short where its writes are already in tables. An error
+  // naming no such file proves nothing.
   bool Detected(const Status& s) {
-    if (!(s.IsCorruption() || s.IsIOError()) || !NamesAnyPath(s, plan_->damaged_paths())) {
-      return false;
-    }
+    const bool names_damage =
+        NamesAnyPath(s, plan_->damaged_paths()) ||
+        (s.IsCorruption() && NamesAnyPath(s, plan_->lossy_sync_logs()));
+    if (!(s.IsCorruption() || s.IsIOError()) || !names_damage) return false;
     detected_reason_ = "damage detected";
     detected_what_ = s.ToString();
     return true;
