@@ -193,6 +193,17 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
 
 Status DBImpl::CutLogsToReplayedPrefix(const std::vector<LogCut>& cuts,
                                        const std::vector<uint64_t>& dropped) {
+  // The logs after the stop go first, durably: while the damage that
+  // stopped replay is still there, a failed or interrupted cut leaves an
+  // Open that stops at it again rather than one that replays them.
+  for (uint64_t number : dropped) {
+    Status s = fs_->DeleteFile(LogFileName(dbname_, number));
+    if (!s.ok()) return s;
+  }
+  if (!dropped.empty()) {
+    Status s = fs_->SyncDir(dbname_);
+    if (!s.ok()) return s;
+  }
   for (const LogCut& cut : cuts) {
     std::unique_ptr<WritableFile> file;
     Status s = fs_->ReopenWritableFile(LogFileName(dbname_, cut.log_number), FileOptions(), &file);
@@ -201,11 +212,7 @@ Status DBImpl::CutLogsToReplayedPrefix(const std::vector<LogCut>& cuts,
     if (file != nullptr) s = FirstError(s, file->Close());
     if (!s.ok()) return s;
   }
-  for (uint64_t number : dropped) {
-    Status s = fs_->DeleteFile(LogFileName(dbname_, number));
-    if (!s.ok()) return s;
-  }
-  return dropped.empty() ? Status::OK() : fs_->SyncDir(dbname_);
+  return Status::OK();
 }
 
 Status DBImpl::SyncReplayedLogs(const std::vector<uint64_t>& logs) {
