@@ -61,6 +61,8 @@ constexpr const char* kUnreadableKeys = "keys unreadable at crash checks (damage
 // injected flip; both reopen point-in-time.
 constexpr const char* kRefusedTorn = "refusals of a torn WAL, reopened point-in-time";
 constexpr const char* kRefusedDamaged = "refusals of a damaged WAL, reopened point-in-time";
+// Crash checks that waived durability: the first after such a refusal.
+constexpr const char* kDurabilityWaived = "crash checks waiving durability (refused damaged WAL)";
 // Median 31.6k scheduling points per default-size PCT run.
 constexpr PctCalibration kPctCalibration{8, kDefaultOps};
 
@@ -364,26 +366,17 @@ class CrashRecoveryRun {
     }
   }
 
-  // True if the recovery just checked read a log whose injected damage
-  // recovery refused (and point in time then stopped at silently): since
-  // the last check recovery refused one, or one still has a durable name
-  // (every Open reads it; with transactions, it keeps prepared sections
-  // whose commit markers may lie past the damage).
-  bool RefusedDamageRead() {
-    if (refused_since_check_) return true;
-    if (refused_damaged_logs_.empty()) return false;
-    for (const sim::SimDisk::DurableFile& file : disk_->DurableFiles()) {
-      if (refused_damaged_logs_.count(file.path) != 0) return true;
-    }
-    refused_damaged_logs_.clear();
-    return false;
-  }
+  // True if recovery refused a log's injected damage since the last check:
+  // point in time then stopped at it silently, dropping what followed.
+  // Only that check waives durability. Recovery cuts the log back to the
+  // prefix it replayed (and deletes the logs after it) before it retires
+  // them, so later Opens read no damage and lose nothing more.
+  bool RefusedDamageRead() const { return refused_since_check_; }
 
   // Acts on a recovery-mode refusal (ClassifyRefusal): a refused torn or
   // damaged log switches the rest of the run to point-in-time recovery, as
   // an operator would. Point in time stops at an injected flip silently,
-  // so checks waive durability while the flipped log is still read
-  // (CheckScope::durability).
+  // so the next check waives durability (CheckScope::durability).
   Refusal RefusedByRecoveryMode(const Status& s) {
     const Refusal refusal = ClassifyRefusal(s, drawn_.options.wal_recovery_mode,
                                             plan_->damaged_paths(), torn_logs_);
@@ -392,12 +385,7 @@ class CrashRecoveryRun {
     sim_.TraceEvent(std::string("recovery mode refused a ") + (injected ? "damaged" : "torn") +
                     " WAL (" + s.ToString() + "): reopening in point-in-time mode");
     result_->observed[injected ? kRefusedDamaged : kRefusedTorn]++;
-    if (injected) {
-      refused_since_check_ = true;
-      for (const std::string& path : plan_->damaged_paths()) {
-        if (IsLogFile(path)) refused_damaged_logs_.insert(path);
-      }
-    }
+    if (injected) refused_since_check_ = true;
     drawn_.options.wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
     plan_->set_wal_damage_allowed(WalDamageReported(drawn_.options.wal_recovery_mode));
     return refusal;
@@ -552,6 +540,7 @@ class CrashRecoveryRun {
     if (!power_loss) result_->observed[scope.process_crash ? kStrictCheck : kRelaxedCheck]++;
     page_loss_at_last_check_ = plan_->page_loss_total();
     scope.durability = !RefusedDamageRead();
+    if (!scope.durability) result_->observed[kDurabilityWaived]++;
     refused_since_check_ = false;
     const RecoveryVerdict v = CheckRecovery(*history_, scope, recovered);
     sim_.TraceEvent(std::string("check: recovery after ") + (power_loss ? "power loss" : "process crash") +
@@ -701,10 +690,7 @@ class CrashRecoveryRun {
   WorkloadState state_;
   std::unique_ptr<FaultPlan> plan_;
   uint64_t page_loss_at_last_check_ = 0;  // FaultPlan::page_loss_total() then
-  // Logs with injected flips, once recovery refused one (see
-  // RefusedDamageRead).
-  std::set<std::string> refused_damaged_logs_;
-  bool refused_since_check_ = false;
+  bool refused_since_check_ = false;  // see RefusedDamageRead
   std::set<std::string> torn_logs_;        // see NoteTornLogs
   int deepest_level_ = 0;
   uint64_t recovered_prepared_ = 0;  // prepared transactions found after crashes
