@@ -287,17 +287,8 @@ class SliceSequentialFile final : public SequentialFile {
 // True if a whole fragment (sane type and length, inside one block, checksum
 // matching) starts anywhere in contents after offset.
 bool AnyWholeFragmentAfter(const Slice& contents, uint64_t offset) {
-  const char* data = contents.data();
   for (uint64_t pos = offset + 1; pos + kHeaderSize <= contents.size(); pos++) {
-    const char* header = data + pos;
-    const uint8_t type = static_cast<uint8_t>(header[6]);
-    if (type < kFullType || type > kLastType) continue;
-    const uint32_t length = static_cast<uint8_t>(header[4]) |
-                            (static_cast<uint32_t>(static_cast<uint8_t>(header[5])) << 8);
-    if (pos % kBlockSize + kHeaderSize + length > kBlockSize) continue;
-    if (pos + kHeaderSize + length > contents.size()) continue;
-    const uint32_t expected = crc32c::Unmask(DecodeFixed32(header));
-    if (crc32c::Value(header + 6, 1 + length) == expected) return true;
+    if (WholeFragmentBytesAt(contents, pos) != 0) return true;
   }
   return false;
 }
@@ -319,6 +310,20 @@ Status ReplayLogWithDamagedTail(const Slice& contents, uint64_t log_number,
     result->skipped_bytes = contents.size() - reader.last_damage_offset();
   }
   return s;
+}
+
+uint64_t WholeFragmentBytesAt(const Slice& contents, uint64_t pos) {
+  if (pos + kHeaderSize > contents.size()) return 0;
+  const char* header = contents.data() + pos;
+  const uint8_t type = static_cast<uint8_t>(header[6]);
+  if (type < kFullType || type > kLastType) return 0;
+  const uint32_t length = static_cast<uint8_t>(header[4]) |
+                          (static_cast<uint32_t>(static_cast<uint8_t>(header[5])) << 8);
+  if (pos % kBlockSize + kHeaderSize + length > kBlockSize) return 0;
+  if (pos + kHeaderSize + length > contents.size()) return 0;
+  const uint32_t expected = crc32c::Unmask(DecodeFixed32(header));
+  if (crc32c::Value(header + 6, 1 + length) != expected) return 0;
+  return kHeaderSize + length;
 }
 
 }  // namespace shale::log

@@ -123,4 +123,9 @@ struct ReplayResult {
     const Slice& contents, uint64_t log_number,
     const std::function<Status(const Slice& record)>& apply, ReplayResult* result);
 
+// The length (header included) of the whole fragment at pos of a log's
+// contents: a sane type and length, inside one block and inside contents,
+// with a matching checksum. 0 if there is none at pos.
+uint64_t WholeFragmentBytesAt(const Slice& contents, uint64_t pos);
+
 }  // namespace shale::log

@@ -8,6 +8,7 @@
 
 #include "faults/fault_points.h"
 #include "wal/log_format.h"
+#include "wal/log_reader.h"
 
 namespace shale::scenario {
 
@@ -30,30 +31,11 @@ bool IsManifestFile(const std::string& path) {
 }
 bool IsCurrentFile(const std::string& path) { return EndsWith(path, "/CURRENT"); }
 
-// Where a MANIFEST's last fragment starts (log format: 7-byte headers, no
-// header in a block's last 6 bytes). Damage before it is followed by a
-// whole record, so recovery must report it; damage in it reads as the torn
-// tail of an unfinished write, which recovery drops by design.
-uint64_t LastFragmentStart(const std::string& contents) {
-  uint64_t pos = 0, last = 0;
-  while (pos + log::kHeaderSize <= contents.size()) {
-    const uint64_t left_in_block = log::kBlockSize - pos % log::kBlockSize;
-    if (left_in_block < log::kHeaderSize) {
-      pos += left_in_block;
-      continue;
-    }
-    last = pos;
-    const uint32_t length = static_cast<uint8_t>(contents[pos + 4]) |
-                            (static_cast<uint32_t>(static_cast<uint8_t>(contents[pos + 5])) << 8);
-    pos += log::kHeaderSize + length;
-  }
-  return last;
-}
-
 // The bytes of path a detect-class flip may hit: those whose damage the
 // engine can always tell from what a crash leaves (0: none).
 //  * tables and logs: all (every record is checksummed);
-//  * a MANIFEST: those before its last fragment (see LastFragmentStart);
+//  * a MANIFEST: those before its last whole fragment (see
+//    LastWholeFragmentStart);
 //  * CURRENT: the "MANIFEST-" prefix of the name it holds. It carries no
 //    checksum (as in RocksDB), so a flip in the number could name another
 //    MANIFEST that still exists; one in the prefix names none.
@@ -61,7 +43,7 @@ uint64_t DetectableBytes(sim::SimDisk* disk, const std::string& path) {
   if (IsCurrentFile(path)) return std::char_traits<char>::length("MANIFEST-");
   if (!IsManifestFile(path)) return UINT64_MAX;
   std::string contents;
-  return disk->ReadDurable(path, &contents).ok() ? LastFragmentStart(contents) : 0;
+  return disk->ReadDurable(path, &contents).ok() ? LastWholeFragmentStart(contents) : 0;
 }
 
 uint64_t Sum(const faults::FaultCounts& counts) {
@@ -82,6 +64,22 @@ bool NamesAnyPath(const Status& s, const std::set<std::string>& paths) {
   const std::string text = s.ToString();
   return std::any_of(paths.begin(), paths.end(),
                      [&text](const std::string& p) { return text.find(p) != std::string::npos; });
+}
+
+uint64_t LastWholeFragmentStart(const std::string& contents) {
+  uint64_t pos = 0, last = 0;
+  while (pos + log::kHeaderSize <= contents.size()) {
+    const uint64_t left_in_block = log::kBlockSize - pos % log::kBlockSize;
+    if (left_in_block < log::kHeaderSize) {
+      pos += left_in_block;
+      continue;
+    }
+    const uint64_t bytes = log::WholeFragmentBytesAt(contents, pos);
+    if (bytes == 0) break;  // the writer never appends after a failed write
+    last = pos;
+    pos += bytes;
+  }
+  return last;
 }
 
 Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,

@@ -42,6 +42,14 @@ namespace shale::scenario {
 // comment): only then may the plan flip WAL bits and expect detection.
 bool WalDamageReported(WALRecoveryMode mode);
 
+// Where a MANIFEST's last whole (checksummed) fragment starts in its
+// contents (0: none). Damage before it is followed by a whole fragment, so
+// recovery must report it; damage in or after it (the partial record a
+// failed append may leave) reads as the torn tail of an unfinished write,
+// which recovery drops by design. So a crash-time flip that must be
+// detected lands before it.
+uint64_t LastWholeFragmentStart(const std::string& contents);
+
 // True for a WAL file's path ("<dir>/<number>.log").
 bool IsLogFile(const std::string& path);
 // True if s's message names one of paths: the proof that an error came

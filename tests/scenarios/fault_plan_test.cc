@@ -12,6 +12,8 @@
 #include <string>
 
 #include "scenarios/crash_recovery/fault_plan.h"
+#include "wal/log_format.h"
+#include "wal/log_test_util.h"
 #include "sim/simulation.h"
 
 using namespace shale;
@@ -208,4 +210,20 @@ TEST_CASE("fault plan: only a lossy failed sync of a log tears it", "[faults][sc
   FaultPlan plan(&sim, /*enabled=*/true);
   REQUIRE(FailedSyncs(&plan, 5'000, log) > 0);
   REQUIRE(plan.lossy_sync_logs().empty());
+}
+
+TEST_CASE("fault plan: a MANIFEST flip lands before its last whole fragment", "[scenario][faults]") {
+  std::string contents;
+  REQUIRE(shale_test::WriteLog({"first edit", "second edit", "third edit"}, &contents));
+  const uint64_t third = contents.size() - (log::kHeaderSize + std::string("third edit").size());
+  CHECK(LastWholeFragmentStart(contents) == third);
+  // A failed append may leave part of a record: a flip in the last whole
+  // record before it would read as that torn tail, so it must not go there.
+  const std::string partial = contents + std::string(contents, third, log::kHeaderSize + 3);
+  CHECK(LastWholeFragmentStart(partial) == third);
+  std::string torn_payload = contents;
+  torn_payload.back() ^= 1;  // the last record's checksum fails
+  const uint64_t second = third - (log::kHeaderSize + std::string("second edit").size());
+  CHECK(LastWholeFragmentStart(torn_payload) == second);
+  CHECK(LastWholeFragmentStart("") == 0);
 }
