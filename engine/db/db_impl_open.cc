@@ -175,13 +175,16 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
                                    : options_.wal_recovery_mode;
   s = log::ReplayLog(&reader, mode, apply, &result);
   if (!s.ok()) return Status(s.IsCorruption() ? Status::Corruption(path, s.ToString()) : s);
-  if (result.stopped_at_damage && !insert_data) {
+  if (result.consistent_bytes.has_value() && !insert_data) {
     // Read only for its transaction markers: its writes, and writes logged
-    // after the damage, are in tables already, so no prefix of the WAL
-    // matches them (RocksDB refuses this too: "SST file is ahead of WALs").
-    // Damage an earlier Open stopped at was cut away then, so this is new.
-    return Status::Corruption(path, "point-in-time recovery stopped at damage in a log whose "
-                                    "writes are already in tables, with later writes");
+    // after the damage, are in tables already, while commit and rollback
+    // markers past it are lost, so no prefix of the WAL matches the tables
+    // (RocksDB refuses this too: "SST file is ahead of WALs"). Neither a
+    // point-in-time stop nor a tolerated tail may hide it. The damage is
+    // new: a log retired while the DB ran was synced whole, and one an
+    // earlier Open replayed was cut back to what it replayed.
+    return Status::Corruption(path, "damage in a log whose writes are already in tables, "
+                                    "with later writes");
   }
   // Point in time: nothing after the damage.
   if (result.stopped_at_damage) *stop = true;
