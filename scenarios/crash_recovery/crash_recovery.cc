@@ -74,6 +74,10 @@ struct Drawn {
   std::map<std::string, std::string> described;
   bool transactions = false;
   TransactionDBOptions txn_options;
+  // kPerKey under unordered_write through one queue: each writer inserts
+  // its keys after its sequence is published, so readers may see part of a
+  // batch (DrawWriteQueues).
+  ReadVisibility read_visibility = ReadVisibility::kWholeBatch;
 };
 
 // Swarm: engine options and workload shape drawn from the seed, within
@@ -176,6 +180,7 @@ void DrawWriteQueues(uint64_t seed, Drawn* d) {
     o.unordered_write = true;
     o.enable_pipelined_write = false;
     d->workload.snapshots_immutable = false;
+    d->read_visibility = ReadVisibility::kPerKey;  // keys inserted after the publish
   } else {
     return;
   }
@@ -259,11 +264,7 @@ class CrashRecoveryRun {
       state_.injected_errors = [this] { return plan_->error_total(); };
       state_.names_damage = [this](const Status& s) { return NamesAnyPath(s, plan_->damaged_paths()); };
     }
-    // unordered_write through one queue inserts each writer's keys after
-    // publishing its sequence: readers may see part of a batch.
-    const bool per_key = drawn_.options.unordered_write && !drawn_.options.two_write_queues;
-    history_ = std::make_unique<History>(
-        State{}, per_key ? ReadVisibility::kPerKey : ReadVisibility::kWholeBatch);
+    history_ = std::make_unique<History>(State{}, drawn_.read_visibility);
     if (!Open()) return;
     state_.history = history_.get();
     const int crashes = config_.crashes < 0 ? 3 : config_.crashes;
@@ -365,13 +366,6 @@ class CrashRecoveryRun {
       }
     }
   }
-
-  // True if recovery refused a log's injected damage since the last check:
-  // point in time then stopped at it silently, dropping what followed.
-  // Only that check waives durability. Recovery cuts the log back to the
-  // prefix it replayed (and deletes the logs after it) before it retires
-  // them, so later Opens read no damage and lose nothing more.
-  bool RefusedDamageRead() const { return refused_since_check_; }
 
   // Acts on a recovery-mode refusal (ClassifyRefusal): a refused torn or
   // damaged log switches the rest of the run to point-in-time recovery, as
@@ -539,7 +533,7 @@ class CrashRecoveryRun {
     scope.process_crash = !power_loss && plan_->page_loss_total() == page_loss_at_last_check_;
     if (!power_loss) result_->observed[scope.process_crash ? kStrictCheck : kRelaxedCheck]++;
     page_loss_at_last_check_ = plan_->page_loss_total();
-    scope.durability = !RefusedDamageRead();
+    scope.durability = !refused_since_check_;
     if (!scope.durability) result_->observed[kDurabilityWaived]++;
     refused_since_check_ = false;
     const RecoveryVerdict v = CheckRecovery(*history_, scope, recovered);
@@ -690,7 +684,12 @@ class CrashRecoveryRun {
   WorkloadState state_;
   std::unique_ptr<FaultPlan> plan_;
   uint64_t page_loss_at_last_check_ = 0;  // FaultPlan::page_loss_total() then
-  bool refused_since_check_ = false;  // see RefusedDamageRead
+  // True if recovery refused a log's injected damage since the last check:
+  // point in time then stopped at it silently, dropping what followed.
+  // Only that check waives durability. Recovery cuts the log back to the
+  // prefix it replayed (and deletes the logs after it) before it retires
+  // them, so later Opens read no damage and lose nothing more.
+  bool refused_since_check_ = false;
   std::set<std::string> torn_logs_;        // see NoteTornLogs
   int deepest_level_ = 0;
   uint64_t recovered_prepared_ = 0;  // prepared transactions found after crashes

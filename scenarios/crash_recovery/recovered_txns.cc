@@ -114,10 +114,7 @@ void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepa
     Status st;
     uint64_t id = 0;
     if (commit) {
-      id = state->history->BeginWrite(t.ops, /*wal=*/true, /*sync=*/false);
-      state->txn_commits.insert(id);
-      st = txn->Commit();
-      state->EndWrite(id, st, *txn);
+      st = CommitTracked(state, txn, t.ops, /*sync=*/false, &id);
     } else {
       st = RollbackPrepared(state, txn, t.ops, /*sync=*/false);
     }

@@ -156,10 +156,7 @@ class Client {
     uint64_t id = 0;
     if (named != nullptr) named->end_attempt_phase = s_->phase;
     if (commit) {
-      id = s_->history->BeginWrite(std::move(ops), /*wal=*/true, sync);
-      s_->txn_commits.insert(id);
-      st = txn->Commit();
-      s_->EndWrite(id, st, *txn);
+      st = CommitTracked(s_, txn, std::move(ops), sync, &id);
     } else if (named != nullptr) {
       st = RollbackPrepared(s_, txn, named->ops, sync);
     } else {
@@ -257,10 +254,11 @@ class Client {
       return scan;
     }
     std::reverse(backward.begin(), backward.end());
-    for (const auto& [k, v] : backward) {
-      if (o_.snapshots_immutable) break;  // compared whole below
-      CheckPossible(k, Value(v), since, "Iterator");
-      if (s_->failed) return scan;
+    if (!o_.snapshots_immutable) {  // else compared whole below
+      for (const auto& [k, v] : backward) {
+        CheckPossible(k, Value(v), since, "Iterator");
+        if (s_->failed) return scan;
+      }
     }
     if (o_.snapshots_immutable && forward != backward) {
       s_->Fail("read consistency", forward.empty() ? "" : forward.front().first,
@@ -416,6 +414,15 @@ class Client {
 };
 
 }  // namespace
+
+Status CommitTracked(WorkloadState* state, Transaction* txn, std::vector<KeyOp> ops, bool sync,
+                     uint64_t* id) {
+  *id = state->history->BeginWrite(std::move(ops), /*wal=*/true, sync);
+  state->txn_commits.insert(*id);
+  const Status st = txn->Commit();
+  state->EndWrite(*id, st, *txn);
+  return st;
+}
 
 Status RollbackPrepared(WorkloadState* state, Transaction* txn, const std::vector<KeyOp>& ops,
                         bool sync) {

@@ -169,6 +169,12 @@ struct WorkloadState {
   uint64_t wake_at_ops_ = 0;
 };
 
+// Commits txn and enters the commit in the History as a write of ops
+// (ordered by its log sequence, visible at its commit sequence); *id is
+// its write id. Returns the Commit's status.
+Status CommitTracked(WorkloadState* state, Transaction* txn, std::vector<KeyOp> ops, bool sync,
+                     uint64_t* id);
+
 // A WritePrepared rollback of a prepared transaction writes each of its
 // keys' committed values back over the prepared data, through the WAL (as
 // RocksDB's does), so a value a disable_wal write gave may outlive that
