@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "util/random.h"
 
@@ -21,6 +22,9 @@ class DiskContext {
   virtual Random* rng() = 0;
   // Folds a value into the run's trace hash.
   virtual void Fold(uint64_t value) = 0;
+  // The name of the task making the current call ("client0", "flush"), for
+  // diagnostics; empty outside a task.
+  virtual std::string CurrentTaskName() const { return ""; }
 };
 
 }  // namespace shale::sim

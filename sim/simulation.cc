@@ -107,6 +107,11 @@ void Simulation::set_fault_point_hook(std::function<bool(const char* name)> hook
 
 std::string Simulation::DescribeTasks() const { return impl_->scheduler.DescribeTasks(); }
 
+std::string Simulation::CurrentTaskName() const {
+  const Scheduler& s = impl_->scheduler;
+  return s.in_task() ? s.task_name(s.current()) : std::string();
+}
+
 void Simulation::set_trace_sink(std::function<void(const std::string& line)> sink) {
   impl_->scheduler.set_trace_sink(std::move(sink));
 }

@@ -103,6 +103,7 @@ class Simulation final : public DiskContext {
   void SwitchPoint(const char* what) override;
   // Suspends the calling task for ns of simulated time (I/O latency).
   void Delay(uint64_t ns) override;
+  std::string CurrentTaskName() const override;
 
   // Ends every task started before this call (the current process), then
   // returns in the calling task, which becomes the first task of the next

@@ -18,7 +18,7 @@ DiskState::DiskState(DiskContext* ctx, const LatencyProfile& latency)
 
 Status DiskState::RunOp(const OpSpec& spec, const std::function<Status()>& effect) {
   assert(spec.path != nullptr);
-  context->SwitchPoint(spec.name);
+  if (switch_points) context->SwitchPoint(spec.name);
   Status s;
   if (spec.handle_incarnation != 0 && spec.handle_incarnation != incarnation) {
     s = DeadHandleError();

@@ -197,6 +197,7 @@ class DiskState {
   std::set<std::string> locks;
   std::vector<JournalRecord> journal;
   bool fsync_commits_metadata = false;
+  bool switch_points = true;  // see SimDisk::set_switch_points
   std::vector<SimDisk::SurvivingSector> last_power_loss;
   SimDisk::MetadataKept last_power_loss_metadata;
 

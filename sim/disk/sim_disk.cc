@@ -30,6 +30,17 @@ OpSpec MetaSpec(const DiskState& st, const char* name, std::optional<Op> hook,
 
 Status Missing(const std::string& path) { return Status::PathNotFound("no such file", path); }
 
+// Removes the visible file name p (normalized) and journals it.
+Status Unlink(DiskState* state, const std::string& p) {
+  uint64_t id = 0;
+  if (state->VisibleFile(p, &id) == nullptr) return Missing(p);
+  const PathParts parts = DiskState::Split(p);
+  state->dirs[parts.parent].visible.erase(parts.name);
+  state->Journal({{{parts.parent, parts.name, std::nullopt}}, 0, 0});
+  state->MaybeFree(id);
+  return Status::OK();
+}
+
 }  // namespace
 
 LatencyProfile LatencyProfile::NVMe() {
@@ -159,16 +170,19 @@ Status SimDisk::GetFileSize(const std::string& path, uint64_t* size) {
 
 Status SimDisk::DeleteFile(const std::string& path) {
   const std::string p = DiskState::Normalize(path);
-  return state_->RunOp(MetaSpec(*state_, "disk.delete", Op::kDelete, p), [&] {
-    uint64_t id = 0;
-    if (state_->VisibleFile(p, &id) == nullptr) return Missing(p);
-    const PathParts parts = DiskState::Split(p);
-    state_->dirs[parts.parent].visible.erase(parts.name);
-    state_->Journal({{{parts.parent, parts.name, std::nullopt}}, 0, 0});
-    state_->MaybeFree(id);
-    return Status::OK();
-  });
+  return state_->RunOp(MetaSpec(*state_, "disk.delete", Op::kDelete, p),
+                       [&] { return Unlink(state_.get(), p); });
 }
+
+Status SimDisk::UnlinkQuietly(const std::string& path) {
+  const std::string p = DiskState::Normalize(path);
+  const Status s = Unlink(state_.get(), p);
+  state_->context->Fold(DiskState::HashString("disk.unlink_quietly"));
+  state_->context->Fold(DiskState::HashString(p));
+  return s;
+}
+
+void SimDisk::set_switch_points(bool on) { state_->switch_points = on; }
 
 Status SimDisk::RenameFile(const std::string& src, const std::string& dst) {
   const std::string from = DiskState::Normalize(src);

@@ -243,6 +243,16 @@ class SimDisk final : public FileSystem {
   // REQUIRES: hooks (if not null) outlives the SimDisk or is reset first.
   void set_fault_hooks(DiskFaultHooks* hooks);
 
+  // ---- for a disk layered over this one (WindowsDisk)
+  // Off: calls make no switch point. The layer makes one before each call
+  // instead, so its own checks and this disk's effect are one atomic step.
+  // Default on.
+  void set_switch_points(bool on);
+  // Unlinks the visible file path as a side effect of another call (a
+  // Windows handle close that ends a pending delete): journaled like
+  // DeleteFile, but no switch point, hook or latency. NotFound if absent.
+  Status UnlinkQuietly(const std::string& path);
+
   // What the last PowerLoss() let survive of the pending sector writes, in
   // the order they were decided (inode creation order, then write order).
   // Only sectors of inodes that still have a durable name are listed.

@@ -54,9 +54,17 @@ namespace shale {
 // ---------------------------------------------------------------------------
 
 struct FileOptions {
-  // Bypass the page cache (O_DIRECT). Callers must then align as the file's
-  // GetRequiredBufferAlignment() says.
+  // Bypass the page cache (O_DIRECT; FILE_FLAG_NO_BUFFERING on Windows).
+  // Callers must then align as the file's GetRequiredBufferAlignment() says.
   bool use_direct_io = false;
+  // Whether the file may be deleted or renamed while this handle is open.
+  // POSIX always allows it. On Windows it is FILE_SHARE_DELETE: without it,
+  // deleting or renaming the file while this handle is open fails, so the
+  // opener must close the handle before anyone deletes the file.
+  bool share_delete = true;
+  // The part of the engine that opens the file (a static string such as
+  // "the table cache"), named in diagnostics. Never nullptr.
+  const char* opened_by = "the engine";
 };
 
 // A file read from start to end. Used for WAL and MANIFEST recovery.
@@ -147,8 +155,9 @@ class FileSystem {
   // Removes the name. Volatile until SyncDir(parent). Open handles keep the
   // data readable.
   [[nodiscard]] virtual Status DeleteFile(const std::string& path) = 0;
-  // Atomically replaces dst (if it exists) with src. Volatile until
-  // SyncDir(parent).
+  // Atomically replaces dst (if it exists) with src: POSIX rename(2), or
+  // MoveFileEx with MOVEFILE_REPLACE_EXISTING on Windows (which fails if dst
+  // is open). Volatile until SyncDir(parent).
   [[nodiscard]] virtual Status RenameFile(const std::string& src, const std::string& dst) = 0;
   // Creates dir if missing; OK if it already exists. Volatile until SyncDir
   // of its parent.
@@ -157,6 +166,12 @@ class FileSystem {
   // fsync of the directory: makes every create/rename/delete of a name in dir
   // that returned before this call durable.
   [[nodiscard]] virtual Status SyncDir(const std::string& dir) = 0;
+  // Whether SyncDir does anything. Windows has no directory sync (SyncDir
+  // is accepted and does nothing): names become durable only through the
+  // file system's own metadata journal, in the order they were made, and a
+  // Sync of a file commits that journal up to the file's own changes. An
+  // engine must then never rely on SyncDir to order or persist a name.
+  virtual bool SyncDirPersistsNames() const { return true; }
 
   // Takes an exclusive advisory lock (creating the file if needed). Busy-like
   // IOError if another holder has it.
