@@ -58,11 +58,15 @@ Status WritableFileWriter::WriteDirect() {
   const size_t whole = RoundDown(logical, alignment);
   next_write_offset_ += whole;
   buffer_.DropPrefix(whole);
+  written_tail_bytes_ = buffer_.size();
   return Status::OK();
 }
 
 Status WritableFileWriter::Flush() {
-  if (buffer_.size() == 0) return file_->Flush();
+  // A direct writer's kept tail is already in the file: writing it again
+  // when nothing was appended would re-write a block that may be synced,
+  // and an unsynced write can tear it at a power loss.
+  if (buffer_.size() == written_tail_bytes_) return file_->Flush();
   Status s;
   if (file_->use_direct_io()) {
     s = WriteDirect();
@@ -79,6 +83,7 @@ Status WritableFileWriter::Sync() {
   if (!s.ok()) return s;
   s = file_->Sync();
   if (s.ok()) SHALE_COUNT(stats_, file_syncs, 1);
+  synced_ = true;
   return s;
 }
 
@@ -86,7 +91,10 @@ Status WritableFileWriter::Close() {
   if (closed_) return Status::OK();
   closed_ = true;
   Status s = Flush();
+  // A direct writer's last block carries padding: cut it off (on Windows,
+  // set end-of-file), and make that durable, as the data already may be.
   if (s.ok() && file_->use_direct_io()) s = file_->Truncate(file_size_bytes_);
+  if (s.ok() && file_->use_direct_io() && synced_) s = file_->Sync();
   Status close = file_->Close();
   return FirstError(s, close);
 }

@@ -34,7 +34,8 @@ class WritableFileWriter {
   // Flush + fdatasync. After OK, everything appended so far is durable
   // (the file's name is not: sync its directory).
   [[nodiscard]] Status Sync();
-  // Flush + truncate to the logical size (direct I/O) + close.
+  // Flush + truncate to the logical size (direct I/O; synced if Sync was
+  // ever called, so the durable size is the logical one) + close.
   [[nodiscard]] Status Close();
 
   // Bytes appended so far (the logical file size).
@@ -52,6 +53,8 @@ class WritableFileWriter {
   AlignedBuffer buffer_;
   uint64_t file_size_bytes_ = 0;
   uint64_t next_write_offset_ = 0;  // direct I/O: aligned offset of buffer_ start
+  size_t written_tail_bytes_ = 0;   // direct I/O: buffered bytes already in the file
+  bool synced_ = false;             // Sync was called (Close then syncs its truncate)
   bool closed_ = false;
 };
 
