@@ -8,6 +8,7 @@
 #include "memtable/memtable.h"
 #include "memtable/merging_iterator.h"
 #include "shale/cache.h"
+#include "util/file_options.h"
 #include "util/mutexlock.h"
 #include "version/filename.h"
 #include "wal/log_writer.h"
@@ -69,7 +70,9 @@ DBImpl::DBImpl(const Options& sanitized, const std::string& dbname)
   table_options_.paranoid_checks = options_.paranoid_checks;
   table_options_.stats = &stats_;
   table_cache_ = std::make_unique<TableCache>(dbname_, table_options_, options_.max_open_files,
-                                              env_, &stats_, options_.use_direct_reads);
+                                              env_, &stats_,
+                                              FileOptionsFor(options_, "the table cache",
+                                                             options_.use_direct_reads));
   versions_ = std::make_unique<VersionSet>(dbname_, &options_, table_cache_.get(),
                                            &internal_comparator_, env_, &stats_);
 }

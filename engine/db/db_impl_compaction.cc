@@ -14,6 +14,7 @@
 
 #include "db/db_impl.h"
 #include "db/table_file_builder.h"
+#include "util/file_options.h"
 #include "util/mutexlock.h"
 #include "version/filename.h"
 
@@ -102,7 +103,10 @@ Status DBImpl::OpenCompactionOutput(CompactionState* state) {
     pending_outputs_.insert(number);
   }
   state->builder = std::make_unique<TableFileBuilder>(
-      table_options_, fs_, options_.use_direct_io_for_flush_and_compaction, &stats_);
+      table_options_, fs_,
+      FileOptionsFor(options_, "a table builder (compaction)",
+                     options_.use_direct_io_for_flush_and_compaction),
+      &stats_);
   const Status s = runtime_->InjectedFault("compaction.open_output");
   return s.ok() ? state->builder->Open(TableFileName(dbname_, number), number) : s;
 }

@@ -4,6 +4,7 @@
 #include "db/db_impl.h"
 #include "db/table_file_builder.h"
 #include "memtable/memtable.h"
+#include "util/file_options.h"
 #include "util/mutexlock.h"
 #include "version/filename.h"
 
@@ -60,7 +61,9 @@ Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit) {
   const uint64_t number = versions_->NewFileNumber();
   pending_outputs_.insert(number);  // the caller erases it after installing
   const std::string path = TableFileName(dbname_, number);
-  TableFileBuilder builder(table_options_, fs_, options_.use_direct_io_for_flush_and_compaction,
+  TableFileBuilder builder(table_options_, fs_,
+                           FileOptionsFor(options_, "a table builder (flush)",
+                                          options_.use_direct_io_for_flush_and_compaction),
                            &stats_);
   Status s;
   bool empty = true;
@@ -82,7 +85,13 @@ Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit) {
       if (s.ok()) s = fs_->SyncDir(dbname_);
       if (s.ok()) SHALE_COUNT(&stats_, dir_syncs, 1);
       runtime_->YieldPoint("flush.after_build");
-      if (!s.ok()) fs_->DeleteFile(path).PermitUncheckedError();  // garbage either way
+      if (!s.ok()) {
+        // Garbage either way. VerifyNewTable may have left it in the table
+        // cache: close it first (a file open without share-delete cannot
+        // be deleted on Windows).
+        table_cache_->Evict(number);
+        fs_->DeleteFile(path).PermitUncheckedError();
+      }
     }
   }
   if (s.ok() && !empty) edit->AddFile(0, builder.meta());

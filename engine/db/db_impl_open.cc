@@ -11,6 +11,7 @@
 #include "db/db_impl.h"
 #include "memtable/memtable.h"
 #include "memtable/write_batch_internal.h"
+#include "util/file_options.h"
 #include "util/mutexlock.h"
 #include "version/filename.h"
 #include "wal/log_reader.h"
@@ -142,7 +143,7 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
   const std::string path = LogFileName(dbname_, log_number);
   std::unique_ptr<SequentialFile> file;
   Status s = runtime_->InjectedFault("recovery.read_log");
-  if (s.ok()) s = fs_->NewSequentialFile(path, FileOptions(), &file);
+  if (s.ok()) s = fs_->NewSequentialFile(path, FileOptionsFor(options_, "WAL recovery"), &file);
   if (!s.ok()) return s;
   log::Reader reader(std::move(file), log_number);
   const bool insert_data =
@@ -209,7 +210,8 @@ Status DBImpl::CutLogsToReplayedPrefix(const std::vector<LogCut>& cuts,
   }
   for (const LogCut& cut : cuts) {
     std::unique_ptr<WritableFile> file;
-    Status s = fs_->ReopenWritableFile(LogFileName(dbname_, cut.log_number), FileOptions(), &file);
+    Status s = fs_->ReopenWritableFile(LogFileName(dbname_, cut.log_number),
+                                      FileOptionsFor(options_, "WAL recovery (log cut)"), &file);
     if (s.ok()) s = file->Truncate(cut.consistent_bytes);
     if (s.ok()) s = file->Sync();
     if (file != nullptr) s = FirstError(s, file->Close());
@@ -227,7 +229,8 @@ Status DBImpl::SyncReplayedLogs(const std::vector<uint64_t>& logs) {
   for (uint64_t number : logs) {
     if (number < first_kept) continue;
     std::unique_ptr<WritableFile> file;
-    Status s = fs_->ReopenWritableFile(LogFileName(dbname_, number), FileOptions(), &file);
+    Status s = fs_->ReopenWritableFile(LogFileName(dbname_, number),
+                                      FileOptionsFor(options_, "WAL recovery (sync)"), &file);
     if (s.ok()) s = file->Sync();
     if (s.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
     if (file != nullptr) s = FirstError(s, file->Close());

@@ -6,6 +6,7 @@
 #include "db/db_impl_writer.h"
 #include "memtable/memtable.h"
 #include "memtable/write_batch_internal.h"
+#include "util/file_options.h"
 #include "util/mutexlock.h"
 #include "version/filename.h"
 #include "wal/log_writer.h"
@@ -172,7 +173,7 @@ Status DBImpl::NewWAL() {
     MutexUnlock unlock(mutex_.get());
     std::unique_ptr<WritableFile> file;
     s = runtime_->InjectedFault("wal.switch.new_file");
-    if (s.ok()) s = fs_->NewWritableFile(path, FileOptions(), &file);
+    if (s.ok()) s = fs_->NewWritableFile(path, FileOptionsFor(options_, "the WAL writer"), &file);
     // The new log's name must be durable before any sync write relies on it.
     if (s.ok()) s = fs_->SyncDir(dbname_);
     if (s.ok()) {

@@ -14,10 +14,8 @@ Status TableFileBuilder::Open(const std::string& path, uint64_t number) {
   meta_ = FileMetaData();
   meta_.number = number;
   meta_.smallest_seqno = kMaxSequenceNumber;
-  FileOptions fopts;
-  fopts.use_direct_io = use_direct_io_;
   std::unique_ptr<WritableFile> file;
-  Status s = fs_->NewWritableFile(path, fopts, &file);
+  Status s = fs_->NewWritableFile(path, file_options_, &file);
   if (!s.ok()) return s;
   writer_ = std::make_unique<WritableFileWriter>(std::move(file), path, stats_);
   builder_ = std::make_unique<TableBuilder>(options_, writer_.get());

@@ -19,9 +19,10 @@ namespace shale {
 
 class TableFileBuilder {
  public:
-  TableFileBuilder(const TableOptions& options, FileSystem* fs, bool use_direct_io,
+  // The table file is created with file_options.
+  TableFileBuilder(const TableOptions& options, FileSystem* fs, const FileOptions& file_options,
                    StatsCounters* stats)
-      : options_(options), fs_(fs), use_direct_io_(use_direct_io), stats_(stats) {}
+      : options_(options), fs_(fs), file_options_(file_options), stats_(stats) {}
   ~TableFileBuilder();
 
   // Creates the file for meta()->number = number at path.
@@ -42,7 +43,7 @@ class TableFileBuilder {
  private:
   const TableOptions options_;
   FileSystem* const fs_;
-  const bool use_direct_io_;
+  const FileOptions file_options_;
   StatsCounters* const stats_;
   std::string path_;
   FileMetaData meta_;

@@ -94,7 +94,9 @@ Status SetCurrentFile(FileSystem* fs, const std::string& dbname, uint64_t descri
   const std::string tmp = TempFileName(dbname, descriptor_number);
 
   std::unique_ptr<WritableFile> file;
-  Status s = fs->NewWritableFile(tmp, FileOptions(), &file);
+  FileOptions options;
+  options.opened_by = "SetCurrentFile";
+  Status s = fs->NewWritableFile(tmp, options, &file);
   if (s.ok()) {
     WritableFileWriter writer(std::move(file), tmp, stats);
     s = writer.Append(contents);
@@ -108,9 +110,21 @@ Status SetCurrentFile(FileSystem* fs, const std::string& dbname, uint64_t descri
     return s;
   }
   if (skip_dir_sync) return Status::OK();  // planted bug (tests only)
+  if (!fs->SyncDirPersistsNames()) return SyncRenamedFile(fs, CurrentFileName(dbname), stats);
   s = fs->SyncDir(dbname);
   if (s.ok()) SHALE_COUNT(stats, dir_syncs, 1);
   return s;
+}
+
+Status SyncRenamedFile(FileSystem* fs, const std::string& path, StatsCounters* stats) {
+  std::unique_ptr<WritableFile> file;
+  FileOptions options;
+  options.opened_by = "SetCurrentFile";
+  Status s = fs->ReopenWritableFile(path, options, &file);
+  if (!s.ok()) return s;
+  s = file->Sync();
+  if (s.ok()) SHALE_COUNT(stats, file_syncs, 1);
+  return FirstError(s, file->Close());
 }
 
 }  // namespace shale

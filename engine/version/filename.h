@@ -53,7 +53,9 @@ std::string TempFileName(const std::string& dbname, uint64_t number);
 //   1. writes "MANIFEST-NNNNNN\n" to TempFileName(dbname, descriptor_number),
 //   2. Sync()s and closes it,
 //   3. RenameFile(temp, CURRENT) (atomic),
-//   4. SyncDir(dbname) (makes the rename durable).
+//   4. SyncDir(dbname) (makes the rename durable), or, where the file
+//      system has no directory sync (FileSystem::SyncDirPersistsNames),
+//      SyncRenamedFile(CURRENT).
 // Each step's failure is returned. If step 1-3 fails, the temp file is
 // deleted (best effort) and CURRENT is unchanged. If step 4 fails, CURRENT
 // names the new MANIFEST in the file system's volatile state, and after a
@@ -63,5 +65,11 @@ std::string TempFileName(const std::string& dbname, uint64_t number);
 [[nodiscard]] Status SetCurrentFile(FileSystem* fs, const std::string& dbname,
                                     uint64_t descriptor_number, StatsCounters* stats,
                                     bool skip_dir_sync = false);
+
+// Makes the rename that gave path its name durable without a directory
+// sync: reopens path and Syncs it (on Windows, FlushFileBuffers commits the
+// file's metadata, its name included). stats (may be nullptr) counts it.
+[[nodiscard]] Status SyncRenamedFile(FileSystem* fs, const std::string& path,
+                                     StatsCounters* stats);
 
 }  // namespace shale

@@ -32,12 +32,12 @@ std::string CacheKey(uint64_t file_number) {
 }  // namespace
 
 TableCache::TableCache(std::string dbname, const TableOptions& table_options, int max_open_files,
-                       Env* env, StatsCounters* stats, bool use_direct_reads)
+                       Env* env, StatsCounters* stats, const FileOptions& file_options)
     : dbname_(std::move(dbname)),
       table_options_(table_options),
       env_(env),
       stats_(stats),
-      use_direct_reads_(use_direct_reads) {
+      file_options_(file_options) {
   assert(table_options_.comparator != nullptr);
   const size_t capacity = CapacityFor(max_open_files);
   // One shard when bounded, so eviction is exact LRU over all readers (the
@@ -59,10 +59,8 @@ Status TableCache::FindTable(uint64_t file_number, uint64_t file_size, Cache::Ha
   }
   SHALE_COUNT(stats_, table_reader_opens, 1);
   const std::string path = TableFileName(dbname_, file_number);
-  FileOptions file_options;
-  file_options.use_direct_io = use_direct_reads_;
   std::unique_ptr<RandomAccessFile> file;
-  Status s = env_->fs()->NewRandomAccessFile(path, file_options, &file);
+  Status s = env_->fs()->NewRandomAccessFile(path, file_options_, &file);
   if (!s.ok()) return s;
   auto reader = std::make_unique<RandomAccessFileReader>(std::move(file), path, stats_);
   std::unique_ptr<Table> table;

@@ -33,9 +33,9 @@ namespace shale {
 class TableCache {
  public:
   // table_options.comparator must be non-null and outlive this. stats may be
-  // nullptr. use_direct_reads opens SSTs with FileOptions::use_direct_io.
+  // nullptr. SSTs are opened with file_options.
   TableCache(std::string dbname, const TableOptions& table_options, int max_open_files, Env* env,
-             StatsCounters* stats, bool use_direct_reads = false);
+             StatsCounters* stats, const FileOptions& file_options = FileOptions());
   ~TableCache();
   TableCache(const TableCache&) = delete;
   TableCache& operator=(const TableCache&) = delete;
@@ -69,7 +69,7 @@ class TableCache {
   const TableOptions table_options_;
   Env* const env_;
   StatsCounters* const stats_;
-  const bool use_direct_reads_;
+  const FileOptions file_options_;
   std::shared_ptr<Cache> cache_;
 };
 

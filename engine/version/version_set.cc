@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "memtable/merging_iterator.h"
+#include "util/file_options.h"
 #include "util/mutexlock.h"
 #include "version/filename.h"
 #include "version/level_iterator.h"
@@ -82,7 +83,7 @@ Status VersionSet::WriteManifest(const std::string& snapshot, const std::string&
     const std::string path = DescriptorFileName(dbname_, new_manifest_number);
     std::unique_ptr<WritableFile> file;
     s = env_->runtime()->InjectedFault("manifest.roll.new_file");
-    if (s.ok()) s = env_->fs()->NewWritableFile(path, FileOptions(), &file);
+    if (s.ok()) s = env_->fs()->NewWritableFile(path, FileOptionsFor(*options_, "the MANIFEST writer"), &file);
     if (!s.ok()) return s;
     auto writer = std::make_unique<WritableFileWriter>(std::move(file), path, stats_);
     descriptor_log_ = std::make_unique<log::Writer>(std::move(writer), new_manifest_number);

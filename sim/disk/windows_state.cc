@@ -2,15 +2,13 @@
 
 #include <cassert>
 
+#include "sim/disk/disk_state.h"
 #include "util/hash.h"
 
 namespace shale::sim::windows_internal {
 
 std::string NormalizePath(const std::string& path) {
-  std::string p = path;
-  while (!p.empty() && p.back() == '/') p.pop_back();
-  if (!p.empty() && p.front() != '/') p.insert(p.begin(), '/');
-  return p;
+  return disk_internal::DiskState::Normalize(path);
 }
 
 std::string Call(const char* api, const std::string& path) {

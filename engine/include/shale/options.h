@@ -91,6 +91,11 @@ struct Options {
   // Use O_DIRECT for SST reads and for flush/compaction writes.
   bool use_direct_reads = false;
   bool use_direct_io_for_flush_and_compaction = false;
+  // Open files with share-delete (FileOptions::share_delete; Windows's
+  // FILE_SHARE_DELETE), so they may be deleted or renamed while open. POSIX
+  // always allows it. Either way the engine closes a file before it deletes
+  // it (a table leaves the table cache first), so off works too.
+  bool share_delete_on_open = true;
 
   // ---- Write buffers
   size_t write_buffer_size = 64 << 20;
