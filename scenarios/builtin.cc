@@ -3,6 +3,7 @@
 #include "scenarios/scenario.h"
 #include "scenarios/snapshot/snapshot.h"
 #include "scenarios/unordered_write/unordered_write.h"
+#include "scenarios/windows/windows.h"
 
 namespace shale::scenario {
 
@@ -13,6 +14,7 @@ void RegisterBuiltinScenarios() {
   RegisterScenario(CrashRecoveryScenario());
   RegisterScenario(SnapshotScenario());
   RegisterScenario(UnorderedWriteScenario());
+  RegisterScenario(WindowsScenario());
 }
 
 }  // namespace shale::scenario

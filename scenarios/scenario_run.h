@@ -53,14 +53,14 @@ void DescribeEngineSizes(const Options& o, std::map<std::string, std::string>* d
 // "deadlock" or "simulation": the property of a failed Simulation::Run.
 const char* SimulationFailureProperty(const Status& run_status);
 
-// Scenario::Run for a per-run class RunT(const RunConfig&, RunResult*)
-// with an Execute() that fills the result.
-template <typename RunT>
-RunResult RunScenario(const char* name, const RunConfig& config) {
+// Scenario::Run for a per-run class RunT(const RunConfig&, RunResult*,
+// extra...) with an Execute() that fills the result.
+template <typename RunT, typename... Extra>
+RunResult RunScenario(const char* name, const RunConfig& config, const Extra&... extra) {
   RunResult result;
   result.scenario = name;
   result.seed = config.seed;
-  RunT run(config, &result);
+  RunT run(config, &result, extra...);
   run.Execute();
   return result;
 }

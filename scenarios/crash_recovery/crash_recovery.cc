@@ -31,6 +31,7 @@
 
 #include "scenarios/crash_recovery/crash_recovery.h"
 #include "scenarios/crash_recovery/crash_trigger.h"
+#include "scenarios/crash_recovery/disk_under_test.h"
 #include "scenarios/crash_recovery/fault_plan.h"
 #include "scenarios/crash_recovery/recovered_txns.h"
 #include "scenarios/crash_recovery/workload.h"
@@ -193,34 +194,39 @@ void DrawWriteQueues(uint64_t seed, Drawn* d) {
 // Everything one run holds; lives on the Run() stack.
 class CrashRecoveryRun {
  public:
-  CrashRecoveryRun(const RunConfig& config, RunResult* result)
-      : config_(config), result_(result), sim_(SimOptionsFor(config, kPctCalibration)) {}
+  CrashRecoveryRun(const RunConfig& config, RunResult* result, DiskModel model)
+      : config_(config), result_(result), model_(model),
+        sim_(SimOptionsFor(config, kPctCalibration)) {}
 
   void Execute() {
     drawn_ = DrawConfig(sim_.rng());
     DrawTransactions(config_.seed, &drawn_);
     DrawWriteQueues(config_.seed, &drawn_);
+    DrawFileOptions(model_, config_.seed, &drawn_.options, &drawn_.described);
     drawn_.options.planted_bugs = static_cast<uint32_t>(config_.planted_bugs);
     result_->options_drawn = drawn_.described;
     result_->options_drawn["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;
-    disk_ = std::make_unique<sim::SimDisk>(&sim_, drawn_.latency);
+    disk_ = std::make_unique<DiskUnderTest>(model_, config_.seed, &sim_, drawn_.latency,
+                                            &result_->options_drawn);
     // Swarm: half the runs inject I/O faults (each kind on or off, with its
     // own rate); the other half keep the stricter no-spurious-errors check.
     const bool draw = sim_.rng()->OneIn(2);  // drawn even when forced: same stream
     // Most runs hold the engine to POSIX (only SyncDir makes names durable);
     // a quarter run on ext4's or xfs's rule, where any fsync commits them.
-    const bool fsync_commits_metadata = sim_.rng()->OneIn(4);
-    disk_->set_fsync_commits_metadata(fsync_commits_metadata);
+    // (The Windows disk always does: FlushFileBuffers.)
+    const bool fsync_commits_metadata = sim_.rng()->OneIn(4) || disk_->windows() != nullptr;
+    disk_->base()->set_fsync_commits_metadata(fsync_commits_metadata);
     result_->options_drawn["disk.fsync_commits_metadata"] = fsync_commits_metadata ? "true" : "false";
     plan_ = std::make_unique<FaultPlan>(
         &sim_, config_.faults == "on" ? true : config_.faults == "off" ? false : draw);
     plan_->set_wal_damage_allowed(WalDamageReported(drawn_.options.wal_recovery_mode));
-    disk_->set_fault_hooks(plan_.get());
+    disk_->base()->set_fault_hooks(plan_.get());
+    WatchWindowsRules();
     drawn_.workload.faults_enabled = plan_->enabled();
     SetLockTimeouts(plan_->enabled(), &drawn_.txn_options);
     for (const auto& [k, v] : plan_->Describe()) result_->options_drawn[k] = v;
     result_->options_drawn["faults"] = plan_->enabled() ? "on" : "off";
-    env_ = std::make_unique<Env>(disk_.get(), sim_.clock(), sim_.runtime());
+    env_ = std::make_unique<Env>(disk_->fs(), sim_.clock(), sim_.runtime());
     trigger_ = std::make_unique<CrashTrigger>(&sim_);
     CaptureTrace(config_, &sim_, result_);
     drawn_.options.env = env_.get();
@@ -252,10 +258,27 @@ class CrashRecoveryRun {
       result_->observed["transaction deadlocks (Busy)"] = state_.txn_lock_busy;
       result_->observed["transaction lock timeouts"] = state_.txn_lock_timeouts;
     }
+    if (const sim::WindowsDisk* windows = disk_->windows()) {
+      result_->observed["windows: deletes left pending"] = windows->pending_deletes();
+      result_->observed["windows: bytes zero-filled past valid data"] = windows->zero_filled_bytes();
+    }
     RecordSimulation(&sim_, result_);
   }
 
  private:
+  // On the Windows disk, the first call that breaks a Windows rule fails
+  // the run (property "windows rule"), naming the rule, the call and who
+  // held the file; the disk then fails the call as Windows would.
+  void WatchWindowsRules() {
+    sim::WindowsDisk* windows = disk_->windows();
+    if (windows == nullptr) return;
+    windows->set_violation_sink([this](const sim::WindowsRuleViolation& v) {
+      sim_.TraceEvent("windows rule broken: " + v.ToString());
+      state_.Fail("windows rule", "", "no Windows rule broken", v.ToString(),
+                  "the engine broke the Windows rule '" + v.rule + "'");
+    });
+  }
+
   void Main() {
     state_.runtime = sim_.runtime();
     state_.step = [this] { return sim_.steps(); };
@@ -360,7 +383,7 @@ class CrashRecoveryRun {
   void NoteTornLogs(bool power_loss) {
     for (const std::string& path : plan_->lossy_sync_logs()) torn_logs_.insert(path);
     if (!power_loss) return;
-    for (const sim::SimDisk::SurvivingSector& s : disk_->last_power_loss()) {
+    for (const sim::SimDisk::SurvivingSector& s : disk_->base()->last_power_loss()) {
       for (const std::string& path : s.paths) {
         if (IsLogFile(path)) torn_logs_.insert(path);
       }
@@ -489,14 +512,14 @@ class CrashRecoveryRun {
     if (power_loss) {
       disk_->PowerLoss(1 + sim_.rng()->Uniform(4));
       result_->faults_by_kind["power_loss"]++;
-      const sim::SimDisk::MetadataKept meta = disk_->last_power_loss_metadata();
+      const sim::SimDisk::MetadataKept meta = disk_->base()->last_power_loss_metadata();
       if (meta.kept > 0 && meta.kept < meta.uncommitted) result_->observed[kJournalPrefix]++;
     } else {
       disk_->ProcessCrash();
       result_->faults_by_kind["process_crash"]++;
     }
     NoteTornLogs(power_loss);
-    plan_->AfterCrash(disk_.get());
+    plan_->AfterCrash(disk_->base());
     return power_loss;
   }
 
@@ -672,9 +695,10 @@ class CrashRecoveryRun {
 
   const RunConfig config_;
   RunResult* const result_;
+  const DiskModel model_;
   sim::Simulation sim_;
   Drawn drawn_;
-  std::unique_ptr<sim::SimDisk> disk_;
+  std::unique_ptr<DiskUnderTest> disk_;
   std::unique_ptr<CrashTrigger> trigger_;
   uint64_t last_open_points_ = 0;    // points the last successful Open reached
   uint64_t last_close_points_ = 64;  // points the last uncrashed Close reached (a guess at first)
@@ -709,18 +733,24 @@ class CrashRecovery final : public Scenario {
     return "concurrent clients write, read and iterate; the process crashes or loses power; "
            "recovery is checked against the model";
   }
-  std::vector<std::string> properties() const override {
-    return {"durability",         "prefix recovery",  "atomicity",
-            "no phantoms",        "resurrection",     "read consistency",
-            "immutable snapshots", "no spurious errors", "deadlock",
-            "transactions",       "real-time order",  "fresh snapshots"};
-  }
+  std::vector<std::string> properties() const override { return CrashRecoveryProperties(); }
   RunResult Run(const RunConfig& config) const override {
-    return RunScenario<CrashRecoveryRun>(name(), config);
+    return RunCrashRecovery(name(), config, DiskModel::kPosix);
   }
 };
 
 }  // namespace
+
+RunResult RunCrashRecovery(const char* scenario_name, const RunConfig& config, DiskModel model) {
+  return RunScenario<CrashRecoveryRun>(scenario_name, config, model);
+}
+
+std::vector<std::string> CrashRecoveryProperties() {
+  return {"durability",         "prefix recovery",  "atomicity",
+          "no phantoms",        "resurrection",     "read consistency",
+          "immutable snapshots", "no spurious errors", "deadlock",
+          "transactions",       "real-time order",  "fresh snapshots"};
+}
 
 const Scenario* CrashRecoveryScenario() {
   static const auto* const scenario = new CrashRecovery();

@@ -1,11 +1,22 @@
-// The `crash-recovery` scenario (see crash_recovery.cc for what one seed does).
+// The `crash-recovery` scenario (see crash_recovery.cc for what one seed
+// does), and its run on another disk model (the `windows` scenario).
 #pragma once
 
+#include <string>
+#include <vector>
+
+#include "scenarios/crash_recovery/disk_under_test.h"
 #include "scenarios/scenario.h"
 
 namespace shale::scenario {
 
 // The scenario singleton (registered by RegisterBuiltinScenarios).
 const Scenario* CrashRecoveryScenario();
+
+// One crash-recovery run of config with the engine on a disk of `model`,
+// reported under scenario_name.
+RunResult RunCrashRecovery(const char* scenario_name, const RunConfig& config, DiskModel model);
+// The properties a crash-recovery run checks.
+std::vector<std::string> CrashRecoveryProperties();
 
 }  // namespace shale::scenario

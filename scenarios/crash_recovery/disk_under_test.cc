@@ -1,0 +1,57 @@
+#include "scenarios/crash_recovery/disk_under_test.h"
+
+#include "util/random.h"
+
+namespace shale::scenario {
+
+namespace {
+
+sim::WindowsDiskOptions DrawWindows(uint64_t seed, std::map<std::string, std::string>* described) {
+  Random rng(seed ^ 0x7769'6e64'6f77'7364ull);
+  sim::WindowsDiskOptions o;
+  o.sector_bytes = rng.OneIn(2) ? 512 : 4096;
+  o.posix_delete = rng.OneIn(4);
+  (*described)["disk"] = "windows";
+  (*described)["windows.sector_bytes"] = std::to_string(o.sector_bytes);
+  (*described)["windows.posix_delete"] = o.posix_delete ? "true" : "false";
+  return o;
+}
+
+}  // namespace
+
+DiskUnderTest::DiskUnderTest(DiskModel model, uint64_t seed, sim::DiskContext* context,
+                             const sim::LatencyProfile& latency,
+                             std::map<std::string, std::string>* described)
+    : base_(std::make_unique<sim::SimDisk>(context, latency)) {
+  if (model == DiskModel::kWindows) {
+    windows_ = std::make_unique<sim::WindowsDisk>(base_.get(), context, DrawWindows(seed, described));
+  }
+}
+
+FileSystem* DiskUnderTest::fs() {
+  return windows_ != nullptr ? static_cast<FileSystem*>(windows_.get()) : base_.get();
+}
+
+void DiskUnderTest::ProcessCrash() {
+  if (windows_ != nullptr) return windows_->ProcessCrash();
+  base_->ProcessCrash();
+}
+
+void DiskUnderTest::PowerLoss(uint64_t survive_one_in) {
+  if (windows_ != nullptr) return windows_->PowerLoss(survive_one_in);
+  base_->PowerLoss(survive_one_in);
+}
+
+void DrawFileOptions(DiskModel model, uint64_t seed, Options* options,
+                     std::map<std::string, std::string>* described) {
+  Random rng(seed ^ 0x6469'7265'6374'696full);
+  const bool direct = rng.OneIn(2);
+  options->use_direct_reads = direct;
+  options->use_direct_io_for_flush_and_compaction = direct;
+  (*described)["direct_io_for_tables"] = direct ? "true" : "false";
+  if (model != DiskModel::kWindows) return;
+  options->share_delete_on_open = rng.OneIn(2);
+  (*described)["share_delete_on_open"] = options->share_delete_on_open ? "true" : "false";
+}
+
+}  // namespace shale::scenario
