@@ -33,6 +33,10 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "an iterator's Seek to a deleted key also skips the next live key"},
       {kBugStaleSnapshotSequence, "stale_snapshot_sequence",
        "GetSnapshot takes the last sequence from before the newest write group"},
+      {kBugUnalignedDirectWrite, "unaligned_direct_write",
+       "a direct table writer writes its partial last block unpadded"},
+      {kBugDeleteTableBeforeEvict, "delete_table_before_evict",
+       "obsolete tables are deleted before the table cache closes them"},
   };
   return kBugs;
 }

@@ -106,7 +106,7 @@ Status DBImpl::OpenCompactionOutput(CompactionState* state) {
       table_options_, fs_,
       FileOptionsFor(options_, "a table builder (compaction)",
                      options_.use_direct_io_for_flush_and_compaction),
-      &stats_);
+      &stats_, options_.planted_bugs);
   const Status s = runtime_->InjectedFault("compaction.open_output");
   return s.ok() ? state->builder->Open(TableFileName(dbname_, number), number) : s;
 }

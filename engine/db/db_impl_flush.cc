@@ -64,7 +64,7 @@ Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit) {
   TableFileBuilder builder(table_options_, fs_,
                            FileOptionsFor(options_, "a table builder (flush)",
                                           options_.use_direct_io_for_flush_and_compaction),
-                           &stats_);
+                           &stats_, options_.planted_bugs);
   Status s;
   bool empty = true;
   {
@@ -188,11 +188,15 @@ void DBImpl::DeleteObsoleteFiles() {
         break;
     }
     if (keep) continue;
-    if (type == FileType::kTableFile) table_cache_->Evict(number);
+    // The table cache closes a table before it goes (Windows refuses to
+    // delete a file open without share-delete).
+    const bool evict = type == FileType::kTableFile;
+    if (evict && !HasBug(kBugDeleteTableBeforeEvict)) table_cache_->Evict(number);
     // A failed delete leaves garbage that the next cleanup retries.
     if (runtime_->InjectedFault("obsolete.delete").ok()) {
       fs_->DeleteFile(dbname_ + "/" + name).PermitUncheckedError();
     }
+    if (evict && HasBug(kBugDeleteTableBeforeEvict)) table_cache_->Evict(number);
     if (type == FileType::kLogFile) runtime_->YieldPoint("wal.after_delete");
     deleted = true;
   }

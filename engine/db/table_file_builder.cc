@@ -18,6 +18,7 @@ Status TableFileBuilder::Open(const std::string& path, uint64_t number) {
   Status s = fs_->NewWritableFile(path, file_options_, &file);
   if (!s.ok()) return s;
   writer_ = std::make_unique<WritableFileWriter>(std::move(file), path, stats_);
+  if ((planted_bugs_ & kBugUnalignedDirectWrite) != 0) writer_->PlantUnalignedDirectWrites();
   builder_ = std::make_unique<TableBuilder>(options_, writer_.get());
   return Status::OK();
 }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "shale/env.h"
+#include "shale/options.h"
 #include "table/table_builder.h"
 #include "util/file_writer.h"
 #include "version/version_edit.h"
@@ -20,9 +21,11 @@ namespace shale {
 class TableFileBuilder {
  public:
   // The table file is created with file_options.
+  // planted_bugs: Options::planted_bugs (tests only).
   TableFileBuilder(const TableOptions& options, FileSystem* fs, const FileOptions& file_options,
-                   StatsCounters* stats)
-      : options_(options), fs_(fs), file_options_(file_options), stats_(stats) {}
+                   StatsCounters* stats, uint32_t planted_bugs = kBugNone)
+      : options_(options), fs_(fs), file_options_(file_options), stats_(stats),
+        planted_bugs_(planted_bugs) {}
   ~TableFileBuilder();
 
   // Creates the file for meta()->number = number at path.
@@ -45,6 +48,7 @@ class TableFileBuilder {
   FileSystem* const fs_;
   const FileOptions file_options_;
   StatsCounters* const stats_;
+  const uint32_t planted_bugs_;
   std::string path_;
   FileMetaData meta_;
   std::unique_ptr<WritableFileWriter> writer_;

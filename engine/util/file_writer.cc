@@ -48,7 +48,7 @@ Status WritableFileWriter::WriteBuffered(const char* data, size_t size) {
 Status WritableFileWriter::WriteDirect() {
   const size_t alignment = buffer_.alignment();
   const size_t logical = buffer_.size();
-  const size_t padded = RoundUp(logical, alignment);
+  const size_t padded = plant_unaligned_ ? logical : RoundUp(logical, alignment);
   buffer_.Zero(logical, padded);
   Status s = file_->PositionedAppend(Slice(buffer_.data(), padded), next_write_offset_);
   if (!s.ok()) return s;

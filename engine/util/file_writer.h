@@ -38,6 +38,10 @@ class WritableFileWriter {
   // ever called, so the durable size is the logical one) + close.
   [[nodiscard]] Status Close();
 
+  // TEST ONLY (planted kBugUnalignedDirectWrite): a direct writer writes
+  // its partial last block unpadded.
+  void PlantUnalignedDirectWrites() { plant_unaligned_ = true; }
+
   // Bytes appended so far (the logical file size).
   uint64_t GetFileSize() const { return file_size_bytes_; }
   const std::string& path() const { return path_; }
@@ -55,6 +59,7 @@ class WritableFileWriter {
   uint64_t next_write_offset_ = 0;  // direct I/O: aligned offset of buffer_ start
   size_t written_tail_bytes_ = 0;   // direct I/O: buffered bytes already in the file
   bool synced_ = false;             // Sync was called (Close then syncs its truncate)
+  bool plant_unaligned_ = false;
   bool closed_ = false;
 };
 

@@ -76,6 +76,10 @@ const BugRow kRows[] = {
     // uncommitted state) is lost.
     {"retire_section_wal_at_finish", "crash-recovery", {"durability", "prefix recovery", "no phantoms"},
      kLongCrashy},
+    // Windows refuses the unpadded write (unbuffered alignment).
+    {"unaligned_direct_write", "windows", {"windows rule"}},
+    // Refused where tables are opened without share-delete.
+    {"delete_table_before_evict", "windows", {"windows rule"}},
 };
 
 RunConfig CampaignConfig(const std::string& scenario, uint64_t seed, uint64_t bugs,

@@ -76,6 +76,12 @@ enum PlantedBug : uint32_t {
   // group published (a stale cached copy): a snapshot can miss a write
   // acknowledged before it was taken.
   kBugStaleSnapshotSequence = 1u << 11,
+  // A direct (unbuffered) table writer writes its partial last block
+  // unpadded: the write's length is not a multiple of the sector size.
+  kBugUnalignedDirectWrite = 1u << 12,
+  // Obsolete tables are deleted before the table cache closes them (it
+  // closes them just after): without share-delete, Windows refuses.
+  kBugDeleteTableBeforeEvict = 1u << 13,
 };
 
 struct Options {
