@@ -245,7 +245,7 @@ TEST_CASE("windows disk: a padded unbuffered write shows its padding until end-o
   CHECK(fx.disk.violations().empty());
 }
 
-TEST_CASE("windows disk: preallocation keeps end-of-file; writing past valid data zero-fills",
+TEST_CASE("windows disk: preallocation keeps end-of-file, and writing past valid data zero-fills",
           "[sim_disk][windows]") {
   Fixture fx;
   std::unique_ptr<shale::WritableFile> w;
@@ -289,7 +289,7 @@ TEST_CASE("windows disk: an append after a positional write lands at the file po
   CHECK(Visible(fx.base, "/db/m") == "01XY!!67Qk");
 }
 
-TEST_CASE("windows disk: FlushFileBuffers persists a file and its name; SyncDir does nothing",
+TEST_CASE("windows disk: FlushFileBuffers persists a file and its name, SyncDir does nothing",
           "[sim_disk][windows]") {
   Fixture fx;
   CHECK(!fx.disk.SyncDirPersistsNames());
