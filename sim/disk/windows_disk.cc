@@ -40,68 +40,80 @@ WindowsDisk::WindowsDisk(SimDisk* base, DiskContext* context, const WindowsDiskO
 
 WindowsDisk::~WindowsDisk() = default;
 
-Status WindowsDisk::NewSequentialFile(const std::string& path, const FileOptions& opts,
-                                      std::unique_ptr<SequentialFile>* result) {
+template <typename File, typename OpenBase, typename Wrap>
+Status WindowsDisk::OpenFile(const std::string& path, const FileOptions& opts, uint8_t access,
+                             const OpenBase& open_base, const Wrap& wrap,
+                             std::unique_ptr<File>* result) {
   const std::string p = NormalizePath(path);
   state_->Enter("CreateFile", p);
-  Status s = state_->CheckOpen("CreateFile", p, Access::kRead, ShareOf(opts));
-  std::unique_ptr<SequentialFile> base;
-  if (s.ok()) s = state_->base->NewSequentialFile(p, Buffered(opts), &base);
+  Status s = state_->CheckOpen("CreateFile", p, access, ShareOf(opts));
+  std::unique_ptr<File> base;
+  if (s.ok()) s = open_base(p, &base);
   if (!s.ok()) return s;
   const uint64_t id = state_->Track(p);
-  const uint64_t handle = state_->AddHandle(id, Access::kRead, ShareOf(opts), opts.opened_by);
-  *result = windows_internal::WrapSequential(state_.get(), id, handle, std::move(base),
-                                             opts.use_direct_io);
+  const uint64_t handle = state_->AddHandle(id, access, ShareOf(opts), opts.opened_by);
+  *result = wrap(id, handle, std::move(base));
   return s;
+}
+
+Status WindowsDisk::NewSequentialFile(const std::string& path, const FileOptions& opts,
+                                      std::unique_ptr<SequentialFile>* result) {
+  return OpenFile(
+      path, opts, Access::kRead,
+      [&](const std::string& p, std::unique_ptr<SequentialFile>* base) {
+        return state_->base->NewSequentialFile(p, Buffered(opts), base);
+      },
+      [&](uint64_t id, uint64_t handle, std::unique_ptr<SequentialFile> base) {
+        return windows_internal::WrapSequential(state_.get(), id, handle, std::move(base),
+                                                opts.use_direct_io);
+      },
+      result);
 }
 
 Status WindowsDisk::NewRandomAccessFile(const std::string& path, const FileOptions& opts,
                                         std::unique_ptr<RandomAccessFile>* result) {
-  const std::string p = NormalizePath(path);
-  state_->Enter("CreateFile", p);
-  Status s = state_->CheckOpen("CreateFile", p, Access::kRead, ShareOf(opts));
-  std::unique_ptr<RandomAccessFile> base;
-  if (s.ok()) s = state_->base->NewRandomAccessFile(p, Buffered(opts), &base);
-  if (!s.ok()) return s;
-  const uint64_t id = state_->Track(p);
-  const uint64_t handle = state_->AddHandle(id, Access::kRead, ShareOf(opts), opts.opened_by);
-  *result = windows_internal::WrapRandomAccess(state_.get(), id, handle, std::move(base),
-                                               opts.use_direct_io);
-  return s;
+  return OpenFile(
+      path, opts, Access::kRead,
+      [&](const std::string& p, std::unique_ptr<RandomAccessFile>* base) {
+        return state_->base->NewRandomAccessFile(p, Buffered(opts), base);
+      },
+      [&](uint64_t id, uint64_t handle, std::unique_ptr<RandomAccessFile> base) {
+        return windows_internal::WrapRandomAccess(state_.get(), id, handle, std::move(base),
+                                                  opts.use_direct_io);
+      },
+      result);
 }
 
 // CREATE_ALWAYS: a new, empty file (valid data length 0); pointer at 0.
 Status WindowsDisk::NewWritableFile(const std::string& path, const FileOptions& opts,
                                     std::unique_ptr<WritableFile>* result) {
-  const std::string p = NormalizePath(path);
-  state_->Enter("CreateFile", p);
-  Status s = state_->CheckOpen("CreateFile", p, Access::kWrite, ShareOf(opts));
-  std::unique_ptr<WritableFile> base;
-  if (s.ok()) s = state_->base->NewWritableFile(p, Buffered(opts), &base);
-  if (!s.ok()) return s;
-  const uint64_t id = state_->Track(p);
-  state_->files.at(id).valid_data_bytes = 0;
-  const uint64_t handle = state_->AddHandle(id, Access::kWrite, ShareOf(opts), opts.opened_by);
-  *result = windows_internal::WrapWritable(state_.get(), id, handle, std::move(base),
-                                           opts.use_direct_io, 0);
-  return s;
+  return OpenFile(
+      path, opts, Access::kWrite,
+      [&](const std::string& p, std::unique_ptr<WritableFile>* base) {
+        return state_->base->NewWritableFile(p, Buffered(opts), base);
+      },
+      [&](uint64_t id, uint64_t handle, std::unique_ptr<WritableFile> base) {
+        state_->files.at(id).valid_data_bytes = 0;
+        return windows_internal::WrapWritable(state_.get(), id, handle, std::move(base),
+                                              opts.use_direct_io, 0);
+      },
+      result);
 }
 
 // OPEN_ALWAYS, then the pointer moved to the end (appending resumes there).
 Status WindowsDisk::ReopenWritableFile(const std::string& path, const FileOptions& opts,
                                        std::unique_ptr<WritableFile>* result) {
-  const std::string p = NormalizePath(path);
-  state_->Enter("CreateFile", p);
-  Status s = state_->CheckOpen("CreateFile", p, Access::kWrite, ShareOf(opts));
-  std::unique_ptr<WritableFile> base;
-  if (s.ok()) s = state_->base->ReopenWritableFile(p, Buffered(opts), &base);
-  if (!s.ok()) return s;
-  const uint64_t id = state_->Track(p);
-  const uint64_t handle = state_->AddHandle(id, Access::kWrite, ShareOf(opts), opts.opened_by);
-  const uint64_t end = base->GetFileSize();
-  *result = windows_internal::WrapWritable(state_.get(), id, handle, std::move(base),
-                                           opts.use_direct_io, end);
-  return s;
+  return OpenFile(
+      path, opts, Access::kWrite,
+      [&](const std::string& p, std::unique_ptr<WritableFile>* base) {
+        return state_->base->ReopenWritableFile(p, Buffered(opts), base);
+      },
+      [&](uint64_t id, uint64_t handle, std::unique_ptr<WritableFile> base) {
+        const uint64_t end = base->GetFileSize();
+        return windows_internal::WrapWritable(state_.get(), id, handle, std::move(base),
+                                              opts.use_direct_io, end);
+      },
+      result);
 }
 
 // GetFileAttributesEx opens the file: a pending delete denies it.

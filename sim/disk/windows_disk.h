@@ -187,6 +187,13 @@ class WindowsDisk final : public FileSystem {
   const WindowsDiskOptions& options() const;
 
  private:
+  // One CreateFile of path with access: the switch point, the share-mode and
+  // pending-delete checks, open_base(normalized path, &base) on the SimDisk,
+  // then the handle registered and *result = wrap(file id, handle id, base).
+  template <typename File, typename OpenBase, typename Wrap>
+  Status OpenFile(const std::string& path, const FileOptions& opts, uint8_t access,
+                  const OpenBase& open_base, const Wrap& wrap, std::unique_ptr<File>* result);
+
   std::unique_ptr<windows_internal::WinState> state_;
 };
 
