@@ -10,8 +10,8 @@
 namespace shale::faults {
 namespace {
 
-using Op = sim::DiskFaultHooks::Op;
-constexpr uint64_t kSector = sim::SimDisk::kSectorBytes;
+using Op = FaultPolicy::Op;
+constexpr uint64_t kSector = sim::kMediaSectorBytes;
 
 uint64_t Fnv1a(const char* text) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -75,11 +75,11 @@ void DiskFaultInjector::DecideFailure(const Request& request, Decision* d) {
       break;
     case Op::kSync:
       MaybeFail(FaultKind::kEioSync, Injected(FaultKind::kEioSync), d);
-      if (!d->status.ok()) d->failed_sync = Decision::FailedSync::kKeepsPages;
+      if (!d->status.ok()) d->failed_sync = sim::FailedSync::kKeepsPages;
       MaybeFail(FaultKind::kFsyncDropsPages, Injected(FaultKind::kFsyncDropsPages), d);
       if (d->status.ok()) {
         MaybeFail(FaultKind::kFsyncMarksClean, Injected(FaultKind::kFsyncMarksClean), d);
-        if (!d->status.ok()) d->failed_sync = Decision::FailedSync::kMarksClean;
+        if (!d->status.ok()) d->failed_sync = sim::FailedSync::kMarksClean;
       }
       break;
     case Op::kSyncDir:
@@ -124,12 +124,12 @@ void DiskFaultInjector::DecideWrite(const Request& request, Decision* d) {
     target = context_->rng()->Uniform(sectors - 1);
     if (target >= own) ++target;
   }
-  d->misdirect_to = target * kSector + request.offset % kSector;
+  d->misdirect_to_sector = target;
 }
 
-void DiskFaultInjector::AfterCrash(sim::SimDisk* disk) {
+void DiskFaultInjector::AfterCrash(sim::DiskMedia* disk) {
   if (!config_.enabled(FaultKind::kBitFlip)) return;
-  for (const sim::SimDisk::DurableFile& file : disk->DurableFiles()) {
+  for (const sim::DiskMedia::DurableFile& file : disk->DurableFiles()) {
     if (file.size_bytes == 0 || !Fires(FaultKind::kBitFlip)) continue;
     const uint64_t offset = context_->rng()->Uniform(file.size_bytes);
     const int bit = static_cast<int>(context_->rng()->Uniform(8));
@@ -139,7 +139,7 @@ void DiskFaultInjector::AfterCrash(sim::SimDisk* disk) {
   }
 }
 
-Status DiskFaultInjector::FlipRandomBit(sim::SimDisk* disk, const std::string& path,
+Status DiskFaultInjector::FlipRandomBit(sim::DiskMedia* disk, const std::string& path,
                                         uint64_t limit_bytes) {
   std::string data;
   Status s = disk->ReadDurable(path, &data);

@@ -25,23 +25,24 @@
 //    file, overwriting (possibly durable) bytes there and leaving stale bytes
 //    or zeros where it should have gone.
 //
-// DiskFaultInjector: a sim::DiskFaultHooks that injects the disk faults of a
-// FaultConfig (swarm.h) at their rates, drawing from the DiskContext's PRNG
+// DiskFaultInjector: a FaultPolicy (fault_injecting_fs.h) that injects the
+// disk faults of a FaultConfig (swarm.h) at their rates, drawing from the DiskContext's PRNG
 // in a fixed order (FaultKind order per operation; path order at a crash),
 // folding every injected fault into the context's trace and counting it by
 // kind name. Named engine fault points are in fault_points.h.
 //
 // Thread safety: none (the simulation runs one task at a time).
-// Ownership: borrows the context, which must outlive the injector; a SimDisk
-// it is installed on (set_fault_hooks) must not outlive it either.
+// Ownership: borrows the context, which must outlive the injector; a
+// FaultInjectingFs using it (set_policy) must not outlive it either.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
 
+#include "faults/fault_injecting_fs.h"
 #include "faults/swarm.h"
-#include "sim/disk/sim_disk.h"
+#include "sim/disk/disk_media.h"
 #include "sim/disk_context.h"
 
 namespace shale::faults {
@@ -49,24 +50,24 @@ namespace shale::faults {
 // Injected faults by kind name (FaultKindName, or "fault_point.<name>").
 using FaultCounts = std::map<std::string, uint64_t>;
 
-class DiskFaultInjector final : public sim::DiskFaultHooks {
+class DiskFaultInjector final : public FaultPolicy {
  public:
   DiskFaultInjector(const FaultConfig& config, sim::DiskContext* context);
 
-  // sim::DiskFaultHooks: the per-operation faults (see swarm.h for which
+  // FaultPolicy: the per-operation faults (see swarm.h for which
   // kinds each operation is eligible for).
   Decision Decide(const Request& request) override;
 
-  // bit_flip at a crash: call after SimDisk::ProcessCrash() or PowerLoss().
-  // Each durably named file (path order) with data gets one flipped bit with
-  // the bit_flip rate. No draws if bit_flip is off.
-  void AfterCrash(sim::SimDisk* disk);
+  // bit_flip at a crash: call after the disk's ProcessCrash() or
+  // PowerLoss(). Each durably named file (path order) with data gets one
+  // flipped bit with the bit_flip rate. No draws if bit_flip is off.
+  void AfterCrash(sim::DiskMedia* disk);
 
   // Flips one PRNG-chosen bit of path's durable data (of its first
   // limit_bytes, if fewer), whatever the config; counted as bit_flip.
-  // Errors as SimDisk::CorruptDurable; InvalidArgument if that range is
+  // Errors as DiskMedia::CorruptDurable; InvalidArgument if that range is
   // empty.
-  Status FlipRandomBit(sim::SimDisk* disk, const std::string& path,
+  Status FlipRandomBit(sim::DiskMedia* disk, const std::string& path,
                        uint64_t limit_bytes = UINT64_MAX);
 
   const FaultCounts& counts() const { return counts_; }

@@ -220,7 +220,7 @@ class CrashRecoveryRun {
     plan_ = std::make_unique<FaultPlan>(
         &sim_, config_.faults == "on" ? true : config_.faults == "off" ? false : draw);
     plan_->set_wal_damage_allowed(WalDamageReported(drawn_.options.wal_recovery_mode));
-    disk_->base()->set_fault_hooks(plan_.get());
+    disk_->set_fault_policy(plan_.get());
     WatchWindowsRules();
     drawn_.workload.faults_enabled = plan_->enabled();
     SetLockTimeouts(plan_->enabled(), &drawn_.txn_options);
@@ -519,7 +519,7 @@ class CrashRecoveryRun {
       result_->faults_by_kind["process_crash"]++;
     }
     NoteTornLogs(power_loss);
-    plan_->AfterCrash(disk_->base());
+    plan_->AfterCrash(disk_->media());
     return power_loss;
   }
 

@@ -26,10 +26,12 @@ DiskUnderTest::DiskUnderTest(DiskModel model, uint64_t seed, sim::DiskContext* c
   if (model == DiskModel::kWindows) {
     windows_ = std::make_unique<sim::WindowsDisk>(base_.get(), context, DrawWindows(seed, described));
   }
+  FileSystem* disk = windows_ != nullptr ? static_cast<FileSystem*>(windows_.get()) : base_.get();
+  faulty_ = std::make_unique<faults::FaultInjectingFs>(disk, context);
 }
 
-FileSystem* DiskUnderTest::fs() {
-  return windows_ != nullptr ? static_cast<FileSystem*>(windows_.get()) : base_.get();
+sim::DiskMedia* DiskUnderTest::media() {
+  return windows_ != nullptr ? static_cast<sim::DiskMedia*>(windows_.get()) : base_.get();
 }
 
 void DiskUnderTest::ProcessCrash() {

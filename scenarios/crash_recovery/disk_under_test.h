@@ -1,7 +1,8 @@
 // DiskUnderTest: the simulated disk a crash-recovery run puts the engine on.
 // The POSIX disk is a SimDisk; the Windows disk is a WindowsDisk over one
-// (sim/disk/windows_disk.h). Either way the SimDisk below holds the data,
-// takes the fault hooks and reports what a power loss kept.
+// (sim/disk/windows_disk.h). Either way the SimDisk below holds the data
+// and reports what a power loss kept, and the engine reaches the disk
+// through a FaultInjectingFs (faults/fault_injecting_fs.h) worn on top.
 //
 // Thread safety: none (the simulation runs one task at a time).
 // Ownership: owns both disks; borrows the context, which must outlive it.
@@ -12,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "faults/fault_injecting_fs.h"
 #include "shale/env.h"
 #include "shale/options.h"
 #include "sim/disk/sim_disk.h"
@@ -29,9 +31,15 @@ class DiskUnderTest {
   DiskUnderTest(DiskModel model, uint64_t seed, sim::DiskContext* context,
                 const sim::LatencyProfile& latency, std::map<std::string, std::string>* described);
 
-  // What the engine opens its files through.
-  FileSystem* fs();
-  // The SimDisk holding the data (fault hooks, power-loss reports).
+  // What the engine opens its files through: the fault decorator over
+  // the disk.
+  FileSystem* fs() { return faulty_.get(); }
+  // Faults for every call through fs() (nullptr: none).
+  // REQUIRES: policy outlives this or is replaced first.
+  void set_fault_policy(faults::FaultPolicy* policy) { faulty_->set_policy(policy); }
+  // The disk's media, for crash-time damage.
+  sim::DiskMedia* media();
+  // The SimDisk holding the data (power-loss reports).
   sim::SimDisk* base() { return base_.get(); }
   // The Windows layer, or nullptr on the POSIX disk.
   sim::WindowsDisk* windows() { return windows_.get(); }
@@ -42,6 +50,7 @@ class DiskUnderTest {
  private:
   std::unique_ptr<sim::SimDisk> base_;
   std::unique_ptr<sim::WindowsDisk> windows_;
+  std::unique_ptr<faults::FaultInjectingFs> faulty_;
 };
 
 // Direct I/O for tables, drawn from a stream of its own (the seed, salted):

@@ -39,7 +39,7 @@ bool IsCurrentFile(const std::string& path) { return EndsWith(path, "/CURRENT");
 //  * CURRENT: the "MANIFEST-" prefix of the name it holds. It carries no
 //    checksum (as in RocksDB), so a flip in the number could name another
 //    MANIFEST that still exists; one in the prefix names none.
-uint64_t DetectableBytes(sim::SimDisk* disk, const std::string& path) {
+uint64_t DetectableBytes(sim::DiskMedia* disk, const std::string& path) {
   if (IsCurrentFile(path)) return std::char_traits<char>::length("MANIFEST-");
   if (!IsManifestFile(path)) return UINT64_MAX;
   std::string contents;
@@ -115,15 +115,15 @@ FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled) : enabled_(enabled), si
           const char* name) { return !paused_ && hook(name); });
 }
 
-sim::DiskFaultHooks::Decision FaultPlan::Decide(const Request& request) {
+faults::FaultPolicy::Decision FaultPlan::Decide(const Request& request) {
   if (!enabled_ || paused_) return Decision();
   Decision d = survive_->Decide(request);
   const bool lost_pages = request.op == Op::kSync && !d.status.ok() &&
-                          d.failed_sync != Decision::FailedSync::kKeepsPages;
+                          d.failed_sync != sim::FailedSync::kKeepsPages;
   if (lost_pages && IsLogFile(*request.path)) lossy_sync_logs_.insert(*request.path);
   if (d.status.ok() && IsTableFile(*request.path)) {
     const Decision media = detect_->Decide(request);
-    if (media.unreadable_sector.has_value() || media.misdirect_to.has_value()) {
+    if (media.unreadable_sector.has_value() || media.misdirect_to_sector.has_value()) {
       damaged_paths_.insert(*request.path);
     }
     const uint64_t extra = d.extra_latency_ns;
@@ -135,7 +135,7 @@ sim::DiskFaultHooks::Decision FaultPlan::Decide(const Request& request) {
   return d;
 }
 
-void FaultPlan::AfterCrash(sim::SimDisk* disk) {
+void FaultPlan::AfterCrash(sim::DiskMedia* disk) {
   if (!enabled_ || crash_flip_one_in_ == 0 || !sim_->rng()->OneIn(crash_flip_one_in_)) return;
   // One bit of one durable file: a table file, a MANIFEST, CURRENT, or a
   // WAL when allowed (see the header), where the engine can detect it
@@ -145,7 +145,7 @@ void FaultPlan::AfterCrash(sim::SimDisk* disk) {
   // on it), so one flip in kMetadataFlipOneIn goes there.
   const bool metadata = sim_->rng()->OneIn(kMetadataFlipOneIn);
   std::vector<std::string> eligible;
-  for (const sim::SimDisk::DurableFile& file : disk->DurableFiles()) {
+  for (const sim::DiskMedia::DurableFile& file : disk->DurableFiles()) {
     const bool kind_ok = metadata ? IsManifestFile(file.path) || IsCurrentFile(file.path)
                                   : IsTableFile(file.path) || (wal_damage_allowed_ && IsLogFile(file.path));
     if (kind_ok && file.size_bytes > 0) eligible.push_back(file.path);

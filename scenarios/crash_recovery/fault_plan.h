@@ -33,7 +33,7 @@
 #include "faults/disk_fault_injector.h"
 #include "shale/options.h"
 #include "faults/swarm.h"
-#include "sim/disk/sim_disk.h"
+#include "sim/disk/disk_media.h"
 #include "sim/simulation.h"
 
 namespace shale::scenario {
@@ -74,7 +74,7 @@ Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,
                         const std::set<std::string>& injected,
                         const std::set<std::string>& torn_logs);
 
-class FaultPlan final : public sim::DiskFaultHooks {
+class FaultPlan final : public faults::FaultPolicy {
  public:
   // Draws the swarm config from sim's PRNG; installs the fault-point hook.
   FaultPlan(sim::Simulation* sim, bool enabled);
@@ -86,7 +86,7 @@ class FaultPlan final : public sim::DiskFaultHooks {
   void set_paused(bool paused) { paused_ = paused; }
   // After a crash: with bit flips on, 1 in 1..8 crashes (drawn per run)
   // flips one bit of one durable table file (or WAL, when allowed).
-  void AfterCrash(sim::SimDisk* disk);
+  void AfterCrash(sim::DiskMedia* disk);
 
   bool enabled() const { return enabled_; }
   // Lets bit flips reach WAL files too (for the recovery mode that reports

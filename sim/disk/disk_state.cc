@@ -1,5 +1,5 @@
 // DiskState: paths, inode bookkeeping, page-cache writes and the per-call
-// plumbing (switch point, fault hook, latency, trace). See disk_state.h.
+// plumbing (switch point, latency, trace). See disk_state.h.
 #include "sim/disk/disk_state.h"
 
 #include <algorithm>
@@ -23,54 +23,16 @@ Status DiskState::RunOp(const OpSpec& spec, const std::function<Status()>& effec
   if (spec.handle_incarnation != 0 && spec.handle_incarnation != incarnation) {
     s = DeadHandleError();
   } else {
-    const DiskFaultHooks::Decision d = Decide(spec);
-    s = d.status;
-    if (!s.ok()) {
-      if (spec.on_injected_failure) spec.on_injected_failure(d);
-    } else {
-      s = effect();
-    }
-    context->Delay(spec.latency_ns * (1 + uint64_t{d.short_reads}) + d.extra_latency_ns);
+    s = effect();
+    context->Delay(spec.latency_ns);
   }
-  // As a POSIX Env reports errno: the error names the file it hit.
-  if (s.IsIOError() && spec.path != nullptr && s.message().find(*spec.path) == std::string::npos) {
-    s = s.IsNoSpace()        ? Status::NoSpace(s.message(), *spec.path)
-        : s.IsPathNotFound() ? Status::PathNotFound(s.message(), *spec.path)
-                             : Status::IOError(s.message(), *spec.path);
-  }
+  s = NamingPath(s, *spec.path);
   context->Fold(HashString(spec.name));
   context->Fold(HashString(*spec.path));
   context->Fold(spec.bytes);
   context->Fold(static_cast<uint64_t>(s.code()));
   if (spec.data != nullptr && s.ok()) context->Fold(Hash64(spec.data->data(), spec.data->size()));
   return s;
-}
-
-DiskFaultHooks::Decision DiskState::Decide(const OpSpec& spec) {
-  DiskFaultHooks::Decision d;
-  if (hooks == nullptr || !spec.hook.has_value()) return d;
-  DiskFaultHooks::Request request;
-  request.op = *spec.hook;
-  request.path = spec.path;
-  if (spec.describe) spec.describe(&request);
-  d = hooks->Decide(request);
-  assert(!d.misdirect_to.has_value() ||
-         (request.has_range && *d.misdirect_to != request.offset &&
-          (*d.misdirect_to > request.offset ? *d.misdirect_to - request.offset
-                                            : request.offset - *d.misdirect_to) %
-                  SimDisk::kSectorBytes ==
-              0));
-  if (d.extra_latency_ns != 0 || d.short_reads != 0 || d.unreadable_sector.has_value() ||
-      d.misdirect_to.has_value() || d.failed_sync != DiskFaultHooks::Decision::FailedSync::kDropsPages) {
-    context->Fold(HashString("disk.fault"));
-    context->Fold(d.extra_latency_ns);
-    context->Fold(d.short_reads);
-    context->Fold(d.unreadable_sector.has_value() ? *d.unreadable_sector + 1 : 0);
-    context->Fold(d.misdirect_to.has_value() ? *d.misdirect_to + 1 : 0);
-    context->Fold(static_cast<uint64_t>(d.failed_sync));
-  }
-  if (spec.decision != nullptr) *spec.decision = d;
-  return d;
 }
 
 // ---- paths

@@ -102,31 +102,22 @@ struct PathParts {
 // How one operation is run (see DiskState::RunOp).
 struct OpSpec {
   const char* name = "";                         // switch point and trace name
-  std::optional<DiskFaultHooks::Op> hook;        // none: no fault injection
-  const std::string* path = nullptr;             // for hooks and the trace
+  const std::string* path = nullptr;             // for the trace and errors
   uint64_t handle_incarnation = 0;               // 0: not a handle call
   uint64_t bytes = 0;                            // folded into the trace
   // The bytes the call wrote, or read (the Slice the effect fills): their
   // Hash64 is folded into the trace, so equal trace hashes mean equal data.
   const Slice* data = nullptr;
   uint64_t latency_ns = 0;
-  // Runs when the hook fails the call, before Delay (e.g. a failed sync's
-  // effect on the dirty pages).
-  std::function<void(const DiskFaultHooks::Decision&)> on_injected_failure;
-  // Fills the hook's Request range fields (reads and data writes).
-  std::function<void(DiskFaultHooks::Request*)> describe;
-  // If set, receives the hook's Decision before the effect runs.
-  DiskFaultHooks::Decision* decision = nullptr;
 };
 
 class DiskState {
  public:
   DiskState(DiskContext* context, const LatencyProfile& latency);
 
-  // Runs one call: SwitchPoint, handle liveness check, fault hook, effect,
-  // Delay, Fold (name, path, size, status and a hash of spec.data). A failed
-  // hook skips the effect (after on_injected_failure). A decision's extra
-  // latency and retried short reads add to the Delay.
+  // Runs one call: SwitchPoint, handle liveness check, effect, Delay, Fold
+  // (name, path, size, status and a hash of spec.data). An IOError is made
+  // to name spec.path, as a POSIX Env reports errno.
   Status RunOp(const OpSpec& spec, const std::function<Status()>& effect);
 
   // ---- paths and names
@@ -190,7 +181,6 @@ class DiskState {
   static uint64_t HashString(const std::string& text);
 
   DiskContext* const context;
-  DiskFaultHooks* hooks = nullptr;
   uint64_t incarnation = 1;
   std::map<uint64_t, Inode> inodes;
   std::map<std::string, Dir> dirs;
@@ -203,8 +193,6 @@ class DiskState {
 
  private:
   bool Referenced(uint64_t id) const;
-  // Asks the hooks (if any, and if spec.hook) and folds any fault decided.
-  DiskFaultHooks::Decision Decide(const OpSpec& spec);
 
   const LatencyProfile latency_;
   uint64_t next_inode_ = 1;

@@ -14,15 +14,12 @@ using disk_internal::Entry;
 using disk_internal::Inode;
 using disk_internal::OpSpec;
 using disk_internal::PathParts;
-using Op = DiskFaultHooks::Op;
 
 namespace {
 
-OpSpec MetaSpec(const DiskState& st, const char* name, std::optional<Op> hook,
-                const std::string& path) {
+OpSpec MetaSpec(const DiskState& st, const char* name, const std::string& path) {
   OpSpec spec;
   spec.name = name;
-  spec.hook = hook;
   spec.path = &path;
   spec.latency_ns = st.MetadataLatency();
   return spec;
@@ -59,8 +56,6 @@ SimDisk::SimDisk(DiskContext* context, const LatencyProfile& latency)
 
 SimDisk::~SimDisk() = default;
 
-void SimDisk::set_fault_hooks(DiskFaultHooks* hooks) { state_->hooks = hooks; }
-
 const std::vector<SimDisk::SurvivingSector>& SimDisk::last_power_loss() const {
   return state_->last_power_loss;
 }
@@ -76,7 +71,7 @@ size_t SimDisk::uncommitted_metadata_ops() const { return state_->journal.size()
 Status SimDisk::NewSequentialFile(const std::string& path, const FileOptions& opts,
                                   std::unique_ptr<SequentialFile>* result) {
   const std::string p = DiskState::Normalize(path);
-  return state_->RunOp(MetaSpec(*state_, "disk.open_sequential", Op::kOpen, p), [&] {
+  return state_->RunOp(MetaSpec(*state_, "disk.open_sequential", p), [&] {
     uint64_t id = 0;
     if (state_->VisibleFile(p, &id) == nullptr) return Missing(p);
     *result = disk_internal::NewSequentialHandle(state_.get(), id, p, opts.use_direct_io);
@@ -87,7 +82,7 @@ Status SimDisk::NewSequentialFile(const std::string& path, const FileOptions& op
 Status SimDisk::NewRandomAccessFile(const std::string& path, const FileOptions& opts,
                                     std::unique_ptr<RandomAccessFile>* result) {
   const std::string p = DiskState::Normalize(path);
-  return state_->RunOp(MetaSpec(*state_, "disk.open_random", Op::kOpen, p), [&] {
+  return state_->RunOp(MetaSpec(*state_, "disk.open_random", p), [&] {
     uint64_t id = 0;
     if (state_->VisibleFile(p, &id) == nullptr) return Missing(p);
     *result = disk_internal::NewRandomAccessHandle(state_.get(), id, p, opts.use_direct_io);
@@ -120,7 +115,7 @@ static Status OpenOrCreate(DiskState* st, const std::string& p, bool truncate, u
 Status SimDisk::NewWritableFile(const std::string& path, const FileOptions& opts,
                                 std::unique_ptr<WritableFile>* result) {
   const std::string p = DiskState::Normalize(path);
-  return state_->RunOp(MetaSpec(*state_, "disk.create", Op::kCreate, p), [&] {
+  return state_->RunOp(MetaSpec(*state_, "disk.create", p), [&] {
     uint64_t id = 0;
     Status s = OpenOrCreate(state_.get(), p, /*truncate=*/true, &id);
     if (s.ok()) *result = disk_internal::NewWritableHandle(state_.get(), id, p, opts.use_direct_io);
@@ -131,7 +126,7 @@ Status SimDisk::NewWritableFile(const std::string& path, const FileOptions& opts
 Status SimDisk::ReopenWritableFile(const std::string& path, const FileOptions& opts,
                                    std::unique_ptr<WritableFile>* result) {
   const std::string p = DiskState::Normalize(path);
-  return state_->RunOp(MetaSpec(*state_, "disk.reopen", Op::kOpen, p), [&] {
+  return state_->RunOp(MetaSpec(*state_, "disk.reopen", p), [&] {
     uint64_t id = 0;
     Status s = OpenOrCreate(state_.get(), p, /*truncate=*/false, &id);
     if (s.ok()) *result = disk_internal::NewWritableHandle(state_.get(), id, p, opts.use_direct_io);
@@ -141,7 +136,7 @@ Status SimDisk::ReopenWritableFile(const std::string& path, const FileOptions& o
 
 Status SimDisk::FileExists(const std::string& path) {
   const std::string p = DiskState::Normalize(path);
-  return state_->RunOp(MetaSpec(*state_, "disk.exists", std::nullopt, p), [&] {
+  return state_->RunOp(MetaSpec(*state_, "disk.exists", p), [&] {
     const bool exists = p.empty() || state_->FindVisible(p) != nullptr;
     return exists ? Status::OK() : Status::NotFound(p);
   });
@@ -149,7 +144,7 @@ Status SimDisk::FileExists(const std::string& path) {
 
 Status SimDisk::GetChildren(const std::string& dir, std::vector<std::string>* names) {
   const std::string p = DiskState::Normalize(dir);
-  return state_->RunOp(MetaSpec(*state_, "disk.children", std::nullopt, p), [&] {
+  return state_->RunOp(MetaSpec(*state_, "disk.children", p), [&] {
     names->clear();
     if (!state_->DirVisible(p)) return Missing(p);
     for (const auto& [name, entry] : state_->dirs[p].visible) names->push_back(name);
@@ -159,7 +154,7 @@ Status SimDisk::GetChildren(const std::string& dir, std::vector<std::string>* na
 
 Status SimDisk::GetFileSize(const std::string& path, uint64_t* size) {
   const std::string p = DiskState::Normalize(path);
-  return state_->RunOp(MetaSpec(*state_, "disk.file_size", std::nullopt, p), [&] {
+  return state_->RunOp(MetaSpec(*state_, "disk.file_size", p), [&] {
     uint64_t id = 0;
     const Inode* inode = state_->VisibleFile(p, &id);
     if (inode == nullptr) return Missing(p);
@@ -170,7 +165,7 @@ Status SimDisk::GetFileSize(const std::string& path, uint64_t* size) {
 
 Status SimDisk::DeleteFile(const std::string& path) {
   const std::string p = DiskState::Normalize(path);
-  return state_->RunOp(MetaSpec(*state_, "disk.delete", Op::kDelete, p),
+  return state_->RunOp(MetaSpec(*state_, "disk.delete", p),
                        [&] { return Unlink(state_.get(), p); });
 }
 
@@ -187,7 +182,7 @@ void SimDisk::set_switch_points(bool on) { state_->switch_points = on; }
 Status SimDisk::RenameFile(const std::string& src, const std::string& dst) {
   const std::string from = DiskState::Normalize(src);
   const std::string to = DiskState::Normalize(dst);
-  return state_->RunOp(MetaSpec(*state_, "disk.rename", Op::kRename, from), [&] {
+  return state_->RunOp(MetaSpec(*state_, "disk.rename", from), [&] {
     uint64_t id = 0;
     if (state_->VisibleFile(from, &id) == nullptr) return Missing(from);
     const PathParts to_parts = DiskState::Split(to);
@@ -210,7 +205,7 @@ Status SimDisk::RenameFile(const std::string& src, const std::string& dst) {
 
 Status SimDisk::CreateDirIfMissing(const std::string& dir) {
   const std::string p = DiskState::Normalize(dir);
-  return state_->RunOp(MetaSpec(*state_, "disk.mkdir", Op::kCreate, p), [&] {
+  return state_->RunOp(MetaSpec(*state_, "disk.mkdir", p), [&] {
     if (p.empty()) return Status::OK();
     const PathParts parts = DiskState::Split(p);
     if (!state_->DirVisible(parts.parent)) return Missing(parts.parent);
@@ -229,7 +224,7 @@ Status SimDisk::CreateDirIfMissing(const std::string& dir) {
 
 Status SimDisk::DeleteDir(const std::string& dir) {
   const std::string p = DiskState::Normalize(dir);
-  return state_->RunOp(MetaSpec(*state_, "disk.rmdir", Op::kDelete, p), [&] {
+  return state_->RunOp(MetaSpec(*state_, "disk.rmdir", p), [&] {
     if (p.empty()) return Status::IOError("cannot delete the root");
     if (!state_->DirVisible(p)) return Missing(p);
     if (!state_->dirs[p].visible.empty()) return Status::IOError("directory not empty", p);
@@ -242,7 +237,7 @@ Status SimDisk::DeleteDir(const std::string& dir) {
 
 Status SimDisk::SyncDir(const std::string& dir) {
   const std::string p = DiskState::Normalize(dir);
-  OpSpec spec = MetaSpec(*state_, "disk.sync_dir", Op::kSyncDir, p);
+  OpSpec spec = MetaSpec(*state_, "disk.sync_dir", p);
   spec.latency_ns = state_->SyncLatency();
   return state_->RunOp(spec, [&] {
     if (!state_->DirVisible(p)) return Missing(p);
@@ -254,7 +249,7 @@ Status SimDisk::SyncDir(const std::string& dir) {
 
 Status SimDisk::LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) {
   const std::string p = DiskState::Normalize(path);
-  return state_->RunOp(MetaSpec(*state_, "disk.lock", Op::kOpen, p), [&] {
+  return state_->RunOp(MetaSpec(*state_, "disk.lock", p), [&] {
     if (state_->locks.count(p) != 0) return Status::IOError("lock held", p);
     uint64_t id = 0;
     Status s = OpenOrCreate(state_.get(), p, /*truncate=*/false, &id);
@@ -270,7 +265,7 @@ Status SimDisk::UnlockFile(std::unique_ptr<FileLock> lock) {
   std::string p;
   uint64_t incarnation = 0;
   disk_internal::LockDetails(*lock, &p, &incarnation);
-  OpSpec spec = MetaSpec(*state_, "disk.unlock", std::nullopt, p);
+  OpSpec spec = MetaSpec(*state_, "disk.unlock", p);
   spec.handle_incarnation = incarnation;
   return state_->RunOp(spec, [&] {
     state_->locks.erase(p);

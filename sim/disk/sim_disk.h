@@ -11,9 +11,9 @@
 //    once and are journaled (see "Metadata" below). Rename is atomic.
 //  * A deleted file stays readable through handles opened before the delete;
 //    the inode is freed when its last handle closes and no name remains.
-//  * A Sync that fails (injected) does what the hook's Decision::failed_sync
+//  * A Sync that fails (MediaFile::FailSync, injected) does what its fate
 //    says with the inode's pending writes:
-//      - kDropsPages (the default): they are dropped and the page-cache view
+//      - kDropsPages: they are dropped and the page-cache view
 //        reverts to the durable view (Linux may evict the dirty pages after
 //        a failed fsync; retrying does not bring them back);
 //      - kKeepsPages: they stay pending, so a retry may write them;
@@ -80,11 +80,10 @@
 //    ignored. The root ("" or "/") always exists durably. Directories exist
 //    only once created (CreateDirIfMissing); creating a file in a missing
 //    directory is PathNotFound.
-//  * Fault hooks: FileExists, GetChildren, GetFileSize, Flush, Skip, Close and
-//    UnlockFile consult no hook. Reads use kRead; Append, PositionedAppend,
-//    Truncate and Allocate kWrite; NewWritableFile and CreateDirIfMissing
-//    kCreate; other opens and LockFile kOpen; DeleteFile and DeleteDir kDelete.
-//  * Injected media faults (DiskFaultHooks::Decision and the calls below):
+//  * Injected faults: the SimDisk injects none by itself. A fault-injecting
+//    FileSystem decorator (faults/fault_injecting_fs.h) fails calls before
+//    they reach it, and causes media faults through the DiskMedia interface
+//    (disk_media.h) the SimDisk and its handles implement:
 //      - unreadable ("sticky") sectors: a read whose returned bytes touch one
 //        fails with IOError until a truncate frees the sector (its block
 //        goes back to the file system, as NewWritableFile over the path
@@ -116,6 +115,7 @@
 #include <vector>
 
 #include "shale/env.h"
+#include "sim/disk/disk_media.h"
 #include "sim/disk_context.h"
 
 namespace shale::sim {
@@ -137,72 +137,9 @@ struct LatencyProfile {
   static LatencyProfile Zero();
 };
 
-// Decides injected I/O faults. The default injects none. faults/ provides
-// the seeded implementations.
-//
-// SimDisk asks Decide() once per hooked operation, after the switch point
-// and the handle checks and right before the operation's effect; nothing else
-// happens in between, so the Request describes exactly what the effect sees.
-// The default Decide() asks only BeforeOp() (the simple interface).
-class DiskFaultHooks {
+class SimDisk final : public FileSystem, public DiskMedia {
  public:
-  enum class Op : uint8_t { kOpen, kRead, kWrite, kSync, kSyncDir, kRename, kDelete, kCreate };
-
-  // One operation about to run.
-  struct Request {
-    Op op = Op::kOpen;
-    const std::string* path = nullptr;  // normalized; never null
-    // Reads and data writes (Append, PositionedAppend) of an open handle set
-    // has_range; the other fields are then the byte range asked for and the
-    // file's page-cache and durable sizes. Otherwise they are all zero.
-    bool has_range = false;
-    uint64_t offset = 0;
-    uint64_t length_bytes = 0;
-    uint64_t file_size_bytes = 0;
-    uint64_t durable_size_bytes = 0;
-  };
-
-  // What happens to that operation. The default is no fault.
-  struct Decision {
-    // Non-OK: the operation fails with it before having any effect.
-    Status status;
-    // kSync only, with a failed status: what happens to the dirty pages
-    // (see SimDisk, "A Sync that fails").
-    enum class FailedSync : uint8_t { kDropsPages, kKeepsPages, kMarksClean };
-    FailedSync failed_sync = FailedSync::kDropsPages;
-    // Slow I/O: simulated time added to the operation's latency.
-    uint64_t extra_latency_ns = 0;
-    // kRead: how many times the underlying pread returned short (not at EOF)
-    // and the backend read the rest; each costs the read's latency again.
-    // The caller still gets every byte (env.h: short only at end of file).
-    uint32_t short_reads = 0;
-    // kRead with has_range: this sector of the file (byte offset /
-    // kSectorBytes) becomes unreadable, before the read, for the inode's
-    // life (see SimDisk::MarkSectorUnreadable).
-    std::optional<uint64_t> unreadable_sector;
-    // Data writes with has_range and length_bytes > 0: the bytes land at this
-    // offset instead (see SimDisk, "misdirected writes").
-    // REQUIRES: differs from Request::offset by a nonzero multiple of kSectorBytes.
-    std::optional<uint64_t> misdirect_to;
-  };
-
-  virtual ~DiskFaultHooks() = default;
-  // A non-OK status fails the operation before it has any effect.
-  virtual Status BeforeOp(Op op, const std::string& path) {
-    (void)op;
-    (void)path;
-    return Status::OK();
-  }
-  virtual Decision Decide(const Request& request) {
-    Decision d;
-    d.status = BeforeOp(request.op, *request.path);
-    return d;
-  }
-};
-
-class SimDisk final : public FileSystem {
- public:
-  static constexpr size_t kSectorBytes = 512;
+  static constexpr size_t kSectorBytes = kMediaSectorBytes;
 
   SimDisk(DiskContext* context, const LatencyProfile& latency);
   ~SimDisk() override;
@@ -240,9 +177,6 @@ class SimDisk final : public FileSystem {
   // Metadata operations journaled and not yet committed.
   size_t uncommitted_metadata_ops() const;
 
-  // REQUIRES: hooks (if not null) outlives the SimDisk or is reset first.
-  void set_fault_hooks(DiskFaultHooks* hooks);
-
   // ---- for a disk layered over this one (WindowsDisk)
   // Off: calls make no switch point. The layer makes one before each call
   // instead, so its own checks and this disk's effect are one atomic step.
@@ -271,25 +205,18 @@ class SimDisk final : public FileSystem {
   };
   MetadataKept last_power_loss_metadata() const;
 
-  // ---- injected media faults (faults/ decides when; see the file comment)
-  // Flips bit `bit` of byte `byte_offset` of the durable data of the file
-  // durably named path. NotFound if no such durable file; InvalidArgument if
-  // byte_offset is past its durable end or bit > 7.
-  Status CorruptDurable(const std::string& path, uint64_t byte_offset, int bit);
+  // ---- injected media faults (DiskMedia; faults/ decides when; see the
+  // file comment)
+  Status CorruptDurable(const std::string& path, uint64_t byte_offset, int bit) override;
   // Makes sector `sector` (byte offset / kSectorBytes) of the file visibly
   // named path unreadable for good. NotFound if no such visible file.
   Status MarkSectorUnreadable(const std::string& path, uint64_t sector);
-  // Every durably named file with its durable size, sorted by path.
-  struct DurableFile {
-    std::string path;
-    uint64_t size_bytes = 0;
-  };
-  std::vector<DurableFile> DurableFiles() const;
+  std::vector<DurableFile> DurableFiles() const override;
 
   // For tests and reports: the page-cache / durable contents of a path
   // (NotFound if no such name in that view).
   Status ReadVisible(const std::string& path, std::string* data) const;
-  Status ReadDurable(const std::string& path, std::string* data) const;
+  Status ReadDurable(const std::string& path, std::string* data) const override;
 
  private:
   // All state lives in disk_internal::DiskState (sim/disk/disk_state.h),

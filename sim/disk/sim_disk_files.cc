@@ -1,7 +1,8 @@
 // The file handles a SimDisk hands out: sequential, random-access and
 // writable files, and locks. Every call runs through DiskState::RunOp, so it
-// is a switch point, may fail by hook, costs latency and is traced. A handle
-// from a crashed process answers DeadHandleError() to everything.
+// is a switch point, costs latency and is traced. A handle from a crashed
+// process answers DeadHandleError() to everything. Every handle is also a
+// MediaFile (disk_media.h): the media faults a decorator may cause.
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -10,8 +11,6 @@
 
 namespace shale::sim::disk_internal {
 namespace {
-
-using Op = DiskFaultHooks::Op;
 
 Status ClosedError() { return Status::IOError("file already closed"); }
 
@@ -52,11 +51,9 @@ class HandleCore {
     state_->MaybeFree(id_);
   }
 
-  OpSpec Spec(const char* name, std::optional<Op> hook, uint64_t bytes,
-              uint64_t latency_ns) const {
+  OpSpec Spec(const char* name, uint64_t bytes, uint64_t latency_ns) const {
     OpSpec spec;
     spec.name = name;
-    spec.hook = hook;
     spec.path = &path_;
     spec.handle_incarnation = incarnation_;
     spec.bytes = bytes;
@@ -64,31 +61,24 @@ class HandleCore {
     return spec;
   }
 
-  // The hook's view of a read or data write of length bytes at *offset (read
-  // when the hook is asked: a sequential file's position or an append's end).
-  std::function<void(DiskFaultHooks::Request*)> Describe(const uint64_t* offset,
-                                                         uint64_t length) const {
-    return [this, offset, length](DiskFaultHooks::Request* request) {
-      if (!open()) return;
-      request->has_range = true;
-      request->offset = *offset;
-      request->length_bytes = length;
-      request->file_size_bytes = inode()->visible.size();
-      request->durable_size_bytes = inode()->durable.size();
-    };
+  MediaFile::Sizes Sizes() const {
+    if (!open()) return {};
+    return {inode()->visible.size(), inode()->durable.size()};
   }
 
-  // Copies up to n visible bytes at offset into scratch, after marking the
-  // sector the hook made unreadable (if any).
-  Status ReadAt(uint64_t offset, size_t n, Slice* result, char* scratch,
-                const DiskFaultHooks::Decision& decision) const {
+  void MarkSectorUnreadable(uint64_t sector) const {
+    if (!open()) return;
+    inode()->unreadable.insert(sector);
+    state_->context->Fold(DiskState::HashString("disk.mark_unreadable"));
+    state_->context->Fold(sector);
+  }
+
+  // Copies up to n visible bytes at offset into scratch.
+  Status ReadAt(uint64_t offset, size_t n, Slice* result, char* scratch) const {
     *result = Slice();
     if (!open()) return ClosedError();
     Status s = CheckAligned(direct_, offset, n, scratch);
     if (!s.ok()) return s;
-    if (decision.unreadable_sector.has_value()) {
-      inode()->unreadable.insert(*decision.unreadable_sector);
-    }
     const std::string& v = inode()->visible;
     const size_t k = offset >= v.size() ? 0 : std::min<uint64_t>(n, v.size() - offset);
     s = DiskState::CheckReadable(*inode(), offset, k);
@@ -107,76 +97,74 @@ class HandleCore {
   bool open_ = true;
 };
 
-class SimSequentialFile final : public SequentialFile {
+class SimSequentialFile final : public SequentialFile, public MediaFile {
  public:
   SimSequentialFile(DiskState* state, uint64_t id, const std::string& path, bool direct)
       : core_(state, id, path, direct) {}
 
   Status Read(size_t n, Slice* result, char* scratch) override {
     *result = Slice();
-    DiskFaultHooks::Decision decision;
-    OpSpec spec = core_.Spec("disk.seq_read", Op::kRead, n, core_.state()->ReadLatency(n));
-    spec.describe = core_.Describe(&pos_, n);
-    spec.decision = &decision;
+    OpSpec spec = core_.Spec("disk.seq_read", n, core_.state()->ReadLatency(n));
     spec.data = result;
     return core_.state()->RunOp(spec, [&] {
-      Status s = core_.ReadAt(pos_, n, result, scratch, decision);
+      Status s = core_.ReadAt(pos_, n, result, scratch);
       if (s.ok()) pos_ += result->size();
       return s;
     });
   }
 
   Status Skip(uint64_t n) override {
-    return core_.state()->RunOp(core_.Spec("disk.seq_skip", std::nullopt, n, 0), [&] {
+    return core_.state()->RunOp(core_.Spec("disk.seq_skip", n, 0), [&] {
       if (!core_.open()) return ClosedError();
       pos_ = std::min<uint64_t>(pos_ + n, core_.inode()->visible.size());
       return Status::OK();
     });
   }
 
+  Sizes MediaSizes() const override { return core_.Sizes(); }
+  void MarkSectorUnreadable(uint64_t sector) override { core_.MarkSectorUnreadable(sector); }
+
  private:
   HandleCore core_;
   uint64_t pos_ = 0;
 };
 
-class SimRandomAccessFile final : public RandomAccessFile {
+class SimRandomAccessFile final : public RandomAccessFile, public MediaFile {
  public:
   SimRandomAccessFile(DiskState* state, uint64_t id, const std::string& path, bool direct)
       : core_(state, id, path, direct) {}
 
   Status Read(uint64_t offset, size_t n, Slice* result, char* scratch) const override {
     *result = Slice();
-    DiskFaultHooks::Decision decision;
-    OpSpec spec = core_.Spec("disk.pread", Op::kRead, n, core_.state()->ReadLatency(n));
-    spec.describe = core_.Describe(&offset, n);
-    spec.decision = &decision;
+    OpSpec spec = core_.Spec("disk.pread", n, core_.state()->ReadLatency(n));
     spec.data = result;
-    return core_.state()->RunOp(
-        spec, [&] { return core_.ReadAt(offset, n, result, scratch, decision); });
+    return core_.state()->RunOp(spec, [&] { return core_.ReadAt(offset, n, result, scratch); });
   }
   size_t GetRequiredBufferAlignment() const override {
     return core_.direct() ? kDirectIoAlignment : 1;
   }
   bool use_direct_io() const override { return core_.direct(); }
+  Sizes MediaSizes() const override { return core_.Sizes(); }
+  void MarkSectorUnreadable(uint64_t sector) override { core_.MarkSectorUnreadable(sector); }
 
  private:
   HandleCore core_;
 };
 
-class SimWritableFile final : public WritableFile {
+class SimWritableFile final : public WritableFile, public MediaFile {
  public:
   SimWritableFile(DiskState* state, uint64_t id, const std::string& path, bool direct)
       : core_(state, id, path, direct) {}
 
   Status Append(const Slice& data) override {
-    return WriteOp("disk.append", data, std::nullopt);
+    return WriteOp("disk.append", data, std::nullopt, std::nullopt);
   }
   Status PositionedAppend(const Slice& data, uint64_t offset) override {
-    return WriteOp("disk.positioned_append", data, offset);
+    return WriteOp("disk.positioned_append", data, offset, std::nullopt);
   }
   Status Truncate(uint64_t size) override {
     DiskState* st = core_.state();
-    return st->RunOp(core_.Spec("disk.truncate", Op::kWrite, size, st->MetadataLatency()), [&] {
+    return st->RunOp(core_.Spec("disk.truncate", size, st->MetadataLatency()), [&] {
       if (!core_.open()) return ClosedError();
       DiskState::Truncate(core_.inode(), size);
       st->Journal({{}, core_.id(), size});
@@ -184,7 +172,7 @@ class SimWritableFile final : public WritableFile {
     });
   }
   Status Flush() override {
-    return core_.state()->RunOp(core_.Spec("disk.flush", std::nullopt, 0, 0), [&] {
+    return core_.state()->RunOp(core_.Spec("disk.flush", 0, 0), [&] {
       return core_.open() ? Status::OK() : ClosedError();
     });
   }
@@ -192,11 +180,11 @@ class SimWritableFile final : public WritableFile {
   Status Fsync() override { return SyncOp("disk.fsync"); }
   Status Allocate(uint64_t offset, uint64_t len) override {
     DiskState* st = core_.state();
-    return st->RunOp(core_.Spec("disk.allocate", Op::kWrite, offset + len, st->MetadataLatency()),
+    return st->RunOp(core_.Spec("disk.allocate", offset + len, st->MetadataLatency()),
                      [&] { return core_.open() ? Status::OK() : ClosedError(); });
   }
   Status Close() override {
-    return core_.state()->RunOp(core_.Spec("disk.close", std::nullopt, 0, 0), [&] {
+    return core_.state()->RunOp(core_.Spec("disk.close", 0, 0), [&] {
       if (!core_.open()) return ClosedError();
       core_.Release();
       return Status::OK();
@@ -211,26 +199,45 @@ class SimWritableFile final : public WritableFile {
   bool use_direct_io() const override { return core_.direct(); }
 
  private:
-  // Writes at offset, or at the end of file if offset is empty.
-  Status WriteOp(const char* name, const Slice& data, std::optional<uint64_t> offset) {
+  // MediaFile
+  Sizes MediaSizes() const override { return core_.Sizes(); }
+  void MarkSectorUnreadable(uint64_t sector) override { core_.MarkSectorUnreadable(sector); }
+  Status FailSync(const Status& error, FailedSync fate) override {
     DiskState* st = core_.state();
-    DiskFaultHooks::Decision decision;
-    uint64_t at = 0;  // where the write goes; settled when the hook is asked
-    OpSpec spec = core_.Spec(name, Op::kWrite, data.size(), st->WriteLatency(data.size()));
-    const auto describe = core_.Describe(&at, data.size());
-    spec.describe = [&](DiskFaultHooks::Request* request) {
-      if (core_.open()) at = offset.value_or(core_.inode()->visible.size());
-      describe(request);
-    };
-    spec.decision = &decision;
+    return st->RunOp(core_.Spec("disk.sync", 0, st->SyncLatency()), [&] {
+      if (!core_.open()) return ClosedError();
+      if (fate == FailedSync::kDropsPages) DiskState::DropPending(core_.inode());
+      if (fate == FailedSync::kMarksClean) DiskState::MarkClean(core_.inode());
+      core_.state()->context->Fold(DiskState::HashString("disk.failed_sync"));
+      core_.state()->context->Fold(static_cast<uint64_t>(fate));
+      return error;
+    });
+  }
+  Status WriteMisdirected(const Slice& data, std::optional<uint64_t> offset,
+                          uint64_t landing_sector) override {
+    return WriteOp("disk.append", data, offset, landing_sector);
+  }
+
+ private:
+  // Writes at offset, or at the end of file if offset is empty; into
+  // landing_sector instead, if set (MediaFile::WriteMisdirected).
+  Status WriteOp(const char* name, const Slice& data, std::optional<uint64_t> offset,
+                 std::optional<uint64_t> landing_sector) {
+    DiskState* st = core_.state();
+    OpSpec spec = core_.Spec(name, data.size(), st->WriteLatency(data.size()));
     spec.data = &data;
     return st->RunOp(spec, [&] {
       if (!core_.open()) return ClosedError();
-      at = offset.value_or(core_.inode()->visible.size());
+      const uint64_t at = offset.value_or(core_.inode()->visible.size());
       Status s = CheckAligned(core_.direct(), at, data.size(), data.data());
       if (!s.ok()) return s;
-      if (decision.misdirect_to.has_value() && data.size() > 0) {
-        DiskState::WriteMisdirected(core_.inode(), at, data, *decision.misdirect_to);
+      if (landing_sector.has_value() && data.size() > 0) {
+        const uint64_t own = at / SimDisk::kSectorBytes;
+        const uint64_t sector = *landing_sector == own ? own + 1 : *landing_sector;
+        const uint64_t target = sector * SimDisk::kSectorBytes + at % SimDisk::kSectorBytes;
+        DiskState::WriteMisdirected(core_.inode(), at, data, target);
+        st->context->Fold(DiskState::HashString("disk.misdirected"));
+        st->context->Fold(target);
       } else {
         DiskState::Write(core_.inode(), at, data);
       }
@@ -238,17 +245,9 @@ class SimWritableFile final : public WritableFile {
     });
   }
 
-  // A failed (injected) sync drops the dirty pages, as Linux may.
   Status SyncOp(const char* name) {
     DiskState* st = core_.state();
-    OpSpec spec = core_.Spec(name, Op::kSync, 0, st->SyncLatency());
-    spec.on_injected_failure = [this](const DiskFaultHooks::Decision& d) {
-      if (!core_.open()) return;
-      using FailedSync = DiskFaultHooks::Decision::FailedSync;
-      if (d.failed_sync == FailedSync::kDropsPages) DiskState::DropPending(core_.inode());
-      if (d.failed_sync == FailedSync::kMarksClean) DiskState::MarkClean(core_.inode());
-    };
-    return st->RunOp(spec, [&] {
+    return st->RunOp(core_.Spec(name, 0, st->SyncLatency()), [&] {
       if (!core_.open()) return ClosedError();
       if (st->fsync_commits_metadata) st->CommitJournal(st->JournalEndForInode(core_.id()));
       DiskState::MakeDurable(core_.inode());

@@ -301,4 +301,14 @@ uint64_t WindowsDisk::zero_filled_bytes() const { return state_->zero_filled_byt
 uint64_t WindowsDisk::pending_deletes() const { return state_->pending_deletes; }
 const WindowsDiskOptions& WindowsDisk::options() const { return state_->options; }
 
+std::vector<DiskMedia::DurableFile> WindowsDisk::DurableFiles() const {
+  return state_->base->DurableFiles();
+}
+Status WindowsDisk::ReadDurable(const std::string& path, std::string* data) const {
+  return state_->base->ReadDurable(path, data);
+}
+Status WindowsDisk::CorruptDurable(const std::string& path, uint64_t byte_offset, int bit) {
+  return state_->base->CorruptDurable(path, byte_offset, bit);
+}
+
 }  // namespace shale::sim

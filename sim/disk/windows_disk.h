@@ -76,9 +76,14 @@
 // for the file pointer, writes where Windows would).
 //
 // Every call makes one switch point here (the SimDisk below makes none), so
-// a rule check and the effect it guards are one atomic step. Latency,
-// faults and the trace come from the SimDisk; this layer folds its own
-// decisions (violations, pending deletes, zero fills) into the trace.
+// a rule check and the effect it guards are one atomic step. Latency and
+// the trace come from the SimDisk; this layer folds its own decisions
+// (violations, pending deletes, zero fills) into the trace. Injected faults
+// come from a decorator over this layer (faults/fault_injecting_fs.h):
+// every handle is a MediaFile that applies this layer's rules to the call
+// and passes the media fault to the SimDisk's handle below, and the disk is
+// a DiskMedia over the SimDisk's durable data. A pending delete that ends
+// when a handle closes is a side effect of the close, which no fault fails.
 //
 // Thread safety: none (the simulation runs one task at a time).
 // Ownership: borrows the SimDisk and the context, which must outlive it;
@@ -122,7 +127,7 @@ struct WindowsRuleViolation {
   std::string ToString() const;
 };
 
-class WindowsDisk final : public FileSystem {
+class WindowsDisk final : public FileSystem, public DiskMedia {
  public:
   // Turns off base's switch points (this layer makes them) and makes its
   // file syncs commit the metadata journal (FlushFileBuffers).
@@ -174,6 +179,11 @@ class WindowsDisk final : public FileSystem {
   // Pending deletes are forgotten (they never reached the disk); then
   // base->PowerLoss(survive_one_in).
   void PowerLoss(uint64_t survive_one_in, std::optional<size_t> journal_kept = std::nullopt);
+
+  // ---- DiskMedia: the SimDisk's durable data
+  std::vector<DurableFile> DurableFiles() const override;
+  Status ReadDurable(const std::string& path, std::string* data) const override;
+  Status CorruptDurable(const std::string& path, uint64_t byte_offset, int bit) override;
 
   // ---- what happened
   void set_violation_sink(std::function<void(const WindowsRuleViolation&)> sink);

@@ -1,15 +1,26 @@
 // The file handles a WindowsDisk hands out: each wraps the SimDisk's handle
 // and adds the Windows rules of its calls (windows_disk.h): unbuffered
 // alignment, the file pointer, the valid data length, and closing (which
-// may end a pending delete).
+// may end a pending delete). Each is a MediaFile too: a media fault takes
+// this layer's rules like the plain call, then goes to the handle below.
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <string>
 
+#include "sim/disk/disk_media.h"
 #include "sim/disk/windows_state.h"
 
 namespace shale::sim::windows_internal {
 namespace {
+
+// The SimDisk handle's media faults (every SimDisk handle is a MediaFile).
+template <typename File>
+MediaFile* MediaOf(File* base) {
+  MediaFile* media = dynamic_cast<MediaFile*>(base);
+  assert(media != nullptr);
+  return media;
+}
 
 // What every handle shares: its file, its registration, its unbuffered flag.
 class WinHandleCore {
@@ -58,11 +69,11 @@ class WinHandleCore {
   const std::string path_;  // the name it was opened by (for messages)
 };
 
-class WinSequentialFile final : public SequentialFile {
+class WinSequentialFile final : public SequentialFile, public MediaFile {
  public:
   WinSequentialFile(WinState* state, uint64_t id, uint64_t handle,
                     std::unique_ptr<SequentialFile> base, bool unbuffered)
-      : core_(state, id, handle, unbuffered), base_(std::move(base)) {}
+      : core_(state, id, handle, unbuffered), base_(std::move(base)), media_(MediaOf(base_.get())) {}
 
   Status Read(size_t n, Slice* result, char* scratch) override {
     core_.Enter("ReadFile");
@@ -79,17 +90,21 @@ class WinSequentialFile final : public SequentialFile {
     return s;
   }
 
+  Sizes MediaSizes() const override { return media_->MediaSizes(); }
+  void MarkSectorUnreadable(uint64_t sector) override { media_->MarkSectorUnreadable(sector); }
+
  private:
   WinHandleCore core_;
   std::unique_ptr<SequentialFile> base_;
+  MediaFile* const media_;
   uint64_t position_ = 0;  // the file pointer (may pass end of file)
 };
 
-class WinRandomAccessFile final : public RandomAccessFile {
+class WinRandomAccessFile final : public RandomAccessFile, public MediaFile {
  public:
   WinRandomAccessFile(WinState* state, uint64_t id, uint64_t handle,
                       std::unique_ptr<RandomAccessFile> base, bool unbuffered)
-      : core_(state, id, handle, unbuffered), base_(std::move(base)) {}
+      : core_(state, id, handle, unbuffered), base_(std::move(base)), media_(MediaOf(base_.get())) {}
 
   Status Read(uint64_t offset, size_t n, Slice* result, char* scratch) const override {
     core_.Enter("ReadFile");
@@ -99,45 +114,27 @@ class WinRandomAccessFile final : public RandomAccessFile {
   }
   size_t GetRequiredBufferAlignment() const override { return core_.alignment(); }
   bool use_direct_io() const override { return core_.unbuffered(); }
+  Sizes MediaSizes() const override { return media_->MediaSizes(); }
+  void MarkSectorUnreadable(uint64_t sector) override { media_->MarkSectorUnreadable(sector); }
 
  private:
   WinHandleCore core_;
   std::unique_ptr<RandomAccessFile> base_;
+  MediaFile* const media_;
 };
 
-class WinWritableFile final : public WritableFile {
+class WinWritableFile final : public WritableFile, public MediaFile {
  public:
   WinWritableFile(WinState* state, uint64_t id, uint64_t handle,
                   std::unique_ptr<WritableFile> base, bool unbuffered, uint64_t file_pointer)
-      : core_(state, id, handle, unbuffered), base_(std::move(base)), pointer_(file_pointer) {}
+      : core_(state, id, handle, unbuffered), base_(std::move(base)),
+        media_(MediaOf(base_.get())), pointer_(file_pointer) {}
 
   // WriteFile without an offset: writes at the file pointer.
-  Status Append(const Slice& data) override {
-    core_.Enter("WriteFile");
-    const uint64_t at = pointer_;
-    Status s = core_.CheckAligned("WriteFile", at, data.size(), data.data());
-    if (!s.ok()) return s;
-    const uint64_t end = base_->GetFileSize();
-    if (core_.open() && at != end) {
-      (void)core_.state()->Violate(
-          "file pointer", Call("WriteFile", core_.path()),
-          "a write without an offset lands at the file pointer (offset " + std::to_string(at) +
-              ", left there by an earlier positional write or end-of-file change), not at the "
-              "end of file (" +
-              std::to_string(end) + "): never mix positional and appending writes on one handle",
-          Status::OK());
-      s = base_->PositionedAppend(data, at);
-    } else {
-      s = base_->Append(data);
-    }
-    return Wrote(s, at, data.size());
-  }
+  Status Append(const Slice& data) override { return WriteAtPointer(data, std::nullopt); }
   // WriteFile with an OVERLAPPED offset: moves the file pointer.
   Status PositionedAppend(const Slice& data, uint64_t offset) override {
-    core_.Enter("WriteFile");
-    Status s = core_.CheckAligned("WriteFile", offset, data.size(), data.data());
-    if (s.ok()) s = base_->PositionedAppend(data, offset);
-    return Wrote(s, offset, data.size());
+    return WriteAt(data, offset, std::nullopt);
   }
   // SetFileInformationByHandle(FileEndOfFileInfo): the pointer stays.
   Status Truncate(uint64_t size) override {
@@ -177,7 +174,56 @@ class WinWritableFile final : public WritableFile {
   size_t GetRequiredBufferAlignment() const override { return core_.alignment(); }
   bool use_direct_io() const override { return core_.unbuffered(); }
 
+  // MediaFile: the same rules as the plain calls.
+  Sizes MediaSizes() const override { return media_->MediaSizes(); }
+  void MarkSectorUnreadable(uint64_t sector) override { media_->MarkSectorUnreadable(sector); }
+  // Dropped pages take the end of file back with them; a pointer that was
+  // at the end follows it, so the engine's next append is not blamed for a
+  // gap the fault made.
+  Status FailSync(const Status& error, FailedSync fate) override {
+    core_.Enter("FlushFileBuffers");
+    const bool at_end = pointer_ == base_->GetFileSize();
+    const Status s = media_->FailSync(error, fate);
+    if (at_end && core_.open()) pointer_ = base_->GetFileSize();
+    return s;
+  }
+  Status WriteMisdirected(const Slice& data, std::optional<uint64_t> offset,
+                          uint64_t landing_sector) override {
+    return offset ? WriteAt(data, *offset, landing_sector) : WriteAtPointer(data, landing_sector);
+  }
+
  private:
+  // WriteFile without an offset; its bytes land in sector *landing if set.
+  Status WriteAtPointer(const Slice& data, std::optional<uint64_t> landing) {
+    core_.Enter("WriteFile");
+    const uint64_t at = pointer_;
+    Status s = core_.CheckAligned("WriteFile", at, data.size(), data.data());
+    if (!s.ok()) return s;
+    const uint64_t end = base_->GetFileSize();
+    if (core_.open() && at != end) {
+      (void)core_.state()->Violate(
+          "file pointer", Call("WriteFile", core_.path()),
+          "a write without an offset lands at the file pointer (offset " + std::to_string(at) +
+              ", left there by an earlier positional write or end-of-file change), not at the "
+              "end of file (" +
+              std::to_string(end) + "): never mix positional and appending writes on one handle",
+          Status::OK());
+      s = landing ? media_->WriteMisdirected(data, at, *landing) : base_->PositionedAppend(data, at);
+    } else {
+      s = landing ? media_->WriteMisdirected(data, std::nullopt, *landing) : base_->Append(data);
+    }
+    return Wrote(s, at, data.size());
+  }
+  // WriteFile with an offset; its bytes land in sector *landing if set.
+  Status WriteAt(const Slice& data, uint64_t offset, std::optional<uint64_t> landing) {
+    core_.Enter("WriteFile");
+    Status s = core_.CheckAligned("WriteFile", offset, data.size(), data.data());
+    if (s.ok()) {
+      s = landing ? media_->WriteMisdirected(data, offset, *landing)
+                  : base_->PositionedAppend(data, offset);
+    }
+    return Wrote(s, offset, data.size());
+  }
   Status Wrote(const Status& s, uint64_t offset, uint64_t length) {
     if (!s.ok() || !core_.open()) return s;
     core_.state()->NoteWrite(core_.id(), offset, length);
@@ -187,6 +233,7 @@ class WinWritableFile final : public WritableFile {
 
   WinHandleCore core_;
   std::unique_ptr<WritableFile> base_;
+  MediaFile* const media_;
   uint64_t pointer_;
 };
 

@@ -1,5 +1,6 @@
 // Test helpers for the fault layer: a SimDisk on a trivial DiskContext with
-// a durable "/db", and a DiskFaultInjector installed after setup.
+// a durable "/db", worn by a FaultInjectingFs (fs) whose DiskFaultInjector
+// is installed after setup (Arm). Calls through disk get no faults.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "faults/disk_fault_injector.h"
+#include "faults/fault_injecting_fs.h"
 #include "faults/swarm.h"
 #include "sim/disk/sim_disk.h"
 #include "sim_disk/test_disk_context.h"
@@ -24,7 +26,8 @@ inline shale::faults::FaultConfig Only(shale::faults::FaultKind kind, uint64_t o
 
 struct FaultFixture {
   explicit FaultFixture(const shale::faults::FaultConfig& config, uint64_t seed = 7)
-      : ctx(seed), disk(&ctx, shale::sim::LatencyProfile::Zero()), injector(config, &ctx) {
+      : ctx(seed), disk(&ctx, shale::sim::LatencyProfile::Zero()), fs(&disk, &ctx),
+        injector(config, &ctx) {
     REQUIRE(disk.CreateDirIfMissing("/db").ok());
     REQUIRE(disk.SyncDir("/").ok());
   }
@@ -33,15 +36,15 @@ struct FaultFixture {
   // if called before Arm()).
   void WriteDurable(const std::string& path, const std::string& data) {
     std::unique_ptr<shale::WritableFile> w;
-    REQUIRE(disk.NewWritableFile(path, shale::FileOptions(), &w).ok());
+    REQUIRE(fs.NewWritableFile(path, shale::FileOptions(), &w).ok());
     REQUIRE(w->Append(data).ok());
     REQUIRE(w->Sync().ok());
-    REQUIRE(disk.SyncDir("/db").ok());
+    REQUIRE(fs.SyncDir("/db").ok());
     REQUIRE(w->Close().ok());
   }
 
-  void Arm() { disk.set_fault_hooks(&injector); }
-  void Disarm() { disk.set_fault_hooks(nullptr); }
+  void Arm() { fs.set_policy(&injector); }
+  void Disarm() { fs.set_policy(nullptr); }
 
   uint64_t count(const char* kind) const {
     const auto it = injector.counts().find(kind);
@@ -59,6 +62,7 @@ struct FaultFixture {
 
   TestDiskContext ctx;
   shale::sim::SimDisk disk;
+  shale::faults::FaultInjectingFs fs;
   shale::faults::DiskFaultInjector injector;
 };
 

@@ -29,7 +29,7 @@ int Reads(FaultFixture* fx) {
   fx->WriteDurable("/db/r", std::string(1 << 20, 'r'));
   fx->Arm();
   std::unique_ptr<shale::RandomAccessFile> f;
-  REQUIRE(fx->disk.NewRandomAccessFile("/db/r", FileOptions(), &f).ok());
+  REQUIRE(fx->fs.NewRandomAccessFile("/db/r", FileOptions(), &f).ok());
   shale::Random offsets(99);
   std::string scratch(100, '\0');
   int failed = 0;
@@ -48,7 +48,7 @@ int Reads(FaultFixture* fx) {
 
 int Appends(FaultFixture* fx) {
   std::unique_ptr<shale::WritableFile> w;
-  REQUIRE(fx->disk.NewWritableFile("/db/w", FileOptions(), &w).ok());
+  REQUIRE(fx->fs.NewWritableFile("/db/w", FileOptions(), &w).ok());
   fx->Arm();
   int failed = 0;
   for (int i = 0; i < kOps; ++i) failed += w->Append(std::string(100, 'w')).ok() ? 0 : 1;
@@ -57,7 +57,7 @@ int Appends(FaultFixture* fx) {
 
 int Syncs(FaultFixture* fx) {
   std::unique_ptr<shale::WritableFile> w;
-  REQUIRE(fx->disk.NewWritableFile("/db/s", FileOptions(), &w).ok());
+  REQUIRE(fx->fs.NewWritableFile("/db/s", FileOptions(), &w).ok());
   fx->Arm();
   int failed = 0;
   for (int i = 0; i < kOps; ++i) failed += w->Sync().ok() ? 0 : 1;
@@ -70,7 +70,7 @@ int Opens(FaultFixture* fx) {
   int failed = 0;
   for (int i = 0; i < kOps; ++i) {
     std::unique_ptr<shale::RandomAccessFile> f;
-    failed += fx->disk.NewRandomAccessFile("/db/o", FileOptions(), &f).ok() ? 0 : 1;
+    failed += fx->fs.NewRandomAccessFile("/db/o", FileOptions(), &f).ok() ? 0 : 1;
   }
   return failed;
 }
@@ -81,8 +81,8 @@ int Renames(FaultFixture* fx) {
   int failed = 0;
   bool at_a = true;
   for (int i = 0; i < kOps; ++i) {
-    const Status s = at_a ? fx->disk.RenameFile("/db/a", "/db/b")
-                          : fx->disk.RenameFile("/db/b", "/db/a");
+    const Status s = at_a ? fx->fs.RenameFile("/db/a", "/db/b")
+                          : fx->fs.RenameFile("/db/b", "/db/a");
     if (s.ok()) at_a = !at_a;
     failed += s.ok() ? 0 : 1;
   }
@@ -94,9 +94,9 @@ int Deletes(FaultFixture* fx) {
   fx->Arm();
   for (int i = 0; i < kOps; ++i) {
     std::unique_ptr<shale::WritableFile> w;
-    REQUIRE(fx->disk.NewWritableFile("/db/d", FileOptions(), &w).ok());
+    REQUIRE(fx->fs.NewWritableFile("/db/d", FileOptions(), &w).ok());
     REQUIRE(w->Close().ok());
-    failed += fx->disk.DeleteFile("/db/d").ok() ? 0 : 1;
+    failed += fx->fs.DeleteFile("/db/d").ok() ? 0 : 1;
   }
   return failed;
 }
@@ -145,7 +145,7 @@ TEST_CASE("injector: eio_sync also fails directory syncs", "[faults]") {
   FaultFixture fx(Only(FaultKind::kEioSync, kOneIn));
   fx.Arm();
   int failed = 0;
-  for (int i = 0; i < kOps; ++i) failed += fx.disk.SyncDir("/db").ok() ? 0 : 1;
+  for (int i = 0; i < kOps; ++i) failed += fx.fs.SyncDir("/db").ok() ? 0 : 1;
   CHECK(failed > 300);
   CHECK(failed < 500);
   CHECK(fx.count("eio_sync") == static_cast<uint64_t>(failed));
@@ -164,7 +164,7 @@ TEST_CASE("injector: enospc reports NoSpace", "[faults]") {
   FaultFixture fx(Only(FaultKind::kEnospc, 1));
   fx.Arm();
   std::unique_ptr<shale::WritableFile> w;
-  CHECK(fx.disk.NewWritableFile("/db/x", FileOptions(), &w).IsNoSpace());
+  CHECK(fx.fs.NewWritableFile("/db/x", FileOptions(), &w).IsNoSpace());
   CHECK(fx.Visible("/db/x") == "<missing>");  // no effect
 }
 
@@ -179,8 +179,8 @@ std::vector<uint64_t> MixedRun(uint64_t seed, shale::faults::FaultCounts* counts
   std::unique_ptr<shale::WritableFile> w;
   std::unique_ptr<shale::RandomAccessFile> r;
   for (int i = 0; i < 300; ++i) {
-    if (!w && !fx.disk.ReopenWritableFile("/db/m", FileOptions(), &w).ok()) continue;
-    if (!r && !fx.disk.NewRandomAccessFile("/db/m", FileOptions(), &r).ok()) continue;
+    if (!w && !fx.fs.ReopenWritableFile("/db/m", FileOptions(), &w).ok()) continue;
+    if (!r && !fx.fs.NewRandomAccessFile("/db/m", FileOptions(), &r).ok()) continue;
     w->Append(std::string(300, static_cast<char>('a' + i % 26))).PermitUncheckedError();
     if (i % 5 == 0) w->Sync().PermitUncheckedError();
     std::string scratch(700, '\0');
@@ -188,12 +188,12 @@ std::vector<uint64_t> MixedRun(uint64_t seed, shale::faults::FaultCounts* counts
     r->Read(static_cast<uint64_t>(i) * 97, 700, &got, scratch.data()).PermitUncheckedError();
     if (i % 10 == 3) {
       std::unique_ptr<shale::WritableFile> t;
-      if (fx.disk.NewWritableFile("/db/t", FileOptions(), &t).ok()) {
+      if (fx.fs.NewWritableFile("/db/t", FileOptions(), &t).ok()) {
         t->Close().PermitUncheckedError();
-        fx.disk.RenameFile("/db/t", "/db/u").PermitUncheckedError();
-        fx.disk.DeleteFile("/db/u").PermitUncheckedError();
+        fx.fs.RenameFile("/db/t", "/db/u").PermitUncheckedError();
+        fx.fs.DeleteFile("/db/u").PermitUncheckedError();
       }
-      fx.disk.SyncDir("/db").PermitUncheckedError();
+      fx.fs.SyncDir("/db").PermitUncheckedError();
     }
     if (i % 50 == 49) {
       fx.disk.PowerLoss(3);

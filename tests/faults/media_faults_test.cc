@@ -16,7 +16,7 @@ using shale::faults::FaultKind;
 using shale::sim::SimDisk;
 
 
-Status ReadAt(SimDisk* disk, const std::string& path, uint64_t offset, size_t n,
+Status ReadAt(shale::FileSystem* disk, const std::string& path, uint64_t offset, size_t n,
               std::string* out) {
   std::unique_ptr<shale::RandomAccessFile> f;
   Status s = disk->NewRandomAccessFile(path, FileOptions(), &f);
@@ -48,7 +48,7 @@ TEST_CASE("bit flip: under a dirty page only the media changes, a sync rewrites 
   FaultFixture fx(FaultConfig{});
   fx.WriteDurable("/db/f", std::string(1024, 'a'));
   std::unique_ptr<shale::WritableFile> w;
-  REQUIRE(fx.disk.ReopenWritableFile("/db/f", FileOptions(), &w).ok());
+  REQUIRE(fx.fs.ReopenWritableFile("/db/f", FileOptions(), &w).ok());
   REQUIRE(w->PositionedAppend(std::string(10, 'b'), 100).ok());  // sector 0 dirty
   REQUIRE(fx.disk.CorruptDurable("/db/f", 5, 0).ok());
   REQUIRE(fx.disk.CorruptDurable("/db/f", 600, 3).ok());  // sector 1 clean
@@ -81,31 +81,31 @@ TEST_CASE("sticky sector: reads touching it fail forever, others succeed", "[fau
   fx.WriteDurable("/db/f", std::string(4 * 512, 's'));
   REQUIRE(fx.disk.MarkSectorUnreadable("/db/f", 2).ok());
   std::string got;
-  CHECK(ReadAt(&fx.disk, "/db/f", 0, 1024, &got).ok());
-  CHECK(ReadAt(&fx.disk, "/db/f", 1024, 1, &got).IsIOError());
-  CHECK(ReadAt(&fx.disk, "/db/f", 1000, 100, &got).IsIOError());
-  CHECK(ReadAt(&fx.disk, "/db/f", 1536, 512, &got).ok());
+  CHECK(ReadAt(&fx.fs, "/db/f", 0, 1024, &got).ok());
+  CHECK(ReadAt(&fx.fs, "/db/f", 1024, 1, &got).IsIOError());
+  CHECK(ReadAt(&fx.fs, "/db/f", 1000, 100, &got).IsIOError());
+  CHECK(ReadAt(&fx.fs, "/db/f", 1536, 512, &got).ok());
   // Not healed by a power loss, nor by rewriting and syncing the sector.
   fx.disk.PowerLoss(1);
-  CHECK(ReadAt(&fx.disk, "/db/f", 1100, 10, &got).IsIOError());
+  CHECK(ReadAt(&fx.fs, "/db/f", 1100, 10, &got).IsIOError());
   std::unique_ptr<shale::WritableFile> w;
-  REQUIRE(fx.disk.ReopenWritableFile("/db/f", FileOptions(), &w).ok());
+  REQUIRE(fx.fs.ReopenWritableFile("/db/f", FileOptions(), &w).ok());
   REQUIRE(w->PositionedAppend(std::string(512, 'n'), 1024).ok());
   REQUIRE(w->Sync().ok());
-  CHECK(ReadAt(&fx.disk, "/db/f", 1100, 10, &got).IsIOError());
+  CHECK(ReadAt(&fx.fs, "/db/f", 1100, 10, &got).IsIOError());
   // Sequential reads too.
   std::unique_ptr<shale::SequentialFile> seq;
-  REQUIRE(fx.disk.NewSequentialFile("/db/f", FileOptions(), &seq).ok());
+  REQUIRE(fx.fs.NewSequentialFile("/db/f", FileOptions(), &seq).ok());
   std::string scratch(4096, '\0');
   Slice part;
   CHECK(seq->Read(1024, &part, scratch.data()).ok());
   CHECK(seq->Read(10, &part, scratch.data()).IsIOError());
   // A file created over the path truncates it: the bad block is freed, and
   // the new data lands on a good one.
-  REQUIRE(fx.disk.NewWritableFile("/db/f", FileOptions(), &w).ok());
+  REQUIRE(fx.fs.NewWritableFile("/db/f", FileOptions(), &w).ok());
   REQUIRE(w->Append(std::string(4 * 512, 'r')).ok());
   REQUIRE(w->Sync().ok());
-  CHECK(ReadAt(&fx.disk, "/db/f", 1100, 10, &got).ok());
+  CHECK(ReadAt(&fx.fs, "/db/f", 1100, 10, &got).ok());
   CHECK(got == std::string(10, 'r'));
 }
 
@@ -114,12 +114,12 @@ TEST_CASE("sticky sector from the injector: that read and every later one fail",
   fx.WriteDurable("/db/f", std::string(512 * 8, 'x'));
   fx.Arm();
   std::string got;
-  CHECK(ReadAt(&fx.disk, "/db/f", 512 * 3, 512, &got).IsIOError());
+  CHECK(ReadAt(&fx.fs, "/db/f", 512 * 3, 512, &got).IsIOError());
   CHECK(fx.count("sticky_unreadable_sector") == 1);
   fx.Disarm();
-  for (int i = 0; i < 3; ++i) CHECK(ReadAt(&fx.disk, "/db/f", 512 * 3 + 7, 1, &got).IsIOError());
-  CHECK(ReadAt(&fx.disk, "/db/f", 0, 512 * 3, &got).ok());
-  CHECK(ReadAt(&fx.disk, "/db/f", 512 * 4, 512 * 4, &got).ok());
+  for (int i = 0; i < 3; ++i) CHECK(ReadAt(&fx.fs, "/db/f", 512 * 3 + 7, 1, &got).IsIOError());
+  CHECK(ReadAt(&fx.fs, "/db/f", 0, 512 * 3, &got).ok());
+  CHECK(ReadAt(&fx.fs, "/db/f", 512 * 4, 512 * 4, &got).ok());
 }
 
 TEST_CASE("misdirected write: the data lands in another sector, the target keeps old bytes",
@@ -129,7 +129,7 @@ TEST_CASE("misdirected write: the data lands in another sector, the target keeps
   fx.WriteDurable("/db/f", old);
   fx.Arm();
   std::unique_ptr<shale::WritableFile> w;
-  REQUIRE(fx.disk.ReopenWritableFile("/db/f", FileOptions(), &w).ok());
+  REQUIRE(fx.fs.ReopenWritableFile("/db/f", FileOptions(), &w).ok());
   REQUIRE(w->PositionedAppend(std::string(10, 'b'), 512 + 3).ok());
   CHECK(fx.count("misdirected_write") == 1);
   const std::string now = fx.Visible("/db/f");
@@ -149,7 +149,7 @@ TEST_CASE("misdirected write: the data lands in another sector, the target keeps
 TEST_CASE("misdirected write: an append to a one-sector file lands just past it", "[faults]") {
   FaultFixture fx(Only(FaultKind::kMisdirectedWrite, 1));
   std::unique_ptr<shale::WritableFile> w;
-  REQUIRE(fx.disk.NewWritableFile("/db/f", FileOptions(), &w).ok());
+  REQUIRE(fx.fs.NewWritableFile("/db/f", FileOptions(), &w).ok());
   fx.Arm();
   REQUIRE(w->Append("hello").ok());
   CHECK(fx.Visible("/db/f") == std::string(512, '\0') + "hello");
@@ -159,7 +159,7 @@ TEST_CASE("fsync_drops_pages: a failed sync drops the pending pages for good", "
   FaultFixture fx(Only(FaultKind::kFsyncDropsPages, 1));
   fx.WriteDurable("/db/f", "abc");
   std::unique_ptr<shale::WritableFile> w;
-  REQUIRE(fx.disk.ReopenWritableFile("/db/f", FileOptions(), &w).ok());
+  REQUIRE(fx.fs.ReopenWritableFile("/db/f", FileOptions(), &w).ok());
   REQUIRE(w->Append("xyz").ok());
   fx.Arm();
   CHECK(w->Sync().IsIOError());
@@ -175,7 +175,7 @@ TEST_CASE("eio_sync: a failed sync keeps the pending pages, a retry makes them d
   FaultFixture fx(Only(FaultKind::kEioSync, 1));
   fx.WriteDurable("/db/f", "abc");
   std::unique_ptr<shale::WritableFile> w;
-  REQUIRE(fx.disk.ReopenWritableFile("/db/f", FileOptions(), &w).ok());
+  REQUIRE(fx.fs.ReopenWritableFile("/db/f", FileOptions(), &w).ok());
   REQUIRE(w->Append("xyz").ok());
   fx.Arm();
   CHECK(w->Sync().IsIOError());
@@ -191,7 +191,7 @@ TEST_CASE("DurableFiles lists durable names only, sorted, with durable sizes", "
   fx.WriteDurable("/db/b", "12345");
   fx.WriteDurable("/db/a", "1");
   std::unique_ptr<shale::WritableFile> w;
-  REQUIRE(fx.disk.NewWritableFile("/db/volatile", FileOptions(), &w).ok());
+  REQUIRE(fx.fs.NewWritableFile("/db/volatile", FileOptions(), &w).ok());
   const auto files = fx.disk.DurableFiles();
   REQUIRE(files.size() == 2);
   CHECK(files[0].path == "/db/a");

@@ -21,7 +21,7 @@ using namespace shale::scenario;
 
 namespace {
 
-using Request = sim::DiskFaultHooks::Request;
+using Request = faults::FaultPolicy::Request;
 
 // The rate "1/N" a plan drew for kind (e.g. "eio_read"), or 0 when off.
 uint64_t RateOneIn(const FaultPlan& plan, const std::string& kind) {
@@ -52,7 +52,7 @@ uint64_t SeedWith(const std::string& kind, uint64_t max_one_in, const std::strin
 // file draws media faults too; a WAL only the survive kinds.
 int FailedReads(FaultPlan* plan, int n, const std::string& path = "/db/000009.sst") {
   Request read;
-  read.op = sim::DiskFaultHooks::Op::kRead;
+  read.op = faults::FaultPolicy::Op::kRead;
   read.path = &path;
   read.has_range = true;
   read.length_bytes = 4096;
@@ -166,7 +166,7 @@ namespace {
 // n syncs of path; returns the failed ones.
 int FailedSyncs(FaultPlan* plan, int n, const std::string& path) {
   Request sync;
-  sync.op = sim::DiskFaultHooks::Op::kSync;
+  sync.op = faults::FaultPolicy::Op::kSync;
   sync.path = &path;
   int failed = 0;
   for (int i = 0; i < n; i++) failed += plan->Decide(sync).status.ok() ? 0 : 1;

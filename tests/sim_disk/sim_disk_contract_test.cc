@@ -1,5 +1,5 @@
 // SimDisk against the FileSystem contract (engine/include/shale/env.h): names,
-// handles, locks, direct I/O, fault hooks and latency. Crash behaviour is in
+// handles, locks, direct I/O and latency. Crash behaviour is in
 // sim_disk_crash_test.cc.
 #include <catch2/catch.hpp>
 
@@ -193,30 +193,6 @@ TEST_CASE("sim_disk: direct I/O rejects misaligned offset, length and buffer", "
   CHECK(seq->Read(100, &got, buf).IsInvalidArgument());
   REQUIRE(seq->Read(4096, &got, buf).ok());
   CHECK(got.size() == 4096);
-}
-
-TEST_CASE("sim_disk: an injected fault fails the call with no effect", "[sim_disk]") {
-  TestDiskContext ctx;
-  SimDisk disk(&ctx, LatencyProfile::Zero());
-  FailingHooks hooks;
-  disk.set_fault_hooks(&hooks);
-  REQUIRE(disk.CreateDirIfMissing("/db").ok());
-  std::unique_ptr<shale::WritableFile> w;
-  REQUIRE(disk.NewWritableFile("/db/f", FileOptions(), &w).ok());
-  REQUIRE(w->Append("abc").ok());
-  hooks.op = FailingHooks::Op::kWrite;
-  hooks.remaining = 1;
-  CHECK(w->Append("def").IsIOError());
-  CHECK(Visible(disk, "/db/f") == "abc");
-  hooks.op = FailingHooks::Op::kRename;
-  hooks.remaining = 1;
-  CHECK(disk.RenameFile("/db/f", "/db/g").IsIOError());
-  CHECK(disk.FileExists("/db/f").ok());
-  hooks.op = FailingHooks::Op::kCreate;
-  hooks.remaining = 1;
-  CHECK(disk.NewWritableFile("/db/h", FileOptions(), &w).IsIOError());
-  CHECK(disk.FileExists("/db/h").IsNotFound());
-  disk.set_fault_hooks(nullptr);
 }
 
 TEST_CASE("sim_disk: every call is a switch point, costs latency and is traced",

@@ -106,20 +106,15 @@ TEST_CASE("sim_disk crash: a failed sync drops dirty pages, a retry does not res
           "[sim_disk]") {
   Fixture fx;
   fx.Write("/db/a", "abc", true, true);
-  FailingHooks hooks;
-  fx.disk.set_fault_hooks(&hooks);
   std::unique_ptr<shale::WritableFile> w;
   REQUIRE(fx.disk.ReopenWritableFile("/db/a", FileOptions(), &w).ok());
   REQUIRE(w->Append("def").ok());
-  hooks.op = FailingHooks::Op::kSync;
-  hooks.remaining = 1;
-  CHECK(w->Sync().IsIOError());
+  CHECK(FailSync(w.get()).IsIOError());
   CHECK(Visible(fx.disk, "/db/a") == "abc");
   CHECK(w->GetFileSize() == 3);
   REQUIRE(w->Sync().ok());
   fx.disk.PowerLoss(1);
   CHECK(Visible(fx.disk, "/db/a") == "abc");
-  fx.disk.set_fault_hooks(nullptr);
 }
 
 TEST_CASE("sim_disk crash: handles from a crashed process are dead", "[sim_disk]") {

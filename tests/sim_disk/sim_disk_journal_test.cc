@@ -13,7 +13,6 @@ namespace {
 
 using shale::FileOptions;
 using shale::Status;
-using shale::sim::DiskFaultHooks;
 using shale::sim::LatencyProfile;
 using shale::sim::SimDisk;
 
@@ -42,25 +41,6 @@ struct Fixture {
   }
   TestDiskContext ctx;
   SimDisk disk;
-};
-
-// Fails the next sync with the given fate for its dirty pages.
-class FailSyncOnce final : public DiskFaultHooks {
- public:
-  explicit FailSyncOnce(Decision::FailedSync fate) : fate_(fate) {}
-  Decision Decide(const Request& request) override {
-    Decision d;
-    if (request.op == Op::kSync && armed_) {
-      armed_ = false;
-      d.status = Status::IOError("injected");
-      d.failed_sync = fate_;
-    }
-    return d;
-  }
-
- private:
-  const Decision::FailedSync fate_;
-  bool armed_ = true;
 };
 
 TEST_CASE("sim_disk journal: a power loss keeps exactly an in-order prefix", "[sim_disk]") {
@@ -216,13 +196,11 @@ TEST_CASE("sim_disk: a failed fsync that marks pages clean loses them at power l
           "[sim_disk]") {
   Fixture fx;
   fx.Write("/db/a", "abc", true);
-  FailSyncOnce hooks(DiskFaultHooks::Decision::FailedSync::kMarksClean);
-  fx.disk.set_fault_hooks(&hooks);
   std::unique_ptr<shale::WritableFile> w;
   REQUIRE(fx.disk.ReopenWritableFile("/db/a", FileOptions(), &w).ok());
   const std::string far(SimDisk::kSectorBytes, 'f');
   REQUIRE(w->Append("def").ok());
-  CHECK(w->Sync().IsIOError());
+  CHECK(FailSync(w.get(), shale::sim::FailedSync::kMarksClean).IsIOError());
   // Still readable, and the retry "succeeds".
   CHECK(Visible(fx.disk, "/db/a") == "abcdef");
   REQUIRE(w->Sync().ok());
@@ -236,7 +214,6 @@ TEST_CASE("sim_disk: a failed fsync that marks pages clean loses them at power l
   REQUIRE(after.size() == 2 * SimDisk::kSectorBytes);
   CHECK(after.substr(0, 6) == std::string("abc\0\0\0", 6));
   CHECK(after.substr(SimDisk::kSectorBytes) == far);
-  fx.disk.set_fault_hooks(nullptr);
 }
 
 }  // namespace

@@ -39,13 +39,11 @@ std::string Path(const std::string& name) { return "/db/" + name; }
 class Runner {
  public:
   explicit Runner(uint64_t disk_seed) : ctx(disk_seed), disk(&ctx, LatencyProfile::NVMe()) {
-    disk.set_fault_hooks(&hooks);
     model.fsync_commits_metadata = disk_seed % 2 == 0;
     disk.set_fsync_commits_metadata(model.fsync_commits_metadata);
     Expect(disk.CreateDirIfMissing("/db"));
     Expect(disk.SyncDir("/"));
   }
-  ~Runner() { disk.set_fault_hooks(nullptr); }
 
   // Applies one step to disk and model; returns "" or what went wrong.
   std::string Apply(const Step& st, int index) {
@@ -97,7 +95,6 @@ class Runner {
   }
 
   TestDiskContext ctx;
-  FailingHooks hooks;
   SimDisk disk;
   DiskModel model;
 
@@ -148,9 +145,7 @@ class Runner {
 
   void Sync(int id, const std::string& name, bool fail) {
     shale::WritableFile* w = Writer(id, name);
-    hooks.op = FailingHooks::Op::kSync;
-    hooks.remaining = fail ? 1 : 0;
-    const Status s = w->Sync();
+    const Status s = fail ? FailSync(w) : w->Sync();
     if (fail) {
       if (!s.IsIOError()) Fail("injected sync failure not reported");
       model.files[id].SyncFailed();

@@ -1,6 +1,6 @@
 // Test helpers for SimDisk: a trivial DiskContext (no scheduler: switch
 // points are counted, delays summed, the PRNG seeded, folds recorded) and a
-// fault hook that fails chosen operations.
+// failed sync through the disk's media interface.
 #pragma once
 
 #include <cstdint>
@@ -43,19 +43,13 @@ inline std::string Visible(const shale::sim::SimDisk& disk, const std::string& p
   return s.ok() ? data : "<missing>";
 }
 
-// Fails the next `remaining` operations of kind `op` with IOError.
-class FailingHooks final : public shale::sim::DiskFaultHooks {
- public:
-  shale::Status BeforeOp(Op o, const std::string& path) override {
-    (void)path;
-    if (o == op && remaining > 0) {
-      --remaining;
-      return shale::Status::IOError("injected");
-    }
-    return shale::Status::OK();
-  }
-  Op op = Op::kSync;
-  int remaining = 0;
-};
+// A Sync of w that fails (as a fault decorator makes one fail) and does
+// fate to the dirty pages. REQUIRES: w is a SimDisk (MediaFile) handle.
+inline shale::Status FailSync(shale::WritableFile* w,
+                              shale::sim::FailedSync fate = shale::sim::FailedSync::kDropsPages) {
+  auto* media = dynamic_cast<shale::sim::MediaFile*>(w);
+  if (media == nullptr) return shale::Status::InvalidArgument("not a MediaFile");
+  return media->FailSync(shale::Status::IOError("injected"), fate);
+}
 
 }  // namespace shale_test
