@@ -37,6 +37,10 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "a direct table writer writes its partial last block unpadded"},
       {kBugDeleteTableBeforeEvict, "delete_table_before_evict",
        "obsolete tables are deleted before the table cache closes them"},
+      {kBugSkipEndOfFileAfterPadding, "skip_end_of_file_after_padding",
+       "a direct writer leaves its last block's padding in the file at Close"},
+      {kBugReuseDeletePendingName, "reuse_delete_pending_name",
+       "SetCurrentFile deletes its temp file while still open, then reuses the name"},
   };
   return kBugs;
 }

@@ -97,6 +97,12 @@ class DBImpl final : public DB {
   // ---- open / recovery (db_impl_open.cc)
   [[nodiscard]] Status Recover(VersionEdit* edit, bool* save_manifest);
   [[nodiscard]] Status RecoverLogFiles(const std::vector<uint64_t>& logs, VersionEdit* edit);
+  // Every live table's file size is the one its MANIFEST entry records
+  // (paranoid_checks; RocksDB's "Sst file size mismatch"): a file longer
+  // than its table carries bytes no reader checks, such as the padding of
+  // an unbuffered write whose end-of-file was never set. Corruption naming
+  // the first mismatching file.
+  [[nodiscard]] Status CheckTableSizes();
   // A log whose replay (inserting its data) ended at damage, and the length
   // of the prefix it replayed.
   struct LogCut {

@@ -106,8 +106,28 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
     return Status::Corruption("missing table file",
                               TableFileName(dbname_, *expected.begin()));
   }
+  if (options_.paranoid_checks) s = CheckTableSizes();
+  if (!s.ok()) return s;
   std::sort(logs.begin(), logs.end());
   return RecoverLogFiles(logs, edit);
+}
+
+Status DBImpl::CheckTableSizes() {
+  for (int level = 0; level < versions_->NumLevels(); level++) {
+    for (const FileMetaData* f : versions_->current()->files(level)) {
+      const std::string path = TableFileName(dbname_, f->number);
+      uint64_t size_bytes = 0;
+      Status s = fs_->GetFileSize(path, &size_bytes);
+      if (!s.ok()) return s;
+      if (size_bytes != f->file_size) {
+        return Status::Corruption("table file size mismatch: the MANIFEST records " +
+                                      std::to_string(f->file_size) + " bytes, the file has " +
+                                      std::to_string(size_bytes),
+                                  path);
+      }
+    }
+  }
+  return Status::OK();
 }
 
 Status DBImpl::RecoverLogFiles(const std::vector<uint64_t>& logs, VersionEdit* edit) {

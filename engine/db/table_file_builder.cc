@@ -19,6 +19,7 @@ Status TableFileBuilder::Open(const std::string& path, uint64_t number) {
   if (!s.ok()) return s;
   writer_ = std::make_unique<WritableFileWriter>(std::move(file), path, stats_);
   if ((planted_bugs_ & kBugUnalignedDirectWrite) != 0) writer_->PlantUnalignedDirectWrites();
+  if ((planted_bugs_ & kBugSkipEndOfFileAfterPadding) != 0) writer_->PlantSkipEndOfFile();
   builder_ = std::make_unique<TableBuilder>(options_, writer_.get());
   return Status::OK();
 }

@@ -93,8 +93,9 @@ Status WritableFileWriter::Close() {
   Status s = Flush();
   // A direct writer's last block carries padding: cut it off (on Windows,
   // set end-of-file), and make that durable, as the data already may be.
-  if (s.ok() && file_->use_direct_io()) s = file_->Truncate(file_size_bytes_);
-  if (s.ok() && file_->use_direct_io() && synced_) s = file_->Sync();
+  const bool cut = file_->use_direct_io() && !plant_skip_end_of_file_;
+  if (s.ok() && cut) s = file_->Truncate(file_size_bytes_);
+  if (s.ok() && cut && synced_) s = file_->Sync();
   Status close = file_->Close();
   return FirstError(s, close);
 }

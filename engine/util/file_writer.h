@@ -41,6 +41,9 @@ class WritableFileWriter {
   // TEST ONLY (planted kBugUnalignedDirectWrite): a direct writer writes
   // its partial last block unpadded.
   void PlantUnalignedDirectWrites() { plant_unaligned_ = true; }
+  // TEST ONLY (planted kBugSkipEndOfFileAfterPadding): a direct writer's
+  // Close leaves its last block's padding in the file.
+  void PlantSkipEndOfFile() { plant_skip_end_of_file_ = true; }
 
   // Bytes appended so far (the logical file size).
   uint64_t GetFileSize() const { return file_size_bytes_; }
@@ -60,6 +63,7 @@ class WritableFileWriter {
   size_t written_tail_bytes_ = 0;   // direct I/O: buffered bytes already in the file
   bool synced_ = false;             // Sync was called (Close then syncs its truncate)
   bool plant_unaligned_ = false;
+  bool plant_skip_end_of_file_ = false;
   bool closed_ = false;
 };
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "shale/options.h"
 #include "util/file_writer.h"
 
 namespace shale {
@@ -87,30 +88,58 @@ bool ParseFileName(const std::string& filename, uint64_t* number, FileType* type
   return true;
 }
 
-Status SetCurrentFile(FileSystem* fs, const std::string& dbname, uint64_t descriptor_number,
-                      StatsCounters* stats, bool skip_dir_sync) {
-  std::string manifest = DescriptorFileName(dbname, descriptor_number);
-  std::string contents = manifest.substr(dbname.size() + 1) + "\n";
-  const std::string tmp = TempFileName(dbname, descriptor_number);
+namespace {
 
+// Steps 1-3 of SetCurrentFile: writes contents to tmp, syncs and closes it,
+// renames it to current; deletes tmp on failure. If lingering is set
+// (planted kBugReuseDeletePendingName), tmp's writer is left open, through
+// the rename and the delete, for the caller to close.
+Status ReplaceCurrent(FileSystem* fs, const std::string& tmp, const std::string& current,
+                      const std::string& contents, StatsCounters* stats,
+                      std::unique_ptr<WritableFileWriter>* lingering) {
   std::unique_ptr<WritableFile> file;
   FileOptions options;
   options.opened_by = "SetCurrentFile";
   Status s = fs->NewWritableFile(tmp, options, &file);
   if (s.ok()) {
-    WritableFileWriter writer(std::move(file), tmp, stats);
-    s = writer.Append(contents);
-    if (s.ok()) s = writer.Sync();
-    s = FirstError(s, writer.Close());
+    auto writer = std::make_unique<WritableFileWriter>(std::move(file), tmp, stats);
+    s = writer->Append(contents);
+    if (s.ok()) s = writer->Sync();
+    if (lingering != nullptr) {
+      *lingering = std::move(writer);
+    } else {
+      s = FirstError(s, writer->Close());
+    }
   }
-  if (s.ok()) s = fs->RenameFile(tmp, CurrentFileName(dbname));
-  if (!s.ok()) {
-    // The temp file is garbage; the caller reports s, not this cleanup.
-    fs->DeleteFile(tmp).PermitUncheckedError();
-    return s;
+  if (s.ok()) s = fs->RenameFile(tmp, current);
+  // The temp file is garbage; the caller reports s, not this cleanup.
+  if (!s.ok()) fs->DeleteFile(tmp).PermitUncheckedError();
+  return s;
+}
+
+}  // namespace
+
+Status SetCurrentFile(FileSystem* fs, const std::string& dbname, uint64_t descriptor_number,
+                      StatsCounters* stats, uint32_t planted_bugs) {
+  std::string manifest = DescriptorFileName(dbname, descriptor_number);
+  std::string contents = manifest.substr(dbname.size() + 1) + "\n";
+  const std::string tmp = TempFileName(dbname, descriptor_number);
+  const std::string current = CurrentFileName(dbname);
+  Status s;
+  if ((planted_bugs & kBugReuseDeletePendingName) != 0) {
+    // The planted retry: both attempts' writers stay open until the end.
+    std::unique_ptr<WritableFileWriter> first, second;
+    s = ReplaceCurrent(fs, tmp, current, contents, stats, &first);
+    if (!s.ok()) s = ReplaceCurrent(fs, tmp, current, contents, stats, &second);
+    for (auto* writer : {&first, &second}) {
+      if (*writer != nullptr) s = FirstError(s, (*writer)->Close());
+    }
+  } else {
+    s = ReplaceCurrent(fs, tmp, current, contents, stats, nullptr);
   }
-  if (skip_dir_sync) return Status::OK();  // planted bug (tests only)
-  if (!fs->SyncDirPersistsNames()) return SyncRenamedFile(fs, CurrentFileName(dbname), stats);
+  if (!s.ok()) return s;
+  if ((planted_bugs & kBugSkipDirSyncAfterCurrent) != 0) return Status::OK();
+  if (!fs->SyncDirPersistsNames()) return SyncRenamedFile(fs, current, stats);
   s = fs->SyncDir(dbname);
   if (s.ok()) SHALE_COUNT(stats, dir_syncs, 1);
   return s;

@@ -61,10 +61,11 @@ std::string TempFileName(const std::string& dbname, uint64_t number);
 // names the new MANIFEST in the file system's volatile state, and after a
 // power loss may name either one: callers must keep both MANIFESTs.
 // stats (may be nullptr) counts the syncs.
-// skip_dir_sync plants Options' kBugSkipDirSyncAfterCurrent (tests only).
+// planted_bugs: Options::planted_bugs (tests only; this reads
+// kBugSkipDirSyncAfterCurrent and kBugReuseDeletePendingName).
 [[nodiscard]] Status SetCurrentFile(FileSystem* fs, const std::string& dbname,
                                     uint64_t descriptor_number, StatsCounters* stats,
-                                    bool skip_dir_sync = false);
+                                    uint32_t planted_bugs = 0);
 
 // Makes the rename that gave path its name durable without a directory
 // sync: reopens path and Syncs it (on Windows, FlushFileBuffers commits the

@@ -99,7 +99,7 @@ Status VersionSet::WriteManifest(const std::string& snapshot, const std::string&
     env_->runtime()->YieldPoint("manifest.before_set_current");
     s = env_->runtime()->InjectedFault("manifest.set_current");
     if (s.ok()) s = SetCurrentFile(env_->fs(), dbname_, new_manifest_number, stats_,
-                       (options_->planted_bugs & kBugSkipDirSyncAfterCurrent) != 0);
+                                   options_->planted_bugs);
   }
   return s;
 }

@@ -80,6 +80,12 @@ const BugRow kRows[] = {
     {"unaligned_direct_write", "windows", {"windows rule"}},
     // Refused where tables are opened without share-delete.
     {"delete_table_before_evict", "windows", {"windows rule"}},
+    // The padding past a table's end makes the next Open's size check
+    // (paranoid_checks) refuse the table.
+    {"skip_end_of_file_after_padding", "windows", {"recovery"}},
+    // Found where a temp CURRENT's rename or write fails and deletes are
+    // not POSIX-semantics: the retry creates a delete-pending name.
+    {"reuse_delete_pending_name", "windows", {"windows rule"}},
 };
 
 RunConfig CampaignConfig(const std::string& scenario, uint64_t seed, uint64_t bugs,

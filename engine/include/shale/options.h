@@ -82,6 +82,14 @@ enum PlantedBug : uint32_t {
   // Obsolete tables are deleted before the table cache closes them (it
   // closes them just after): without share-delete, Windows refuses.
   kBugDeleteTableBeforeEvict = 1u << 13,
+  // A direct (unbuffered) writer never sets end-of-file at Close: the
+  // padding of its last block stays in the file, past the logical size.
+  kBugSkipEndOfFileAfterPadding = 1u << 14,
+  // SetCurrentFile closes its temp file only after renaming it, and retries
+  // once after a failure: the failed attempt deletes the temp file while
+  // its handle is still open, and the retry creates the same name again,
+  // which on Windows is still delete pending.
+  kBugReuseDeletePendingName = 1u << 15,
 };
 
 struct Options {
