@@ -41,6 +41,8 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "a direct writer leaves its last block's padding in the file at Close"},
       {kBugReuseDeletePendingName, "reuse_delete_pending_name",
        "SetCurrentFile deletes its temp file while still open, then reuses the name"},
+      {kBugDirectWalSkipsSyncPadding, "direct_wal_skips_sync_padding",
+       "a direct WAL re-writes the sector holding its last synced records"},
   };
   return kBugs;
 }

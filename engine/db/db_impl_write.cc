@@ -173,13 +173,18 @@ Status DBImpl::NewWAL() {
     MutexUnlock unlock(mutex_.get());
     std::unique_ptr<WritableFile> file;
     s = runtime_->InjectedFault("wal.switch.new_file");
-    if (s.ok()) s = fs_->NewWritableFile(path, FileOptionsFor(options_, "the WAL writer"), &file);
+    if (s.ok()) {
+      const FileOptions wal_options =
+          FileOptionsFor(options_, "the WAL writer", options_.use_direct_io_for_wal);
+      s = fs_->NewWritableFile(path, wal_options, &file);
+    }
     // The new log's name must be durable before any sync write relies on it.
     if (s.ok()) s = fs_->SyncDir(dbname_);
     if (s.ok()) {
       SHALE_COUNT(&stats_, dir_syncs, 1);
       auto writer = std::make_unique<WritableFileWriter>(std::move(file), path, &stats_, 8 << 10);
       auto new_log = std::make_unique<log::Writer>(std::move(writer), number);
+      if (HasBug(kBugDirectWalSkipsSyncPadding)) new_log->PlantSkipSyncPadding();
       MaybeMutexLock wal_lock(wal_mu_.get());
       if (log_ != nullptr) {
         // Sync the old log so SyncWAL only ever needs the current one.

@@ -70,6 +70,10 @@ int Reader::SkipZeroRun(uint64_t* dropped_bytes) {
     buffer_.clear();
   }
   *dropped_bytes = zero_bytes;
+  // A direct writer's padding of its last sector is the end of the log.
+  const bool tail_padding = all_zero && zero_bytes < kMaxTailPaddingBytes &&
+                            end_of_buffer_offset_ % kTailPaddingUnit == 0;
+  if (tail_padding) return kTailPaddingFragment;
   return all_zero ? kTruncatedFragment : kBadFragment;
 }
 
@@ -83,8 +87,10 @@ int Reader::ReadPhysicalRecord(Slice* fragment, uint64_t* offset, uint64_t* drop
     *offset = end_of_buffer_offset_ - buffer_.size();
     if (buffer_.empty()) return kEofFragment;
     *dropped_bytes = buffer_.size();  // end of file inside a header
+    // (unless those bytes are a direct writer's tail padding)
+    const bool tail_padding = IsAllZero(buffer_) && end_of_buffer_offset_ % kTailPaddingUnit == 0;
     buffer_.clear();
-    return kTruncatedFragment;
+    return tail_padding ? kTailPaddingFragment : kTruncatedFragment;
   }
   *offset = end_of_buffer_offset_ - buffer_.size();
   const char* header = buffer_.data();
@@ -172,9 +178,18 @@ ReadResult Reader::ReadRecord(Slice* record, std::string* scratch) {
           return ReadResult::kRecord;
         }
         break;
+      case kPaddingType:
+        if (in_fragmented_record) {  // a writer pads only between records
+          return Damage(ReadResult::kCorruptRecord, damage_offset,
+                        partial_bytes + kHeaderSize + fragment.size());
+        }
+        break;
       case kEofFragment:
         if (!in_fragmented_record) return ReadResult::kEof;
         return Damage(ReadResult::kTruncatedTail, damage_offset, partial_bytes);
+      case kTailPaddingFragment:
+        if (!in_fragmented_record) return ReadResult::kEof;
+        return Damage(ReadResult::kTruncatedTail, damage_offset, partial_bytes + dropped_bytes);
       case kTruncatedFragment:
         return Damage(ReadResult::kTruncatedTail, damage_offset, partial_bytes + dropped_bytes);
       case kBadFragment:

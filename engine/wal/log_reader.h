@@ -60,7 +60,15 @@ class Reader {
 
  private:
   // ReadPhysicalRecord's results: a RecordType, or one of these.
-  enum : int { kEofFragment = 256, kTruncatedFragment, kBadFragment, kIOErrorFragment };
+  // kTailPaddingFragment: zeros from a record boundary to the end of the
+  // file that a direct writer's last sector padding explains (log_format.h).
+  enum : int {
+    kEofFragment = 256,
+    kTailPaddingFragment,
+    kTruncatedFragment,
+    kBadFragment,
+    kIOErrorFragment
+  };
 
   // Reads the next fragment; sets *offset to the file offset of its header.
   // On kTruncatedFragment / kBadFragment, *dropped_bytes is what it skipped.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <string>
 
 #include "util/coding.h"
 #include "util/crc32c.h"
@@ -73,9 +74,34 @@ Status Writer::EmitPhysicalRecord(RecordType type, const char* ptr, size_t lengt
   return s;
 }
 
+Status Writer::PadToAlignment(uint64_t alignment_bytes) {
+  assert(alignment_bytes > 0 && kBlockSize % alignment_bytes == 0);
+  const uint64_t at = dest_->GetFileSize();
+  assert(at % kBlockSize == block_offset_ % kBlockSize);
+  uint64_t pad = (alignment_bytes - at % alignment_bytes) % alignment_bytes;
+  if (pad == 0) return Status::OK();
+  const uint32_t block_left_bytes = kBlockSize - block_offset_;
+  if (pad < kHeaderSize) pad += alignment_bytes;
+  // The block ends on an aligned offset: a pad that would pass it stops
+  // there, and one too short for a header is the block tail's zero fill.
+  pad = std::min<uint64_t>(pad, block_left_bytes);
+  if (pad < kHeaderSize) {
+    Status s = dest_->Append(Slice(kZeroPadding, pad));
+    block_offset_ = 0;
+    return s;
+  }
+  const std::string zeros(pad - kHeaderSize, '\0');
+  return EmitPhysicalRecord(kPaddingType, zeros.data(), zeros.size());
+}
+
 Status Writer::Sync() {
   if (!first_error_.ok()) return first_error_;
-  Status s = dest_->Sync();
+  Status s;
+  WritableFile* file = dest_->file();
+  if (file->use_direct_io() && !plant_skip_sync_padding_) {
+    s = PadToAlignment(file->GetRequiredBufferAlignment());
+  }
+  if (s.ok()) s = dest_->Sync();
   if (!s.ok()) first_error_ = s;
   return s;
 }

@@ -24,12 +24,17 @@ class Writer {
   // crash after OK does not lose it. Not durable until Sync(). After a failed
   // AddRecord the writer is broken: later calls return the same error.
   [[nodiscard]] Status AddRecord(const Slice& record);
-  // Makes every record added so far durable. After a failed Sync the
+  // Makes every record added so far durable. With direct I/O it first pads
+  // the log to the file's alignment (a kPaddingType fragment), so records
+  // added later start in a sector of their own. After a failed Sync the
   // writer is broken too: the file system may have dropped the unsynced
   // tail (Linux may evict the dirty pages of a failed fsync), and a record
   // appended past that gap would be read back after a lost one.
   [[nodiscard]] Status Sync();
   [[nodiscard]] Status Close();
+
+  // TEST ONLY (planted kBugDirectWalSkipsSyncPadding): Sync does not pad.
+  void PlantSkipSyncPadding() { plant_skip_sync_padding_ = true; }
 
   uint64_t log_number() const { return log_number_; }
   WritableFileWriter* file() { return dest_.get(); }
@@ -37,6 +42,9 @@ class Writer {
 
  private:
   [[nodiscard]] Status EmitPhysicalRecord(RecordType type, const char* ptr, size_t length);
+  // Fills the log up to the next multiple of alignment_bytes.
+  // REQUIRES: alignment_bytes divides kBlockSize.
+  [[nodiscard]] Status PadToAlignment(uint64_t alignment_bytes);
 
   std::unique_ptr<WritableFileWriter> dest_;
   uint64_t log_number_;
@@ -47,6 +55,7 @@ class Writer {
   // returns this error rather than writing records the reader cannot frame
   // or that follow a hole.
   Status first_error_;
+  bool plant_skip_sync_padding_ = false;
 };
 
 }  // namespace shale::log

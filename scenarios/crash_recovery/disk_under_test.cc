@@ -51,6 +51,8 @@ void DrawFileOptions(DiskModel model, uint64_t seed, Options* options,
   options->use_direct_reads = direct;
   options->use_direct_io_for_flush_and_compaction = direct;
   (*described)["direct_io_for_tables"] = direct ? "true" : "false";
+  options->use_direct_io_for_wal = direct && rng.OneIn(2);
+  (*described)["direct_io_for_wal"] = options->use_direct_io_for_wal ? "true" : "false";
   if (model != DiskModel::kWindows) return;
   options->share_delete_on_open = rng.OneIn(2);
   (*described)["share_delete_on_open"] = options->share_delete_on_open ? "true" : "false";

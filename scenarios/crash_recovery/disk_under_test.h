@@ -55,7 +55,8 @@ class DiskUnderTest {
 
 // Direct I/O for tables, drawn from a stream of its own (the seed, salted):
 // half the runs read and write their tables with it (on Windows:
-// unbuffered, aligned to the drawn sector size), and on the Windows disk
+// unbuffered, aligned to the drawn sector size), half of those write their
+// WAL with it too, and on the Windows disk
 // half of those share no delete on open (the engine must then close a file
 // before it deletes it). Records the draws in *described.
 void DrawFileOptions(DiskModel model, uint64_t seed, Options* options,

@@ -86,6 +86,8 @@ const BugRow kRows[] = {
     // Found where a temp CURRENT's rename or write fails and deletes are
     // not POSIX-semantics: the retry creates a delete-pending name.
     {"reuse_delete_pending_name", "windows", {"windows rule"}},
+    // Found where a power loss garbles or tears the re-written sector.
+    {"direct_wal_skips_sync_padding", "crash-recovery", {"durability", "recovery"}},
 };
 
 RunConfig CampaignConfig(const std::string& scenario, uint64_t seed, uint64_t bugs,

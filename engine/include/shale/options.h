@@ -90,6 +90,10 @@ enum PlantedBug : uint32_t {
   // its handle is still open, and the retry creates the same name again,
   // which on Windows is still delete pending.
   kBugReuseDeletePendingName = 1u << 15,
+  // A direct WAL's Sync does not pad the log to its alignment: the next
+  // record's flush re-writes the sector holding the last synced records,
+  // and a power loss that tears or garbles that unsynced write takes them.
+  kBugDirectWalSkipsSyncPadding = 1u << 16,
 };
 
 struct Options {
@@ -110,6 +114,12 @@ struct Options {
   // always allows it. Either way the engine closes a file before it deletes
   // it (a table leaves the table cache first), so off works too.
   bool share_delete_on_open = true;
+  // Write the WAL with direct I/O. RocksDB has no such option (its WAL is
+  // always buffered); the Windows port wrote every file unbuffered. Each WAL
+  // sync first pads the log to the next aligned offset (a padding record,
+  // docs/wal_format.md), so no later write re-writes a sector that holds
+  // synced records.
+  bool use_direct_io_for_wal = false;
 
   // ---- Write buffers
   size_t write_buffer_size = 64 << 20;
