@@ -43,6 +43,8 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "SetCurrentFile deletes its temp file while still open, then reuses the name"},
       {kBugDirectWalSkipsSyncPadding, "direct_wal_skips_sync_padding",
        "a direct WAL re-writes the sector holding its last synced records"},
+      {kBugMixPositionalAndAppend, "mix_positional_and_append",
+       "a WAL's Sync re-writes its first header in place, then records are appended"},
   };
   return kBugs;
 }

@@ -185,6 +185,7 @@ Status DBImpl::NewWAL() {
       auto writer = std::make_unique<WritableFileWriter>(std::move(file), path, &stats_, 8 << 10);
       auto new_log = std::make_unique<log::Writer>(std::move(writer), number);
       if (HasBug(kBugDirectWalSkipsSyncPadding)) new_log->PlantSkipSyncPadding();
+      if (HasBug(kBugMixPositionalAndAppend)) new_log->PlantHeaderRewriteAtSync();
       MaybeMutexLock wal_lock(wal_mu_.get());
       if (log_ != nullptr) {
         // Sync the old log so SyncWAL only ever needs the current one.

@@ -67,6 +67,7 @@ Status Writer::EmitPhysicalRecord(RecordType type, const char* ptr, size_t lengt
   header[4] = static_cast<char>(length & 0xff);
   header[5] = static_cast<char>(length >> 8);
   header[6] = type_byte;
+  if (plant_header_rewrite_ && first_header_.empty()) first_header_.assign(header, kHeaderSize);
   Status s = dest_->Append(Slice(header, kHeaderSize));
   if (s.ok()) s = dest_->Append(Slice(ptr, length));
   block_offset_ += static_cast<uint32_t>(kHeaderSize + length);
@@ -102,6 +103,9 @@ Status Writer::Sync() {
     s = PadToAlignment(file->GetRequiredBufferAlignment());
   }
   if (s.ok()) s = dest_->Sync();
+  if (s.ok() && plant_header_rewrite_ && !file->use_direct_io() && !first_header_.empty()) {
+    s = file->PositionedAppend(first_header_, 0);
+  }
   if (!s.ok()) first_error_ = s;
   return s;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "shale/slice.h"
 #include "shale/status.h"
@@ -35,6 +36,9 @@ class Writer {
 
   // TEST ONLY (planted kBugDirectWalSkipsSyncPadding): Sync does not pad.
   void PlantSkipSyncPadding() { plant_skip_sync_padding_ = true; }
+  // TEST ONLY (planted kBugMixPositionalAndAppend): a buffered log's Sync
+  // re-writes its first header in place.
+  void PlantHeaderRewriteAtSync() { plant_header_rewrite_ = true; }
 
   uint64_t log_number() const { return log_number_; }
   WritableFileWriter* file() { return dest_.get(); }
@@ -56,6 +60,8 @@ class Writer {
   // or that follow a hole.
   Status first_error_;
   bool plant_skip_sync_padding_ = false;
+  bool plant_header_rewrite_ = false;
+  std::string first_header_;  // planted header rewrite: the log's first 7 bytes
 };
 
 }  // namespace shale::log

@@ -88,6 +88,8 @@ const BugRow kRows[] = {
     {"reuse_delete_pending_name", "windows", {"windows rule"}},
     // Found where a power loss garbles or tears the re-written sector.
     {"direct_wal_skips_sync_padding", "crash-recovery", {"durability", "recovery"}},
+    // The next record after a WAL sync lands at the moved file pointer.
+    {"mix_positional_and_append", "windows", {"windows rule"}},
 };
 
 RunConfig CampaignConfig(const std::string& scenario, uint64_t seed, uint64_t bugs,

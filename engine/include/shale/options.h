@@ -94,6 +94,11 @@ enum PlantedBug : uint32_t {
   // record's flush re-writes the sector holding the last synced records,
   // and a power loss that tears or garbles that unsynced write takes them.
   kBugDirectWalSkipsSyncPadding = 1u << 16,
+  // A buffered WAL's Sync re-writes the log's first header in place
+  // (PositionedAppend at offset 0, as a format that keeps state in its
+  // header would) and later records are appended (Append) on the same
+  // handle: on Windows they land at the moved file pointer.
+  kBugMixPositionalAndAppend = 1u << 17,
 };
 
 struct Options {
