@@ -374,8 +374,10 @@ class CrashRecoveryRun {
   }
 
   // A power loss can leave a WAL's unsynced tail torn, garbled or behind a
-  // hole: every log file with a sector that survived it in part is damaged
-  // for the rest of the run (its old records are replayed at every Open
+  // hole: every log file with a sector that survived it in part, or with a
+  // lost write inside the size it kept (zeros where records were, as when
+  // a durable end-of-file outlives unsynced data), is damaged for the rest
+  // of the run (its old records are replayed at every Open
   // until it is retired). So is every log a failed sync dropped or marked
   // clean pages of (FaultPlan::lossy_sync_logs). Table files are not: a
   // table is synced before it is installed, so one with unsynced data is
@@ -387,6 +389,9 @@ class CrashRecoveryRun {
       for (const std::string& path : s.paths) {
         if (IsLogFile(path)) torn_logs_.insert(path);
       }
+    }
+    for (const std::string& path : disk_->base()->last_power_loss_holes()) {
+      if (IsLogFile(path)) torn_logs_.insert(path);
     }
   }
 

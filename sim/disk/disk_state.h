@@ -190,6 +190,7 @@ class DiskState {
   bool switch_points = true;  // see SimDisk::set_switch_points
   std::vector<SimDisk::SurvivingSector> last_power_loss;
   SimDisk::MetadataKept last_power_loss_metadata;
+  std::vector<std::string> last_power_loss_holes;
 
  private:
   bool Referenced(uint64_t id) const;

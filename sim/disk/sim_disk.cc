@@ -60,6 +60,10 @@ const std::vector<SimDisk::SurvivingSector>& SimDisk::last_power_loss() const {
   return state_->last_power_loss;
 }
 
+const std::vector<std::string>& SimDisk::last_power_loss_holes() const {
+  return state_->last_power_loss_holes;
+}
+
 SimDisk::MetadataKept SimDisk::last_power_loss_metadata() const {
   return state_->last_power_loss_metadata;
 }

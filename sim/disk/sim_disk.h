@@ -204,6 +204,12 @@ class SimDisk final : public FileSystem, public DiskMedia {
     size_t uncommitted = 0;
   };
   MetadataKept last_power_loss_metadata() const;
+  // The durable names, sorted, of every file the last PowerLoss() left with
+  // a hole: a pending write that did not survive, some of whose bytes lie
+  // inside the file's size after the power loss (a durable truncate or a
+  // later surviving sector kept the size), so readers see the old bytes
+  // or zeros there instead of what was written.
+  const std::vector<std::string>& last_power_loss_holes() const;
 
   // ---- injected media faults (DiskMedia; faults/ decides when; see the
   // file comment)

@@ -135,18 +135,24 @@ void SimDisk::PowerLoss(uint64_t survive_one_in, std::optional<size_t> journal_k
   state_->FreeUnreferenced();
   DiskContext* ctx = state_->context;
   std::vector<uint64_t> owners;
+  std::set<uint64_t> holed;
   state_->last_power_loss.clear();
   for (auto& [id, inode] : state_->inodes) {
     std::string data = inode.durable;
+    uint64_t lost_from = UINT64_MAX;  // the lowest byte a lost write would have set
     for (const PendingSector& w : inode.pending) {
       SurvivingSector survivor;
-      if (!ApplyOne(ctx->rng(), survive_one_in, w, &data, &survivor)) continue;
+      if (!ApplyOne(ctx->rng(), survive_one_in, w, &data, &survivor)) {
+        lost_from = std::min(lost_from, w.sector * SimDisk::kSectorBytes + w.dirty_begin);
+        continue;
+      }
       ctx->Fold(id);
       ctx->Fold(survivor.sector);
       ctx->Fold(static_cast<uint64_t>(survivor.fate) << 32 | survivor.applied_bytes);
       state_->last_power_loss.push_back(std::move(survivor));
       owners.push_back(id);
     }
+    if (lost_from < data.size()) holed.insert(id);
     inode.pending.clear();
     inode.clean_unwritten.clear();
     inode.durable = data;
@@ -156,6 +162,13 @@ void SimDisk::PowerLoss(uint64_t survive_one_in, std::optional<size_t> journal_k
   for (size_t i = 0; i < owners.size(); ++i) {
     state_->last_power_loss[i].paths = names.at(owners[i]);
   }
+  state_->last_power_loss_holes.clear();
+  for (const uint64_t id : holed) {
+    const auto it = names.find(id);
+    if (it == names.end()) continue;
+    for (const std::string& path : it->second) state_->last_power_loss_holes.push_back(path);
+  }
+  std::sort(state_->last_power_loss_holes.begin(), state_->last_power_loss_holes.end());
   ctx->Fold(DiskState::HashString("disk.power_loss"));
   ctx->Fold(state_->last_power_loss.size());
 }

@@ -193,3 +193,33 @@ TEST_CASE("sim_disk crash: with survive_one_in = 1 whole sectors keep every byte
 
 }  // namespace
 }  // namespace shale_test
+
+namespace shale_test {
+namespace {
+
+TEST_CASE("sim_disk crash: a durable size over lost data is reported as a hole", "[sim_disk]") {
+  Fixture fx;
+  // "/db/h": 2048 unsynced bytes cut back to 600 by a truncate that a
+  // directory sync makes durable: after the power loss it holds 600 zeros.
+  std::unique_ptr<shale::WritableFile> w;
+  REQUIRE(fx.disk.NewWritableFile("/db/h", FileOptions(), &w).ok());
+  REQUIRE(w->Append(std::string(2048, 'h')).ok());
+  REQUIRE(w->Truncate(600).ok());
+  REQUIRE(w->Close().ok());
+  // "/db/c": synced, then an unsynced append: a power loss cuts it cleanly.
+  REQUIRE(fx.disk.NewWritableFile("/db/c", FileOptions(), &w).ok());
+  REQUIRE(w->Append(std::string(100, 'c')).ok());
+  REQUIRE(w->Sync().ok());
+  REQUIRE(w->Append(std::string(300, 'd')).ok());
+  REQUIRE(fx.disk.SyncDir("/db").ok());
+  fx.disk.PowerLoss(kNeverSurvives, 0);
+  CHECK(Visible(fx.disk, "/db/h") == std::string(600, '\0'));
+  CHECK(Visible(fx.disk, "/db/c") == std::string(100, 'c'));
+  CHECK(fx.disk.last_power_loss_holes() == std::vector<std::string>{"/db/h"});
+  // The next power loss reports only its own holes.
+  fx.disk.PowerLoss(kNeverSurvives, 0);
+  CHECK(fx.disk.last_power_loss_holes().empty());
+}
+
+}  // namespace
+}  // namespace shale_test
