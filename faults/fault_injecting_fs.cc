@@ -20,7 +20,8 @@ FaultPolicy::Decision FaultInjectingFs::Decide(const FaultPolicy::Request& reque
   if (policy_ == nullptr) return {};
   FaultPolicy::Decision d = policy_->Decide(request);
   if (!d.any()) return d;
-  context_->Fold(Hash64("fault.decision", 14));
+  static constexpr char kTraceName[] = "fault.decision";
+  context_->Fold(Hash64(kTraceName, sizeof(kTraceName) - 1));
   context_->Fold(static_cast<uint64_t>(request.op));
   context_->Fold(static_cast<uint64_t>(d.status.code()));
   context_->Fold(static_cast<uint64_t>(d.failed_sync));

@@ -62,6 +62,13 @@ struct Stack {
     REQUIRE(fs->CreateDirIfMissing("/db").ok());
   }
   size_t violations() const { return win ? win->violations().size() : 0; }
+  // Writes path holding data through the decorator and closes it.
+  void WriteClosed(const std::string& path, const std::string& data) {
+    std::unique_ptr<shale::WritableFile> w;
+    REQUIRE(fs->NewWritableFile(path, FileOptions(), &w).ok());
+    REQUIRE(w->Append(data).ok());
+    REQUIRE(w->Close().ok());
+  }
 
   TestDiskContext ctx;
   SimDisk disk;
@@ -170,10 +177,7 @@ TEST_CASE("fault fs: short reads reach the disk as more calls, split at the alig
     INFO("windows " << windows);
     Stack st(windows);
     const std::string data(8192 + 100, 'd');
-    std::unique_ptr<shale::WritableFile> w;
-    REQUIRE(st.fs->NewWritableFile("/db/f", FileOptions(), &w).ok());
-    REQUIRE(w->Append(data).ok());
-    REQUIRE(w->Close().ok());
+    st.WriteClosed("/db/f", data);
     FileOptions direct;
     direct.use_direct_io = true;
     std::unique_ptr<shale::RandomAccessFile> f;
@@ -200,10 +204,7 @@ TEST_CASE("fault fs: an unreadable sector fails that read and later ones", "[fau
   for (const bool windows : {false, true}) {
     INFO("windows " << windows);
     Stack st(windows);
-    std::unique_ptr<shale::WritableFile> w;
-    REQUIRE(st.fs->NewWritableFile("/db/f", FileOptions(), &w).ok());
-    REQUIRE(w->Append(std::string(2048, 'u')).ok());
-    REQUIRE(w->Close().ok());
+    st.WriteClosed("/db/f", std::string(2048, 'u'));
     std::unique_ptr<shale::RandomAccessFile> f;
     REQUIRE(st.fs->NewRandomAccessFile("/db/f", FileOptions(), &f).ok());
     st.policy.Next(Op::kRead, [](const FaultPolicy::Request&, FaultPolicy::Decision* d) {
