@@ -18,6 +18,9 @@ class DiskContext {
   virtual void SwitchPoint(const char* what) = 0;
   // The calling task waits ns of simulated time (I/O latency).
   virtual void Delay(uint64_t ns) = 0;
+  // Simulated time now, in nanoseconds (a device that queues work per
+  // parallel unit reads it to know when each unit is free).
+  virtual uint64_t NowNanos() const = 0;
   // The run's PRNG (disk decisions such as which unsynced writes survive).
   virtual Random* rng() = 0;
   // Folds a value into the run's trace hash.

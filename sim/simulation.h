@@ -103,6 +103,7 @@ class Simulation final : public DiskContext {
   void SwitchPoint(const char* what) override;
   // Suspends the calling task for ns of simulated time (I/O latency).
   void Delay(uint64_t ns) override;
+  uint64_t NowNanos() const override { return now_ns_; }
   std::string CurrentTaskName() const override;
 
   // Ends every task started before this call (the current process), then

@@ -22,6 +22,8 @@ class TestDiskContext final : public shale::sim::DiskContext {
     ++switch_points;
   }
   void Delay(uint64_t ns) override { delay_ns += ns; }
+  // Time advances only by delays.
+  uint64_t NowNanos() const override { return delay_ns; }
   shale::Random* rng() override { return &rng_; }
   void Fold(uint64_t value) override { folds.push_back(value); }
 
