@@ -1,0 +1,403 @@
+#include "flash/flash_fs.h"
+
+#include <algorithm>
+
+#include "flash/flash_writer.h"
+#include "util/mutexlock.h"
+#include "version/filename.h"
+
+namespace shale {
+
+namespace {
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string ParentDir(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+std::string TrimSlash(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+}  // namespace
+
+bool IsFlashFileName(const std::string& path) {
+  uint64_t number = 0;
+  FileType type;
+  if (!ParseFileName(BaseName(path), &number, &type)) return false;
+  return type == FileType::kLogFile || type == FileType::kTableFile ||
+         type == FileType::kDescriptorFile;
+}
+
+Status OpenFlashFileSystem(FlashDevice* device, FileSystem* small_files, Runtime* runtime,
+                           const FlashFsOptions& options,
+                           std::unique_ptr<FlashFileSystem>* result) {
+  const std::string invalid = device->geometry().Invalid();
+  if (!invalid.empty()) return Status::InvalidArgument("flash: bad device geometry", invalid);
+  if (device->geometry().oob_bytes < flash::kTagBytes) {
+    return Status::InvalidArgument("flash: the device's OOB area is too small for the tags");
+  }
+  auto fs = std::make_unique<flash::FlashFs>(device, small_files, runtime, options);
+  Status s = fs->Mount();
+  if (!s.ok()) return s;
+  *result = std::move(fs);
+  return Status::OK();
+}
+
+namespace flash {
+
+FlashFs::FlashFs(FlashDevice* device, FileSystem* small_files, Runtime* runtime,
+                 const FlashFsOptions& options)
+    : device_(device),
+      small_(small_files),
+      runtime_(runtime),
+      options_(options),
+      geometry_(device->geometry()),
+      alloc_mu_(runtime->NewMutex()),
+      mu_(runtime->NewMutex()),
+      erase_cv_(runtime->NewCondVar(mu_.get())),
+      erased_cv_(runtime->NewCondVar(mu_.get())) {
+  if (options.read_cache_bytes > 0) {
+    read_cache_ = NewLRUCache(options.read_cache_bytes, /*num_shard_bits=*/0, runtime);
+  }
+}
+
+FlashFs::~FlashFs() { Shutdown(); }
+
+void FlashFs::Shutdown() {
+  {
+    MutexLock l(mu_.get());
+    if (shutting_down_) return;
+    shutting_down_ = true;
+    erase_cv_->SignalAll();
+  }
+  if (eraser_ != nullptr) eraser_->Join();
+}
+
+FlashFsStats FlashFs::stats() const {
+  MutexLock l(mu_.get());
+  return stats_;
+}
+
+std::shared_ptr<FileEntry> FlashFs::Find(const std::string& path) const {
+  auto it = files_.find(path);
+  return it == files_.end() ? nullptr : it->second;
+}
+
+// ---- the FileSystem calls
+
+Status FlashFs::NewWritableFile(const std::string& path, const FileOptions& opts,
+                                std::unique_ptr<WritableFile>* result) {
+  if (!IsFlashFileName(path)) return small_->NewWritableFile(path, opts, result);
+  return NewFlashWriter(path, /*reopen=*/false, result);
+}
+
+Status FlashFs::ReopenWritableFile(const std::string& path, const FileOptions& opts,
+                                   std::unique_ptr<WritableFile>* result) {
+  if (!IsFlashFileName(path)) return small_->ReopenWritableFile(path, opts, result);
+  return NewFlashWriter(path, /*reopen=*/true, result);
+}
+
+Status FlashFs::NewFlashWriter(const std::string& path, bool reopen,
+                               std::unique_ptr<WritableFile>* result) {
+  if (path.size() > kMaxNameBytes) return Status::InvalidArgument("flash: path too long", path);
+  std::shared_ptr<FileEntry> file;
+  {
+    MutexLock l(mu_.get());
+    if (shutting_down_) return Status::IOError("flash: file system shut down", path);
+    file = Find(path);
+    if (file != nullptr && file->writer_open) {
+      return Status::IOError("flash: file already open for writing", path);
+    }
+    if (file != nullptr && !reopen) {
+      Unlink(file);
+      file = nullptr;
+    }
+    if (file == nullptr) {
+      file = std::make_shared<FileEntry>();
+      file->path = path;
+      file->id = next_file_id_++;
+      files_[path] = file;
+    }
+    file->handles++;
+  }
+  *result = std::make_unique<FlashWritableFile>(this, file);
+  return Status::OK();
+}
+
+Status FlashFs::FileExists(const std::string& path) {
+  if (!IsFlashFileName(path)) return small_->FileExists(path);
+  MutexLock l(mu_.get());
+  return Find(path) != nullptr ? Status::OK() : Status::NotFound(path);
+}
+
+Status FlashFs::GetChildren(const std::string& dir, std::vector<std::string>* names) {
+  Status s = small_->GetChildren(dir, names);
+  if (!s.ok()) return s;
+  const std::string parent = TrimSlash(dir);
+  {
+    MutexLock l(mu_.get());
+    for (const auto& [path, file] : files_) {
+      if (ParentDir(path) == parent) names->push_back(BaseName(path));
+    }
+  }
+  std::sort(names->begin(), names->end());
+  names->erase(std::unique(names->begin(), names->end()), names->end());
+  return Status::OK();
+}
+
+Status FlashFs::GetFileSize(const std::string& path, uint64_t* size) {
+  if (!IsFlashFileName(path)) return small_->GetFileSize(path, size);
+  MutexLock l(mu_.get());
+  std::shared_ptr<FileEntry> file = Find(path);
+  if (file == nullptr) return Status::PathNotFound("flash: no such file", path);
+  *size = file->size;
+  return Status::OK();
+}
+
+Status FlashFs::DeleteFile(const std::string& path) {
+  if (!IsFlashFileName(path)) return small_->DeleteFile(path);
+  MutexLock l(mu_.get());
+  std::shared_ptr<FileEntry> file = Find(path);
+  if (file == nullptr) return Status::PathNotFound("flash: no such file", path);
+  Unlink(file);
+  return Status::OK();
+}
+
+Status FlashFs::RenameFile(const std::string& src, const std::string& dst) {
+  if (IsFlashFileName(src) || IsFlashFileName(dst)) {
+    return Status::NotSupported("flash: files on flash cannot be renamed", src);
+  }
+  return small_->RenameFile(src, dst);
+}
+
+Status FlashFs::CreateDirIfMissing(const std::string& dir) {
+  return small_->CreateDirIfMissing(dir);
+}
+
+Status FlashFs::DeleteDir(const std::string& dir) {
+  {
+    MutexLock l(mu_.get());
+    const std::string parent = TrimSlash(dir);
+    for (const auto& [path, file] : files_) {
+      if (ParentDir(path) == parent) return Status::IOError("flash: directory not empty", dir);
+    }
+  }
+  return small_->DeleteDir(dir);
+}
+
+Status FlashFs::SyncDir(const std::string& dir) {
+  Status s = small_->SyncDir(dir);
+  if (!s.ok()) return s;
+  // Deletes are durable once their chunks are erased.
+  MutexLock l(mu_.get());
+  while ((blocks_->queued_resets() > 0 || erases_in_flight_ > 0) && eraser_ != nullptr) {
+    erased_cv_->Wait();
+  }
+  return Status::OK();
+}
+
+Status FlashFs::LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) {
+  return small_->LockFile(path, lock);
+}
+
+Status FlashFs::UnlockFile(std::unique_ptr<FileLock> lock) {
+  return small_->UnlockFile(std::move(lock));
+}
+
+// ---- names and erasing
+
+void FlashFs::Unlink(const std::shared_ptr<FileEntry>& file) {
+  files_.erase(file->path);
+  file->deleted = true;
+  if (file->handles == 0) QueueChunks(*file);
+}
+
+void FlashFs::ReleaseHandle(const std::shared_ptr<FileEntry>& file) {
+  MutexLock l(mu_.get());
+  file->handles--;
+  if (file->deleted && file->handles == 0) QueueChunks(*file);
+}
+
+void FlashFs::QueueChunks(const FileEntry& file) {
+  for (uint32_t chunk : file.chain) {
+    if (OpenChunk* open = open_chunk(chunk)) {
+      open->erasing = true;
+      open->file = nullptr;
+    }
+    blocks_->QueueReset(chunk);
+  }
+  erase_cv_->Signal();
+}
+
+void FlashFs::StartEraser() {
+  eraser_ = runtime_->StartThread("flash.eraser", [this] { EraserLoop(); });
+}
+
+void FlashFs::EraserLoop() {
+  MutexLock l(mu_.get());
+  for (;;) {
+    uint32_t chunk = kNoChunk;
+    if (!blocks_->TakeReset(&chunk)) {
+      erased_cv_->SignalAll();
+      if (shutting_down_) return;
+      erase_cv_->Wait();
+      continue;
+    }
+    erases_in_flight_++;
+    Status s;
+    {
+      MutexUnlock u(mu_.get());
+      s = device_->Reset(chunk);
+      DropCachedChunk(chunk);
+    }
+    erases_in_flight_--;
+    open_.erase(chunk);
+    blocks_->ResetDone(chunk, s.ok());
+    stats_.resets++;
+    if (!s.ok()) stats_.erase_failures++;
+    erased_cv_->SignalAll();
+  }
+}
+
+// ---- chunks
+
+OpenChunk* FlashFs::open_chunk(uint32_t chunk) {
+  auto it = open_.find(chunk);
+  return it == open_.end() ? nullptr : &it->second;
+}
+
+void FlashFs::ChunkClosed(uint32_t chunk) { open_.erase(chunk); }
+
+void FlashFs::ChunkFailed(uint32_t chunk) {
+  open_.erase(chunk);
+  blocks_->MarkGrownBad(chunk);
+  stats_.program_failures++;
+}
+
+uint32_t FlashFs::ReserveChunk(uint32_t previous) {
+  MutexLock l(mu_.get());
+  uint32_t chunk = kNoChunk;
+  return blocks_->Allocate(previous, &chunk) ? chunk : kNoChunk;
+}
+
+void FlashFs::ReleaseChunk(uint32_t chunk) {
+  MutexLock l(mu_.get());
+  blocks_->Release(chunk);
+}
+
+Status FlashFs::OpenChunkFor(const std::shared_ptr<FileEntry>& file, uint32_t previous,
+                             uint32_t reserved, uint32_t* chunk) {
+  MutexLock alloc(alloc_mu_.get());
+  MutexLock l(mu_.get());
+  while (open_.size() >= geometry_.max_open_chunks) {
+    uint32_t victim = kNoChunk;
+    bool erasing = false;
+    for (const auto& [number, open] : open_) {
+      erasing = erasing || open.erasing;
+      if (!open.active && !open.erasing) {
+        victim = number;
+        break;
+      }
+    }
+    if (victim != kNoChunk) {
+      MutexUnlock u(mu_.get());
+      Status s = Seal(victim);
+      if (!s.ok()) return s;
+    } else if (erasing) {
+      erased_cv_->Wait();  // the eraser frees one
+    } else {
+      return Status::IOError("flash: every open chunk is being written", file->path);
+    }
+  }
+  if (reserved != kNoChunk) {
+    *chunk = reserved;
+  } else if (!blocks_->Allocate(previous, chunk)) {
+    return Status::NoSpace("flash: no free chunk", file->path);
+  }
+  OpenChunk& open = open_[*chunk];
+  open = OpenChunk();
+  open.file = file;
+  open.file_id = file->id;
+  open.chain_index = file->next_chain_index++;
+  open.file_end = file->size;
+  open.active = true;
+  file->chain.push_back(*chunk);
+  stats_.chunks_allocated++;
+  return Status::OK();
+}
+
+Status FlashFs::Program(uint32_t chunk, uint32_t sector, const SectorBatch& batch) {
+  Status s = device_->Write(chunk, sector, batch.data(), batch.oob());
+  if (!s.ok()) return s;
+  MutexLock l(mu_.get());
+  stats_.sectors_programmed += batch.sectors();
+  stats_.data_sectors += batch.count(SectorKind::kData);
+  stats_.pad_sectors += batch.count(SectorKind::kPad);
+  stats_.metadata_sectors += batch.count(SectorKind::kStart) + batch.count(SectorKind::kClose) +
+                             batch.count(SectorKind::kTruncate);
+  return Status::OK();
+}
+
+Status FlashFs::Seal(uint32_t chunk) {
+  OpenChunk state;
+  {
+    MutexLock l(mu_.get());
+    state = open_[chunk];
+    open_[chunk].active = true;  // no one else seals it meanwhile
+  }
+  bool closed = false;
+  Status s = PadChunk(chunk, &state, geometry_.sectors_per_chunk - state.write_pointer, &closed);
+  MutexLock l(mu_.get());
+  if (!s.ok()) {
+    open_[chunk].active = false;
+    return s;
+  }
+  open_.erase(chunk);
+  stats_.chunks_sealed++;
+  if (state.file != nullptr) MakeReadable(state.file.get(), state.file_end);
+  return Status::OK();
+}
+
+Status FlashFs::PadChunk(uint32_t chunk, OpenChunk* state, uint32_t sectors, bool* closed) {
+  const uint32_t chunk_end = geometry_.sectors_per_chunk;
+  SectorBatch batch(geometry_.sector_bytes, geometry_.oob_bytes);
+  const uint32_t n = std::min(sectors, chunk_end - state->write_pointer);
+  for (uint32_t i = 0; i < n; i++) {
+    SectorTag tag;
+    tag.file_id = state->file_id;
+    tag.chain_index = state->chain_index;
+    if (state->write_pointer + i == chunk_end - 1) {
+      const ChunkClose close{state->file_id, state->chain_index, state->crc_valid,
+                             state->data_bytes, kNoChunk, state->data_crc};
+      const std::string payload = EncodeChunkClose(close);
+      tag.kind = SectorKind::kClose;
+      tag.valid_bytes = static_cast<uint32_t>(payload.size());
+      batch.Add(tag, payload);
+    } else {
+      tag.kind = SectorKind::kPad;
+      batch.Add(tag, Slice());
+    }
+  }
+  Status s = Program(chunk, state->write_pointer, batch);
+  if (s.IsIOError()) {  // a program failure: the chunk closed early, all of it flushed
+    MutexLock l(mu_.get());
+    blocks_->MarkGrownBad(chunk);
+    stats_.program_failures++;
+    *closed = true;
+    return Status::OK();
+  }
+  if (!s.ok()) return s;
+  state->write_pointer += n;
+  *closed = state->write_pointer == chunk_end;
+  return Status::OK();
+}
+
+}  // namespace flash
+}  // namespace shale

@@ -1,0 +1,177 @@
+// Reading files on flash: the two reader handles, the extent walk, and the
+// sector cache.
+#include <algorithm>
+#include <cstring>
+
+#include "flash/flash_fs.h"
+#include "util/coding.h"
+#include "util/mutexlock.h"
+
+namespace shale::flash {
+
+namespace {
+
+class FlashSequentialFile final : public SequentialFile {
+ public:
+  FlashSequentialFile(FlashFs* fs, std::shared_ptr<FileEntry> file)
+      : fs_(fs), file_(std::move(file)) {}
+  ~FlashSequentialFile() override { fs_->ReleaseHandle(file_); }
+
+  Status Read(size_t n, Slice* result, char* scratch) override {
+    uint64_t size = 0;
+    {
+      MutexLock l(fs_->mu());
+      size = file_->size;
+    }
+    const size_t len = pos_ >= size ? 0 : static_cast<size_t>(std::min<uint64_t>(n, size - pos_));
+    Status s = fs_->ReadFile(file_, pos_, len, scratch);
+    if (!s.ok()) return s;
+    pos_ += len;
+    *result = Slice(scratch, len);
+    return Status::OK();
+  }
+  Status Skip(uint64_t n) override {
+    pos_ += n;
+    return Status::OK();
+  }
+
+ private:
+  FlashFs* const fs_;
+  const std::shared_ptr<FileEntry> file_;
+  uint64_t pos_ = 0;
+};
+
+class FlashRandomAccessFile final : public RandomAccessFile {
+ public:
+  FlashRandomAccessFile(FlashFs* fs, std::shared_ptr<FileEntry> file)
+      : fs_(fs), file_(std::move(file)) {}
+  ~FlashRandomAccessFile() override { fs_->ReleaseHandle(file_); }
+
+  Status Read(uint64_t offset, size_t n, Slice* result, char* scratch) const override {
+    uint64_t size = 0;
+    {
+      MutexLock l(fs_->mu());
+      size = file_->size;
+    }
+    const size_t len =
+        offset >= size ? 0 : static_cast<size_t>(std::min<uint64_t>(n, size - offset));
+    Status s = fs_->ReadFile(file_, offset, len, scratch);
+    if (!s.ok()) return s;
+    *result = Slice(scratch, len);
+    return Status::OK();
+  }
+
+ private:
+  FlashFs* const fs_;
+  const std::shared_ptr<FileEntry> file_;
+};
+
+std::string CacheKey(uint32_t chunk, uint32_t sector) {
+  std::string key;
+  PutFixed32(&key, chunk);
+  PutFixed32(&key, sector);
+  return key;
+}
+
+void DeleteSector(const Slice& key, void* value) {
+  (void)key;
+  delete static_cast<std::string*>(value);
+}
+
+}  // namespace
+
+Status FlashFs::NewSequentialFile(const std::string& path, const FileOptions& opts,
+                                  std::unique_ptr<SequentialFile>* result) {
+  if (!IsFlashFileName(path)) return small_->NewSequentialFile(path, opts, result);
+  MutexLock l(mu_.get());
+  std::shared_ptr<FileEntry> file = Find(path);
+  if (file == nullptr) return Status::PathNotFound("flash: no such file", path);
+  file->handles++;
+  *result = std::make_unique<FlashSequentialFile>(this, file);
+  return Status::OK();
+}
+
+Status FlashFs::NewRandomAccessFile(const std::string& path, const FileOptions& opts,
+                                    std::unique_ptr<RandomAccessFile>* result) {
+  if (!IsFlashFileName(path)) return small_->NewRandomAccessFile(path, opts, result);
+  MutexLock l(mu_.get());
+  std::shared_ptr<FileEntry> file = Find(path);
+  if (file == nullptr) return Status::PathNotFound("flash: no such file", path);
+  file->handles++;
+  *result = std::make_unique<FlashRandomAccessFile>(this, file);
+  return Status::OK();
+}
+
+Status FlashFs::ReadFile(const std::shared_ptr<FileEntry>& file, uint64_t offset, size_t n,
+                         char* scratch) {
+  if (n == 0) return Status::OK();
+  const uint64_t end = offset + n;
+  std::vector<Extent> pieces;
+  {
+    MutexLock l(mu_.get());
+    // The part past the readable end comes from the host's copy.
+    if (end > file->readable_end) {
+      const uint64_t from = std::max(offset, file->readable_end);
+      std::memcpy(scratch + (from - offset), file->tail.data() + (from - file->readable_end),
+                  end - from);
+    }
+    const auto& extents = file->extents;
+    auto it = std::upper_bound(extents.begin(), extents.end(), offset,
+                               [](uint64_t at, const Extent& e) { return at < e.file_offset; });
+    if (it != extents.begin()) --it;
+    for (; it != extents.end() && it->file_offset < std::min(end, file->readable_end); ++it) {
+      pieces.push_back(*it);
+    }
+  }
+  for (const Extent& e : pieces) {
+    const uint64_t from = std::max(offset, e.file_offset);
+    const uint64_t to = std::min(end, e.file_offset + e.bytes);
+    if (from >= to) continue;
+    std::string sector;
+    Status s = ReadSector(*file, e, &sector);
+    if (!s.ok()) return s;
+    std::memcpy(scratch + (from - offset), sector.data() + (from - e.file_offset), to - from);
+  }
+  return Status::OK();
+}
+
+Status FlashFs::ReadSector(const FileEntry& file, const Extent& e, std::string* data) {
+  const std::string key = CacheKey(e.chunk, e.sector);
+  if (read_cache_ != nullptr) {
+    if (Cache::Handle* h = read_cache_->Lookup(key)) {
+      *data = *static_cast<std::string*>(read_cache_->Value(h));
+      read_cache_->Release(h);
+      MutexLock l(mu_.get());
+      stats_.read_cache_hits++;
+      return Status::OK();
+    }
+  }
+  std::string oob(geometry_.oob_bytes, '\0');
+  data->resize(geometry_.sector_bytes);
+  Status s = device_->Read(e.chunk, e.sector, 1, data->data(), oob.data());
+  if (!s.ok()) return Status::IOError("flash: " + s.ToString(), file.path);
+  SectorTag tag;
+  if (!DecodeTag(data->data(), data->size(), oob.data(), oob.size(), &tag) ||
+      tag.kind != SectorKind::kData || tag.file_id != file.id ||
+      tag.file_offset != e.file_offset || tag.valid_bytes < e.bytes) {
+    return Status::Corruption("flash: a sector does not hold what the file expects", file.path);
+  }
+  {
+    MutexLock l(mu_.get());
+    stats_.read_cache_misses++;
+  }
+  if (read_cache_ != nullptr) {
+    read_cache_->Release(read_cache_->Insert(key, new std::string(*data), data->size(),
+                                             &DeleteSector));
+  }
+  return Status::OK();
+}
+
+void FlashFs::DropCachedChunk(uint32_t chunk) {
+  if (read_cache_ == nullptr) return;
+  for (uint32_t sector = 0; sector < geometry_.sectors_per_chunk; sector++) {
+    read_cache_->Erase(CacheKey(chunk, sector));
+  }
+}
+
+}  // namespace shale::flash

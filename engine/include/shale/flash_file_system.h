@@ -1,0 +1,110 @@
+// FlashFileSystem: a FileSystem that keeps the engine's WAL, table and
+// MANIFEST files directly on an open-channel SSD (shale/flash_device.h),
+// and every other file (CURRENT, LOCK, LOG, temporary files) on a small
+// POSIX FileSystem handed to it. It is a storage backend in user space:
+// its buffers live in the process, and it manages the flash itself.
+//
+// On-flash format: engine/flash/flash_format.h (and docs/flash_format.md).
+// In short, a file is a chain of chunks; each chunk starts with a START
+// sector (file name, file id, owner, position in the chain and in the
+// file), holds DATA sectors whose OOB tags give file id, file offset, valid
+// bytes and a CRC, and ends, once full, with a CLOSE sector (data bytes,
+// next chunk, CRC32C of the chunk's data). Mounting rebuilds every file from
+// this alone.
+//
+// Durability contract (env.h's, with these differences):
+//  * Append buffers up to one ws_opt unit in the process. Flush() programs
+//    what is buffered (the last sector partly filled, the write padded to
+//    ws_min), so a process crash keeps every flushed byte. The device then
+//    still holds the last mw_cunits sectors in its cache: a power loss may
+//    lose or tear them.
+//  * Sync()/Fsync() programs the buffer and then mw_cunits more sectors of
+//    padding (rounded up to ws_min; fewer if the chunk fills first), so
+//    that every synced byte has left the device cache. That padding is the
+//    price of a sync: at most mw_cunits + ws_min - 1 sectors.
+//  * Delete removes the name at once and erases (resets) the file's chunks
+//    in the background once its last handle closes. A power loss before the
+//    erase brings the file back; SyncDir waits for the erases queued so far,
+//    so a delete followed by SyncDir is durable.
+//  * Rename of a flash file is NotSupported (the engine renames only
+//    CURRENT, which lives on the POSIX side). Truncate may only shorten a
+//    file; it is a TRUNCATE sector, volatile until Sync.
+//  * Files on flash are never direct I/O (the backend is its own buffer
+//    cache); they ignore FileOptions::use_direct_io.
+//
+// Mount (OpenFlashFileSystem) rebuilds the file table: for each chunk with
+// a valid START sector of this owner, the chain is read in chain order, and
+// a file's contents end at its first sector that is torn, unreadable or
+// fails its CRC, or where a chunk does not start at the size the previous
+// one ended at. An OPEN chunk is first padded past its device cache (the
+// previous instance may have died with data there). Chunks that belong to
+// no file (a torn START, a file whose first chunk is gone because its
+// delete was interrupted) are erased in the background.
+//
+// Reads go through a bounded page cache of sectors (read_cache_bytes; 0
+// turns it off), filled on misses and dropped when a chunk is erased.
+//
+// Thread safety: as FileSystem; one background thread (from the Runtime)
+// erases chunks. Ownership: borrows the device, the small-file system and
+// the runtime, which must outlive it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "shale/env.h"
+#include "shale/flash_device.h"
+
+namespace shale {
+
+struct FlashFsOptions {
+  // Written into every chunk this instance starts; chunks of another owner
+  // are left alone.
+  uint64_t owner_id = 1;
+  // Bytes of sectors kept for reads (an LRU of whole sectors); 0: none.
+  uint64_t read_cache_bytes = 0;
+  // Options::planted_bugs bits (tests only); the flash ones are read here.
+  uint32_t planted_bugs = 0;
+};
+
+struct FlashFsStats {
+  uint64_t bytes_appended = 0;      // what the engine wrote
+  uint64_t sectors_programmed = 0;  // every sector this backend wrote, all kinds
+  uint64_t data_sectors = 0;
+  uint64_t pad_sectors = 0;         // ws_min rounding, sync padding, sealing
+  uint64_t metadata_sectors = 0;    // START, CLOSE, TRUNCATE
+  uint64_t chunks_allocated = 0;
+  uint64_t chunks_sealed = 0;       // closed by padding to free an open slot
+  uint64_t resets = 0;
+  uint64_t program_failures = 0;    // met and written around
+  uint64_t erase_failures = 0;
+  uint64_t read_cache_hits = 0;
+  uint64_t read_cache_misses = 0;
+  uint64_t files_recovered = 0;     // by the last mount
+  uint64_t chunks_dropped = 0;      // by the last mount: no file owns them
+};
+
+class FlashFileSystem : public FileSystem {
+ public:
+  // A snapshot of the counters.
+  virtual FlashFsStats stats() const = 0;
+  // The counters without taking the lock. REQUIRES: no thread uses the
+  // instance any more (it was shut down, or its process died).
+  virtual FlashFsStats final_stats() const = 0;
+  // Waits for queued erases, then stops the background thread. Also done
+  // by the destructor. Further calls fail.
+  virtual void Shutdown() = 0;
+};
+
+// Mounts the backend: rebuilds the file table from the device (see above).
+// REQUIRES: device->geometry().Invalid() is empty and its oob_bytes >= 32.
+[[nodiscard]] Status OpenFlashFileSystem(FlashDevice* device, FileSystem* small_files,
+                                         Runtime* runtime, const FlashFsOptions& options,
+                                         std::unique_ptr<FlashFileSystem>* result);
+
+// Whether path names a file the backend keeps on flash (a WAL, table or
+// MANIFEST file by its name).
+bool IsFlashFileName(const std::string& path);
+
+}  // namespace shale
