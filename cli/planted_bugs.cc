@@ -45,6 +45,16 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "a direct WAL re-writes the sector holding its last synced records"},
       {kBugMixPositionalAndAppend, "mix_positional_and_append",
        "a WAL's Sync re-writes its first header in place, then records are appended"},
+      {kBugFlashWriteOffPointer, "flash_write_off_pointer",
+       "the flash backend forgets a sync's padding: its next write is not at the write pointer"},
+      {kBugFlashAckInDeviceCache, "flash_ack_in_device_cache",
+       "a flash sync acknowledges data still inside the device cache (mw_cunits)"},
+      {kBugFlashAllocateBadChunk, "flash_allocate_bad_chunk",
+       "the flash backend lists OFFLINE (bad) chunks as free and allocates one"},
+      {kBugFlashReuseWithoutReset, "flash_reuse_without_reset",
+       "the flash backend reuses a deleted file's chunks without resetting them"},
+      {kBugFlashRecoveryIgnoresOob, "flash_recovery_ignores_oob",
+       "flash recovery trusts only CLOSE metadata and drops a WAL's tail in an open chunk"},
   };
   return kBugs;
 }

@@ -1,5 +1,6 @@
 // The one list of built-in scenarios.
 #include "scenarios/crash_recovery/crash_recovery.h"
+#include "scenarios/open_channel/open_channel.h"
 #include "scenarios/scenario.h"
 #include "scenarios/snapshot/snapshot.h"
 #include "scenarios/unordered_write/unordered_write.h"
@@ -15,6 +16,7 @@ void RegisterBuiltinScenarios() {
   RegisterScenario(SnapshotScenario());
   RegisterScenario(UnorderedWriteScenario());
   RegisterScenario(WindowsScenario());
+  RegisterScenario(OpenChannelScenario());
 }
 
 }  // namespace shale::scenario

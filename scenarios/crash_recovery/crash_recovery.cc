@@ -207,6 +207,7 @@ class CrashRecoveryRun {
     result_->options_drawn = drawn_.described;
     result_->options_drawn["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;
     disk_ = std::make_unique<DiskUnderTest>(model_, config_.seed, &sim_, drawn_.latency,
+                                            drawn_.options.planted_bugs,
                                             &result_->options_drawn);
     // Swarm: half the runs inject I/O faults (each kind on or off, with its
     // own rate); the other half keep the stricter no-spurious-errors check.
@@ -222,6 +223,7 @@ class CrashRecoveryRun {
     plan_->set_wal_damage_allowed(WalDamageReported(drawn_.options.wal_recovery_mode));
     disk_->set_fault_policy(plan_.get());
     WatchWindowsRules();
+    WatchDeviceRules();
     drawn_.workload.faults_enabled = plan_->enabled();
     SetLockTimeouts(plan_->enabled(), &drawn_.txn_options);
     for (const auto& [k, v] : plan_->Describe()) result_->options_drawn[k] = v;
@@ -258,6 +260,7 @@ class CrashRecoveryRun {
       result_->observed["transaction deadlocks (Busy)"] = state_.txn_lock_busy;
       result_->observed["transaction lock timeouts"] = state_.txn_lock_timeouts;
     }
+    if (const FlashUnderTest* flash = disk_->flash()) flash->Describe(&result_->observed);
     if (const sim::WindowsDisk* windows = disk_->windows()) {
       result_->observed["windows: deletes left pending"] = windows->pending_deletes();
       result_->observed["windows: bytes zero-filled past valid data"] = windows->zero_filled_bytes();
@@ -276,6 +279,21 @@ class CrashRecoveryRun {
       sim_.TraceEvent("windows rule broken: " + v.ToString());
       state_.Fail("windows rule", "", "no Windows rule broken", v.ToString(),
                   "the engine broke the Windows rule '" + v.rule + "'");
+    });
+  }
+
+  // On the open-channel SSD, the first call that breaks a device rule fails
+  // the run (property "device rule"), naming the rule and the call; the
+  // device then fails the call. With faults on, the device also fails
+  // programs and erases, which the flash backend must write around.
+  void WatchDeviceRules() {
+    FlashUnderTest* flash = disk_->flash();
+    if (flash == nullptr) return;
+    if (plan_->enabled()) flash->EnableMediaFaults(&result_->faults_by_kind);
+    flash->set_violation_sink([this](const sim::FlashRuleViolation& v) {
+      sim_.TraceEvent("device rule broken: " + v.ToString());
+      state_.Fail("device rule", "", "no device rule broken", v.ToString(),
+                  "the flash backend broke the device rule '" + v.rule + "'");
     });
   }
 
@@ -307,7 +325,10 @@ class CrashRecoveryRun {
       // ending its background tasks (a DB is never destroyed outside Run).
       sim_.Crash();
       (void)db_.release();
+      if (disk_->flash() != nullptr) disk_->flash()->Abandon();
     }
+    // The flash backend's eraser is a task of its own: stop it.
+    if (disk_->flash() != nullptr) disk_->flash()->Shutdown();
   }
 
   // Records the deepest level holding a file: the report shows whether the
@@ -363,8 +384,12 @@ class CrashRecoveryRun {
 
   // DB::Open, or TransactionDB::Open when transactions are on (*txn_db is
   // then the same object as *db).
-  Status OpenDb(std::unique_ptr<DB>* db, TransactionDB** txn_db) const {
+  Status OpenDb(std::unique_ptr<DB>* db, TransactionDB** txn_db) {
     *txn_db = nullptr;
+    if (FlashUnderTest* flash = disk_->flash()) {
+      const Status s = flash->Mount(sim_.runtime());
+      if (!s.ok()) return s;
+    }
     if (!drawn_.transactions) return DB::Open(drawn_.options, kDbPath, db);
     std::unique_ptr<TransactionDB> t;
     const Status s = TransactionDB::Open(drawn_.options, drawn_.txn_options, kDbPath, &t);
@@ -392,6 +417,12 @@ class CrashRecoveryRun {
     }
     for (const std::string& path : disk_->base()->last_power_loss_holes()) {
       if (IsLogFile(path)) torn_logs_.insert(path);
+    }
+    // On the open-channel SSD: logs whose chunks lost their device cache.
+    if (const FlashUnderTest* flash = disk_->flash()) {
+      for (const std::string& path : flash->LastPowerLossPaths()) {
+        if (IsLogFile(path)) torn_logs_.insert(path);
+      }
     }
   }
 
@@ -755,6 +786,38 @@ std::vector<std::string> CrashRecoveryProperties() {
           "no phantoms",        "resurrection",     "read consistency",
           "immutable snapshots", "no spurious errors", "deadlock",
           "transactions",       "real-time order",  "fresh snapshots"};
+}
+
+namespace {
+
+class CrashRecoveryOnDisk final : public Scenario {
+ public:
+  CrashRecoveryOnDisk(const char* name, const char* summary, DiskModel model,
+                      const char* rule_property)
+      : name_(name), summary_(summary), model_(model), rule_property_(rule_property) {}
+  const char* name() const override { return name_; }
+  const char* summary() const override { return summary_; }
+  std::vector<std::string> properties() const override {
+    std::vector<std::string> properties = CrashRecoveryProperties();
+    properties.push_back(rule_property_);
+    return properties;
+  }
+  RunResult Run(const RunConfig& config) const override {
+    return RunCrashRecovery(name_, config, model_);
+  }
+
+ private:
+  const char* const name_;
+  const char* const summary_;
+  const DiskModel model_;
+  const char* const rule_property_;
+};
+
+}  // namespace
+
+const Scenario* NewCrashRecoveryOnDisk(const char* name, const char* summary, DiskModel model,
+                                       const char* rule_property) {
+  return new CrashRecoveryOnDisk(name, summary, model, rule_property);
 }
 
 const Scenario* CrashRecoveryScenario() {

@@ -1,5 +1,5 @@
 // The `crash-recovery` scenario (see crash_recovery.cc for what one seed
-// does), and its run on another disk model (the `windows` scenario).
+// does), and its runs on other disk models (`windows`, `open-channel`).
 #pragma once
 
 #include <string>
@@ -18,5 +18,11 @@ const Scenario* CrashRecoveryScenario();
 RunResult RunCrashRecovery(const char* scenario_name, const RunConfig& config, DiskModel model);
 // The properties a crash-recovery run checks.
 std::vector<std::string> CrashRecoveryProperties();
+
+// The crash-recovery workload and oracle on another disk model, whose own
+// rule checks fail a seed under one more property (rule_property). The
+// strings are static; the scenario is never destroyed.
+const Scenario* NewCrashRecoveryOnDisk(const char* name, const char* summary, DiskModel model,
+                                       const char* rule_property);
 
 }  // namespace shale::scenario

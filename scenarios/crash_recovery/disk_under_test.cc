@@ -20,7 +20,7 @@ sim::WindowsDiskOptions DrawWindows(uint64_t seed, std::map<std::string, std::st
 }  // namespace
 
 DiskUnderTest::DiskUnderTest(DiskModel model, uint64_t seed, sim::DiskContext* context,
-                             const sim::LatencyProfile& latency,
+                             const sim::LatencyProfile& latency, uint32_t planted_bugs,
                              std::map<std::string, std::string>* described)
     : base_(std::make_unique<sim::SimDisk>(context, latency)) {
   if (model == DiskModel::kWindows) {
@@ -28,6 +28,9 @@ DiskUnderTest::DiskUnderTest(DiskModel model, uint64_t seed, sim::DiskContext* c
   }
   FileSystem* disk = windows_ != nullptr ? static_cast<FileSystem*>(windows_.get()) : base_.get();
   faulty_ = std::make_unique<faults::FaultInjectingFs>(disk, context);
+  if (model == DiskModel::kOpenChannel) {
+    flash_ = std::make_unique<FlashUnderTest>(seed, context, faulty_.get(), planted_bugs, described);
+  }
 }
 
 sim::DiskMedia* DiskUnderTest::media() {
@@ -35,11 +38,16 @@ sim::DiskMedia* DiskUnderTest::media() {
 }
 
 void DiskUnderTest::ProcessCrash() {
+  if (flash_ != nullptr) flash_->Abandon();
   if (windows_ != nullptr) return windows_->ProcessCrash();
   base_->ProcessCrash();
 }
 
 void DiskUnderTest::PowerLoss(uint64_t survive_one_in) {
+  if (flash_ != nullptr) {
+    flash_->Abandon();
+    flash_->PowerLoss();
+  }
   if (windows_ != nullptr) return windows_->PowerLoss(survive_one_in);
   base_->PowerLoss(survive_one_in);
 }

@@ -3,6 +3,9 @@
 // (sim/disk/windows_disk.h). Either way the SimDisk below holds the data
 // and reports what a power loss kept, and the engine reaches the disk
 // through a FaultInjectingFs (faults/fault_injecting_fs.h) worn on top.
+// The open-channel disk keeps the engine's WAL, tables and MANIFEST on a
+// simulated open-channel SSD through the flash backend (FlashUnderTest),
+// and its small files on the SimDisk, through the fault decorator.
 //
 // Thread safety: none (the simulation runs one task at a time).
 // Ownership: owns both disks; borrows the context, which must outlive it.
@@ -14,6 +17,7 @@
 #include <string>
 
 #include "faults/fault_injecting_fs.h"
+#include "scenarios/crash_recovery/flash_under_test.h"
 #include "shale/env.h"
 #include "shale/options.h"
 #include "sim/disk/sim_disk.h"
@@ -22,18 +26,20 @@
 
 namespace shale::scenario {
 
-enum class DiskModel : uint8_t { kPosix, kWindows };
+enum class DiskModel : uint8_t { kPosix, kWindows, kOpenChannel };
 
 class DiskUnderTest {
  public:
-  // Draws the Windows disk's options (if model is kWindows) from a stream
-  // of its own (the seed, salted) and records them in *described.
+  // Draws the Windows disk's options (if model is kWindows) or the flash
+  // device (kOpenChannel) from a stream of its own (the seed, salted) and
+  // records them in *described. planted_bugs: Options::planted_bugs.
   DiskUnderTest(DiskModel model, uint64_t seed, sim::DiskContext* context,
-                const sim::LatencyProfile& latency, std::map<std::string, std::string>* described);
+                const sim::LatencyProfile& latency, uint32_t planted_bugs,
+                std::map<std::string, std::string>* described);
 
   // What the engine opens its files through: the fault decorator over
-  // the disk.
-  FileSystem* fs() { return faulty_.get(); }
+  // the disk, or the flash backend over it.
+  FileSystem* fs() { return flash_ != nullptr ? flash_->fs() : faulty_.get(); }
   // Faults for every call through fs() (nullptr: none).
   // REQUIRES: policy outlives this or is replaced first.
   void set_fault_policy(faults::FaultPolicy* policy) { faulty_->set_policy(policy); }
@@ -43,7 +49,10 @@ class DiskUnderTest {
   sim::SimDisk* base() { return base_.get(); }
   // The Windows layer, or nullptr on the POSIX disk.
   sim::WindowsDisk* windows() { return windows_.get(); }
+  // The open-channel SSD, or nullptr.
+  FlashUnderTest* flash() { return flash_.get(); }
 
+  // REQUIRES: the process's tasks are gone (Simulation::Crash).
   void ProcessCrash();
   void PowerLoss(uint64_t survive_one_in);
 
@@ -51,6 +60,7 @@ class DiskUnderTest {
   std::unique_ptr<sim::SimDisk> base_;
   std::unique_ptr<sim::WindowsDisk> windows_;
   std::unique_ptr<faults::FaultInjectingFs> faulty_;
+  std::unique_ptr<FlashUnderTest> flash_;
 };
 
 // Direct I/O for tables, drawn from a stream of its own (the seed, salted):

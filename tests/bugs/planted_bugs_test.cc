@@ -90,6 +90,16 @@ const BugRow kRows[] = {
     {"direct_wal_skips_sync_padding", "crash-recovery", {"durability", "recovery"}},
     // The next record after a WAL sync lands at the moved file pointer.
     {"mix_positional_and_append", "windows", {"windows rule"}},
+    // The write after a sync's padding lands behind the write pointer.
+    {"flash_write_off_pointer", "open-channel", {"device rule"}},
+    // A power loss takes synced data: a lost WAL tail, or a MANIFEST whose
+    // synced edits are gone, which the next Open reports as Corruption.
+    {"flash_ack_in_device_cache", "open-channel", {"durability", "recovery"}},
+    // The first write to a factory-bad (OFFLINE) chunk.
+    {"flash_allocate_bad_chunk", "open-channel", {"device rule"}},
+    // A write at sector 0 of a chunk that still holds a deleted file.
+    {"flash_reuse_without_reset", "open-channel", {"device rule"}},
+    {"flash_recovery_ignores_oob", "open-channel", {"durability", "prefix recovery"}},
 };
 
 RunConfig CampaignConfig(const std::string& scenario, uint64_t seed, uint64_t bugs,

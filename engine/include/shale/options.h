@@ -99,6 +99,21 @@ enum PlantedBug : uint32_t {
   // header would) and later records are appended (Append) on the same
   // handle: on Windows they land at the moved file pointer.
   kBugMixPositionalAndAppend = 1u << 17,
+  // The flash backend (shale/flash_file_system.h) reads these five.
+  // A sync's padding does not move the writer's write pointer: the next
+  // write lands behind the chunk's real write pointer.
+  kBugFlashWriteOffPointer = 1u << 18,
+  // A sync acknowledges data still in the device cache (no padding past
+  // mw_cunits): a power loss takes synced data.
+  kBugFlashAckInDeviceCache = 1u << 19,
+  // Mounting lists OFFLINE (bad) chunks as free, so one is allocated.
+  kBugFlashAllocateBadChunk = 1u << 20,
+  // A deleted file's chunks go back to the free list without a reset.
+  kBugFlashReuseWithoutReset = 1u << 21,
+  // Mounting does not scan a WAL's OPEN chunk (it trusts only CLOSE
+  // metadata, which an open chunk has none of): the WAL's synced tail is
+  // lost.
+  kBugFlashRecoveryIgnoresOob = 1u << 22,
 };
 
 struct Options {

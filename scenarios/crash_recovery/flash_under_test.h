@@ -1,0 +1,88 @@
+// FlashUnderTest: the open-channel SSD a crash-recovery run puts the
+// engine's WAL, tables and MANIFEST on (the `open-channel` scenario).
+//
+// It owns the simulated device (sim/flash/sim_flash_device.h), drawn per
+// seed, and mounts the flash backend (shale/flash_file_system.h) over it
+// and over the run's small-file system. The backend is process state: a
+// crash abandons the instance (its memory died with the process) and the
+// next Open mounts a fresh one, which rebuilds the file table from the
+// device alone. fs() is the same object across instances.
+//
+// Faults it can inject, all of which the engine (through the backend) must
+// SURVIVE without an error or lost acknowledged data: program failures
+// (the chunk closes early; the backend writes around it), erase failures
+// and worn-out chunks (they go OFFLINE), factory-bad chunks, and power
+// losses that drop or tear what sat in the device cache. Program and erase
+// failures are injected only in runs with faults on.
+//
+// Thread safety: none (the simulation runs one task at a time).
+// Ownership: owns the device and the instances; borrows the context and
+// the small-file system, which must outlive it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "shale/flash_file_system.h"
+#include "sim/disk_context.h"
+#include "sim/flash/sim_flash_device.h"
+
+namespace shale::scenario {
+
+class FlashUnderTest {
+ public:
+  // Draws the device (geometry, timing, factory-bad chunks) from a stream
+  // of its own (the seed, salted) and records the draws in *described.
+  // planted_bugs: Options::planted_bugs, handed to every instance.
+  FlashUnderTest(uint64_t seed, sim::DiskContext* context, FileSystem* small_files,
+                 uint32_t planted_bugs, std::map<std::string, std::string>* described);
+  ~FlashUnderTest();
+
+  // What the engine opens files through: the mounted instance. Every call
+  // fails with IOError while none is mounted.
+  FileSystem* fs();
+  // Mounts an instance if none is. REQUIRES: called from a task.
+  [[nodiscard]] Status Mount(Runtime* runtime);
+  // The process died: the instance is abandoned, never destroyed.
+  void Abandon();
+  // Stops the mounted instance's eraser (the end of a run); it stays
+  // unmounted. REQUIRES: a task.
+  void Shutdown();
+  // Power fails: the device loses its cache. Call Abandon() first.
+  void PowerLoss();
+  // The WAL, table and MANIFEST paths whose chunks the last PowerLoss()
+  // took sectors from (as their START sectors name them), sorted.
+  std::set<std::string> LastPowerLossPaths() const;
+
+  // Program and erase failures from now on, each drawn from rng at the
+  // call, at rates drawn from the seed; counted in *faults_by_kind.
+  void EnableMediaFaults(std::map<std::string, uint64_t>* faults_by_kind);
+  void set_violation_sink(std::function<void(const sim::FlashRuleViolation&)> sink);
+
+  // Per-seed figures for the report: resets, maximum wear, bytes the engine
+  // wrote, bytes the device programmed. Counts the instances abandoned or
+  // shut down so far.
+  void Describe(std::map<std::string, uint64_t>* observed) const;
+
+  sim::SimFlashDevice* device() { return device_.get(); }
+
+ private:
+  class Mounted;
+  void Accumulate(const FlashFsStats& stats);
+
+  const uint64_t seed_;
+  sim::DiskContext* const context_;
+  FileSystem* const small_files_;
+  FlashFsOptions fs_options_;
+  std::unique_ptr<sim::SimFlashDevice> device_;
+  std::unique_ptr<FlashFileSystem> instance_;
+  std::vector<std::unique_ptr<FlashFileSystem>> stopped_;
+  std::unique_ptr<Mounted> mounted_;
+  FlashFsStats totals_;  // of every instance so far, the live one excluded
+};
+
+}  // namespace shale::scenario
