@@ -80,6 +80,14 @@ void FlashFs::Shutdown() {
   if (eraser_ != nullptr) eraser_->Join();
 }
 
+std::vector<std::string> FlashFs::FilesWithUnprogrammedData() const {
+  std::vector<std::string> paths;
+  for (const auto& [path, file] : files_) {
+    if (file->writer_open && file->size > file->programmed_end) paths.push_back(path);
+  }
+  return paths;
+}
+
 FlashFsStats FlashFs::stats() const {
   MutexLock l(mu_.get());
   return stats_;

@@ -49,6 +49,7 @@ struct FileEntry {
   // used, dropped chunks included (they may not be erased yet).
   uint32_t next_chain_index = 0;
   bool writer_open = false;
+  uint64_t programmed_end = 0;  // file offset past the last byte programmed
   bool deleted = false;  // no name any more; erased when handles reach 0
   int handles = 0;       // open readers and writers
 };
@@ -106,6 +107,7 @@ class FlashFs final : public FlashFileSystem {
   // ---- FlashFileSystem
   FlashFsStats stats() const override;
   FlashFsStats final_stats() const override { return stats_; }
+  std::vector<std::string> FilesWithUnprogrammedData() const override;
   void Shutdown() override;
 
   // ---- for the writer and readers (each takes mu_ itself unless noted)
@@ -113,6 +115,7 @@ class FlashFs final : public FlashFileSystem {
   const FlashGeometry& geometry() const { return geometry_; }
   uint32_t planted_bugs() const { return options_.planted_bugs; }
   uint64_t owner_id() const { return options_.owner_id; }
+  bool buffer_across_flush() const { return options_.buffer_across_flush; }
   Mutex* mu() const { return mu_.get(); }
   FlashFsStats* mutable_stats() { return &stats_; }  // REQUIRES: mu_ held
   // A chunk for a file's next link (previous: its last chunk, or kNoChunk),

@@ -185,6 +185,7 @@ void FlashFs::ApplyChunk(const ChunkScan& scan, FileEntry* file) {
     file->extents.push_back({r.file_offset, scan.chunk, r.sector, r.bytes});
     file->size += r.bytes;
     file->readable_end = file->size;
+    file->programmed_end = file->size;
   }
 }
 

@@ -60,12 +60,13 @@ Status FlashWritableFile::Allocate(uint64_t offset, uint64_t len) {
 
 Status FlashWritableFile::Flush() {
   Status s = Usable();
-  if (s.ok()) s = Drain(/*flush_partial=*/true);
+  if (s.ok() && !fs_->buffer_across_flush()) s = Drain(/*flush_partial=*/true);
   return s;
 }
 
 Status FlashWritableFile::Sync() {
-  Status s = Flush();
+  Status s = Usable();
+  if (s.ok()) s = Drain(/*flush_partial=*/true);
   if (s.ok() && (fs_->planted_bugs() & kBugFlashAckInDeviceCache) == 0) s = PadPastCache();
   return s;
 }
@@ -86,6 +87,7 @@ Status FlashWritableFile::Truncate(uint64_t size) {
   buffer_offset_ = size;
   MutexLock l(fs_->mu());
   CutExtents(file_.get(), size);
+  file_->programmed_end = size;
   return Status::OK();
 }
 
@@ -266,6 +268,7 @@ void FlashWritableFile::Committed(const Unit& unit) {
     cached_data_.pop_front();
   }
   MutexLock l(fs_->mu());
+  file_->programmed_end = buffer_offset_;
   file_->extents.insert(file_->extents.end(), unit.extents.begin(), unit.extents.end());
   MakeReadable(file_.get(), readable);
   if (OpenChunk* open = fs_->open_chunk(chunk_)) {

@@ -409,6 +409,13 @@ class CrashRecoveryRun {
   // never read.
   void NoteTornLogs(bool power_loss) {
     for (const std::string& path : plan_->lossy_sync_logs()) torn_logs_.insert(path);
+    // On the open-channel SSD: logs whose chunks lost their device cache
+    // at a power loss, or whose buffered tail died with the process.
+    if (const FlashUnderTest* flash = disk_->flash()) {
+      for (const std::string& path : flash->LastCrashLostPaths()) {
+        if (IsLogFile(path)) torn_logs_.insert(path);
+      }
+    }
     if (!power_loss) return;
     for (const sim::SimDisk::SurvivingSector& s : disk_->base()->last_power_loss()) {
       for (const std::string& path : s.paths) {
@@ -417,12 +424,6 @@ class CrashRecoveryRun {
     }
     for (const std::string& path : disk_->base()->last_power_loss_holes()) {
       if (IsLogFile(path)) torn_logs_.insert(path);
-    }
-    // On the open-channel SSD: logs whose chunks lost their device cache.
-    if (const FlashUnderTest* flash = disk_->flash()) {
-      for (const std::string& path : flash->LastPowerLossPaths()) {
-        if (IsLogFile(path)) torn_logs_.insert(path);
-      }
     }
   }
 
@@ -588,8 +589,12 @@ class CrashRecoveryRun {
     CheckScope scope;
     if (!Scan(&recovered, &scope.unreadable)) return;
     // A failed sync may have dropped unsynced pages: after such a fault,
-    // only what must survive a power loss must survive.
-    scope.process_crash = !power_loss && plan_->page_loss_total() == page_loss_at_last_check_;
+    // only what must survive a power loss must survive. So it is where the
+    // file system's own buffers die with the process (the flash backend's
+    // write buffer held across Flush).
+    const bool buffers_survive = disk_->flash() == nullptr || disk_->flash()->FlushSurvivesCrash();
+    scope.process_crash =
+        !power_loss && buffers_survive && plan_->page_loss_total() == page_loss_at_last_check_;
     if (!power_loss) result_->observed[scope.process_crash ? kStrictCheck : kRelaxedCheck]++;
     page_loss_at_last_check_ = plan_->page_loss_total();
     scope.durability = !refused_since_check_;

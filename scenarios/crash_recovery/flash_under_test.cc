@@ -144,6 +144,8 @@ FlashUnderTest::FlashUnderTest(uint64_t seed, sim::DiskContext* context, FileSys
   fs_options_.planted_bugs = planted_bugs;
   fs_options_.read_cache_bytes = rng.OneIn(2) ? 0 : uint64_t{64} << 10;
   (*described)["flash.read_cache_bytes"] = std::to_string(fs_options_.read_cache_bytes);
+  fs_options_.buffer_across_flush = rng.OneIn(2);
+  (*described)["flash.buffer_across_flush"] = fs_options_.buffer_across_flush ? "true" : "false";
 }
 
 FlashUnderTest::~FlashUnderTest() {
@@ -164,7 +166,12 @@ Status FlashUnderTest::Mount(Runtime* runtime) {
 
 void FlashUnderTest::Abandon() {
   mounted_->set_target(nullptr);
+  power_lost_ = false;
+  lost_at_abandon_.clear();
   if (instance_ == nullptr) return;
+  for (std::string& path : instance_->FilesWithUnprogrammedData()) {
+    lost_at_abandon_.insert(std::move(path));
+  }
   Accumulate(instance_->final_stats());
   (void)instance_.release();  // died with the process
 }
@@ -177,10 +184,14 @@ void FlashUnderTest::Shutdown() {
   stopped_.push_back(std::move(instance_));
 }
 
-void FlashUnderTest::PowerLoss() { device_->PowerLoss(); }
+void FlashUnderTest::PowerLoss() {
+  device_->PowerLoss();
+  power_lost_ = true;
+}
 
-std::set<std::string> FlashUnderTest::LastPowerLossPaths() const {
-  std::set<std::string> paths;
+std::set<std::string> FlashUnderTest::LastCrashLostPaths() const {
+  std::set<std::string> paths = lost_at_abandon_;
+  if (!power_lost_) return paths;
   const FlashGeometry& g = device_->geometry();
   for (const sim::FlashCacheLoss& loss : device_->last_power_loss()) {
     flash::SectorTag tag;

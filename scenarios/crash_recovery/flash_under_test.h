@@ -54,9 +54,14 @@ class FlashUnderTest {
   void Shutdown();
   // Power fails: the device loses its cache. Call Abandon() first.
   void PowerLoss();
-  // The WAL, table and MANIFEST paths whose chunks the last PowerLoss()
-  // took sectors from (as their START sectors name them), sorted.
-  std::set<std::string> LastPowerLossPaths() const;
+  // The paths the last crash took data of: files whose buffered tail died
+  // with the process (Abandon), and, after a PowerLoss(), files whose
+  // chunks lost sectors from the device cache (as their START sectors name
+  // them).
+  std::set<std::string> LastCrashLostPaths() const;
+  // Whether Flush() makes data survive a process crash (the instances'
+  // write buffer does not hold across Flush; drawn per seed).
+  bool FlushSurvivesCrash() const { return !fs_options_.buffer_across_flush; }
 
   // Program and erase failures from now on, each drawn from rng at the
   // call, at rates drawn from the seed; counted in *faults_by_kind.
@@ -83,6 +88,8 @@ class FlashUnderTest {
   std::vector<std::unique_ptr<FlashFileSystem>> stopped_;
   std::unique_ptr<Mounted> mounted_;
   FlashFsStats totals_;  // of every instance so far, the live one excluded
+  std::set<std::string> lost_at_abandon_;  // see LastCrashLostPaths
+  bool power_lost_ = false;                // since the last Abandon
 };
 
 }  // namespace shale::scenario

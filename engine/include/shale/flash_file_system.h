@@ -15,7 +15,8 @@
 // Durability contract (env.h's, with these differences):
 //  * Append buffers up to one ws_opt unit in the process. Flush() programs
 //    what is buffered (the last sector partly filled, the write padded to
-//    ws_min), so a process crash keeps every flushed byte. The device then
+//    ws_min), so a process crash keeps every flushed byte, unless
+//    FlashFsOptions::buffer_across_flush keeps it buffered. The device then
 //    still holds the last mw_cunits sectors in its cache: a power loss may
 //    lose or tear them.
 //  * Sync()/Fsync() programs the buffer and then mw_cunits more sectors of
@@ -52,6 +53,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "shale/env.h"
 #include "shale/flash_device.h"
@@ -64,6 +66,12 @@ struct FlashFsOptions {
   uint64_t owner_id = 1;
   // Bytes of sectors kept for reads (an LRU of whole sectors); 0: none.
   uint64_t read_cache_bytes = 0;
+  // The write buffer holds across Flush(): only a full ws_opt unit, Sync()
+  // or Close() programs it, so small appends (WAL records) share units.
+  // The cost: a process crash loses what was flushed and not synced, as a
+  // power loss does. Off: every Flush() programs the buffer (its last
+  // sector part-filled, the unit padded to ws_min).
+  bool buffer_across_flush = false;
   // Options::planted_bugs bits (tests only); the flash ones are read here.
   uint32_t planted_bugs = 0;
 };
@@ -92,6 +100,9 @@ class FlashFileSystem : public FileSystem {
   // The counters without taking the lock. REQUIRES: no thread uses the
   // instance any more (it was shut down, or its process died).
   virtual FlashFsStats final_stats() const = 0;
+  // The files whose writers hold appended bytes not yet programmed (they
+  // die with the process), sorted. REQUIRES: as final_stats.
+  virtual std::vector<std::string> FilesWithUnprogrammedData() const = 0;
   // Waits for queued erases, then stops the background thread. Also done
   // by the destructor. Further calls fail.
   virtual void Shutdown() = 0;
