@@ -13,10 +13,12 @@
 
 namespace shale::bench {
 
-// The workloads, with db_bench's meaning.
+// The workloads, with db_bench's meaning; rawwrite and rawread measure a
+// simulated flash device alone (--fs=sim-flash only; bench/sim_flash_bench.h).
 inline const std::vector<std::string>& KnownBenchmarks() {
   static const std::vector<std::string> names = {
-      "fillseq", "fillrandom", "overwrite", "readrandom", "readseq", "readwhilewriting"};
+      "fillseq",          "fillrandom", "overwrite", "readrandom", "readseq",
+      "readwhilewriting", "rawwrite",   "rawread"};
   return names;
 }
 
@@ -60,6 +62,14 @@ struct BenchConfig {
   bool txn_skip_concurrency_control = false;  // needs transaction_db
   std::string db_path;  // empty: DefaultBenchDbPath()
   std::string engine = "shale";  // shale | leveldb | rocksdb | all
+  // Where the engine's files live: "posix" (the real file system at
+  // db_path) or "sim-flash" (a simulated open-channel SSD, timed in
+  // simulated seconds; Shale only).
+  std::string fs = "posix";
+  int64_t flash_units = 1;                 // the device's parallel units
+  uint64_t flash_read_cache_bytes = 0;     // the backend's sector cache
+  bool flash_buffer_across_flush = false;  // FlashFsOptions::buffer_across_flush
+  int64_t flash_host_ns_per_op = 2000;     // simulated host time per operation
 
   int64_t EffectiveReads() const { return reads < 0 ? num : reads; }
 };

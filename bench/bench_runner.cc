@@ -7,17 +7,11 @@
 
 #include "bench_report.h"
 #include "kv_store.h"
+#include "sim_flash_bench.h"
 #include "workloads.h"
 
 namespace shale::bench {
 namespace {
-
-// FNV-1a of the name: a fixed, distinct seed per workload.
-uint64_t WorkloadSeed(const std::string& name) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : name) h = (h ^ ch) * 1099511628211ull;
-  return h;
-}
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
@@ -97,7 +91,7 @@ int RunEngine(const BenchConfig& c, EngineRun* run, EngineResults* results, std:
               name == "readwhilewriting";
     // Seeded by the workload's name, not its position: readrandom must not
     // replay fillrandom's key sequence (it would find every key).
-    BenchResult r = RunWorkload(name, store, c, /*seed=*/WorkloadSeed(name));
+    BenchResult r = RunWorkload(name, store, c, BenchSeed(name));
     s = r.status;
     if (!s.ok()) break;
     out << FormatResultLine(r) << "\n" << std::flush;
@@ -114,6 +108,7 @@ int RunEngine(const BenchConfig& c, EngineRun* run, EngineResults* results, std:
 }  // namespace
 
 int RunBench(const BenchConfig& config, std::ostream& out, std::ostream& err) {
+  if (config.fs == "sim-flash") return RunSimFlashBench(config, out, err);
   std::vector<EngineRun> runs;
   Status s = MakeEngineRuns(config, &runs);
   if (!s.ok()) {

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "shale/env.h"
 #include "shale/slice.h"
 #include "shale/status.h"
 
@@ -42,6 +43,9 @@ struct KvOptions {
   // through it; skip_concurrency_control takes no key locks.
   bool transaction_db = false;
   bool txn_skip_concurrency_control = false;
+  // Shale only: the Env the DB runs on (files, clock, threads); nullptr
+  // for the real backend. REQUIRES: it outlives the open store.
+  Env* env = nullptr;
 };
 
 struct KvPair {

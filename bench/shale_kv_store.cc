@@ -46,7 +46,9 @@ class ShaleKvStore final : public KvStore {
     options.write_buffer_size = o.write_buffer_size_bytes;
     options.bloom_bits_per_key = o.bloom_bits_per_key;
     options.max_open_files = -1;
-    options.block_cache = NewLRUCache(o.cache_size_bytes);
+    options.env = o.env;  // nullptr: the real backend
+    options.block_cache = NewLRUCache(o.cache_size_bytes, /*num_shard_bits=*/4,
+                                      o.env != nullptr ? o.env->runtime() : nullptr);
     options.allow_concurrent_memtable_write = o.allow_concurrent_memtable_write;
     options.enable_pipelined_write = o.enable_pipelined_write;
     options.unordered_write = o.unordered_write;

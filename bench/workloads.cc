@@ -14,14 +14,32 @@
 namespace shale::bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+class Real final : public WorkloadThreads {
+ public:
+  void RunAll(int n, const std::function<void(int)>& fn) override {
+    std::latch ready(n);
+    std::vector<std::thread> threads;
+    threads.reserve(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      threads.emplace_back([&, i] {
+        ready.arrive_and_wait();
+        fn(i);
+      });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  double NowSeconds() override {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+};
 
 struct ThreadResult {
   int64_t ops = 0;
   int64_t bytes = 0;
   int64_t found = 0;
-  Clock::time_point start;
-  Clock::time_point finish;
+  double start_seconds = 0;
+  double finish_seconds = 0;
   Status status;
 };
 
@@ -29,26 +47,20 @@ struct Context {
   KvStore* store;
   const BenchConfig* config;
   uint64_t seed;
+  WorkloadThreads* threads;
 };
 
 using ThreadFn = std::function<void(int thread_index, ThreadResult* result)>;
 
 // Runs fn on n threads released together; returns each thread's result.
-std::vector<ThreadResult> RunThreads(int n, const ThreadFn& fn) {
+std::vector<ThreadResult> RunThreads(const Context& ctx, int n, const ThreadFn& fn) {
   std::vector<ThreadResult> results(static_cast<size_t>(n));
-  std::latch ready(n);
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    threads.emplace_back([&, i] {
-      ThreadResult* r = &results[static_cast<size_t>(i)];
-      ready.arrive_and_wait();
-      r->start = Clock::now();
-      fn(i, r);
-      r->finish = Clock::now();
-    });
-  }
-  for (std::thread& t : threads) t.join();
+  ctx.threads->RunAll(n, [&](int i) {
+    ThreadResult* r = &results[static_cast<size_t>(i)];
+    r->start_seconds = ctx.threads->NowSeconds();
+    fn(i, r);
+    r->finish_seconds = ctx.threads->NowSeconds();
+  });
   return results;
 }
 
@@ -70,6 +82,7 @@ void DoWrite(const Context& ctx, bool sequential, int tid, ThreadResult* r) {
     r->status = ctx.store->Write(std::span<const KvPair>(pairs.data(), n));
     if (!r->status.ok()) return;
     r->ops += static_cast<int64_t>(n);
+    ctx.threads->ChargeOp();
   }
 }
 
@@ -90,6 +103,7 @@ void DoReadRandom(const Context& ctx, int tid, ThreadResult* r) {
       return;
     }
     ++r->ops;
+    ctx.threads->ChargeOp();
   }
 }
 
@@ -99,6 +113,7 @@ void DoReadSeq(const Context& ctx, ThreadResult* r) {
   for (cursor->SeekToFirst(); cursor->Valid() && r->ops < reads; cursor->Next()) {
     r->bytes += static_cast<int64_t>(cursor->key().size() + cursor->value().size());
     ++r->ops;
+    ctx.threads->ChargeOp();
   }
   r->status = cursor->status();
 }
@@ -114,6 +129,7 @@ void DoWriteUntil(const Context& ctx, int tid, const std::atomic<bool>* stop, Th
                                values.Next());
     if (!r->status.ok()) return;
     ++r->ops;
+    ctx.threads->ChargeOp();
   }
 }
 
@@ -121,7 +137,7 @@ std::vector<ThreadResult> RunReadWhileWriting(const Context& ctx) {
   const int readers = static_cast<int>(std::max<int64_t>(1, ctx.config->threads - 1));
   std::atomic<int> readers_left{readers};
   std::atomic<bool> stop{false};
-  std::vector<ThreadResult> all = RunThreads(readers + 1, [&](int tid, ThreadResult* r) {
+  std::vector<ThreadResult> all = RunThreads(ctx, readers + 1, [&](int tid, ThreadResult* r) {
     if (tid == readers) return DoWriteUntil(ctx, tid, &stop, r);
     DoReadRandom(ctx, tid, r);
     if (readers_left.fetch_sub(1) == 1) stop.store(true);
@@ -135,7 +151,7 @@ std::vector<ThreadResult> RunReadWhileWriting(const Context& ctx) {
 std::vector<ThreadResult> RunByName(const std::string& name, const Context& ctx) {
   const int n = static_cast<int>(ctx.config->threads);
   if (name == "readwhilewriting") return RunReadWhileWriting(ctx);
-  return RunThreads(n, [&](int tid, ThreadResult* r) {
+  return RunThreads(ctx, n, [&](int tid, ThreadResult* r) {
     if (name == "fillseq") return DoWrite(ctx, /*sequential=*/true, tid, r);
     if (name == "fillrandom" || name == "overwrite") return DoWrite(ctx, false, tid, r);
     if (name == "readrandom") return DoReadRandom(ctx, tid, r);
@@ -148,27 +164,38 @@ BenchResult Merge(const std::string& name, const std::vector<ThreadResult>& resu
   BenchResult out;
   out.name = name;
   out.reports_found = name == "readrandom" || name == "readwhilewriting";
-  Clock::time_point start = results.front().start;
-  Clock::time_point finish = results.front().finish;
+  double start = results.front().start_seconds;
+  double finish = results.front().finish_seconds;
   for (const ThreadResult& r : results) {
     out.ops += r.ops;
     out.bytes += r.bytes;
     out.found += r.found;
-    out.thread_seconds += std::chrono::duration<double>(r.finish - r.start).count();
-    start = std::min(start, r.start);
-    finish = std::max(finish, r.finish);
+    out.thread_seconds += r.finish_seconds - r.start_seconds;
+    start = std::min(start, r.start_seconds);
+    finish = std::max(finish, r.finish_seconds);
     if (out.status.ok()) out.status = r.status;
   }
-  out.wall_seconds = std::chrono::duration<double>(finish - start).count();
+  out.wall_seconds = finish - start;
   return out;
 }
 
 }  // namespace
 
+WorkloadThreads* RealThreads() {
+  static auto* const threads = new Real();
+  return threads;
+}
+
 BenchResult RunWorkload(const std::string& name, KvStore* store, const BenchConfig& config,
-                        uint64_t seed) {
-  const Context ctx{store, &config, seed};
+                        uint64_t seed, WorkloadThreads* threads) {
+  const Context ctx{store, &config, seed, threads};
   return Merge(name, RunByName(name, ctx));
+}
+
+uint64_t BenchSeed(const std::string& name) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : name) h = (h ^ ch) * 1099511628211ull;
+  return h;
 }
 
 bool WantsFreshDb(const std::string& name) { return name == "fillseq" || name == "fillrandom"; }

@@ -1,5 +1,7 @@
-// Workloads: db_bench's benchmarks run against an open KvStore with real
-// threads (std::thread; bench/ sits outside the engine's seam).
+// Workloads: db_bench's benchmarks run against an open KvStore, on real
+// threads (std::thread; bench/ sits outside the engine's seam) timed by the
+// steady clock, or on the tasks of a simulation timed in simulated time
+// (WorkloadThreads).
 //
 //   fillseq          num writes per thread, keys 0..num-1 in order
 //   fillrandom       num writes per thread, keys uniform in [0, num)
@@ -24,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "bench_config.h"
@@ -42,9 +45,33 @@ struct BenchResult {
   Status status;             // the first error any thread met
 };
 
+// How a workload's threads run and what times them.
+// Thread safety: RunAll is called from one thread; ChargeOp from the
+// workload's threads.
+class WorkloadThreads {
+ public:
+  virtual ~WorkloadThreads() = default;
+  // Runs fn(0) .. fn(n-1) on n threads started together; returns once all
+  // have finished.
+  virtual void RunAll(int n, const std::function<void(int thread_index)>& fn) = 0;
+  // Seconds on the clock that times the workload (any origin).
+  virtual double NowSeconds() = 0;
+  // Called by a workload thread after each operation: where host CPU time
+  // is not measured (a simulation), the thread may spend some here.
+  virtual void ChargeOp() {}
+};
+
+// std::thread and the steady clock. Never destroyed.
+WorkloadThreads* RealThreads();
+
 // REQUIRES: name is one of KnownBenchmarks(); store is open.
 BenchResult RunWorkload(const std::string& name, KvStore* store, const BenchConfig& config,
-                        uint64_t seed);
+                        uint64_t seed, WorkloadThreads* threads = RealThreads());
+
+// The seed a workload's key sequence comes from: a fixed, distinct one per
+// name (FNV-1a), not per position, so readrandom never replays fillrandom's
+// sequence (it would find every key).
+uint64_t BenchSeed(const std::string& name);
 
 // True for the benchmarks that start from a fresh DB unless --use_existing.
 bool WantsFreshDb(const std::string& name);

@@ -19,7 +19,8 @@ struct BenchFlagValues {
 void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
   bench::BenchConfig& c = v->config;
   f->AddString("benchmarks", &v->benchmarks,
-               "comma list of fillseq,fillrandom,overwrite,readrandom,readseq,readwhilewriting");
+               "comma list of fillseq,fillrandom,overwrite,readrandom,readseq,readwhilewriting "
+               "(and, with --fs=sim-flash, rawwrite,rawread)");
   f->AddInt("num", &c.num, 1, kInt64Max,
             "entries; keys are 0..num-1 and each thread of a fill writes num of them");
   f->AddInt("reads", &c.reads, -1, kInt64Max, "reads per thread; -1 means --num");
@@ -54,6 +55,18 @@ void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
   f->AddBool("stats", &c.stats, "print the engine's stats after the run");
   f->AddString("db", &c.db_path, "DB directory (--engine=all: one subdirectory per engine)");
   f->AddString("engine", &c.engine, "shale, leveldb, rocksdb or all");
+  f->AddString("fs", &c.fs,
+               "where the files live: posix (the real file system) or sim-flash (a simulated "
+               "open-channel SSD, timed in simulated seconds; Shale only)");
+  f->AddInt("flash_units", &c.flash_units, 1, 512,
+            "--fs=sim-flash: parallel units (LUNs); up to 8 share a channel");
+  f->AddSize("flash_read_cache_bytes", &c.flash_read_cache_bytes,
+             "--fs=sim-flash: the flash backend's sector cache for reads (0: none)");
+  f->AddBool("flash_buffer_across_flush", &c.flash_buffer_across_flush,
+             "--fs=sim-flash: the backend's write buffer holds across Flush (small WAL writes "
+             "share units)");
+  f->AddInt("flash_host_ns_per_op", &c.flash_host_ns_per_op, 0, 1'000'000'000,
+            "--fs=sim-flash: simulated host time each operation costs its thread");
   f->AddBool("help", &v->help, "print this list");
 }
 
@@ -78,7 +91,34 @@ bool SetBenchmarks(const std::string& list, bench::BenchConfig* config, std::str
   return false;
 }
 
+// The flash flags: a known --fs, and raw benchmarks only on the simulated
+// device, each rawread right after a rawwrite (it reads what that wrote).
+bool CheckFlashConfig(const bench::BenchConfig& c, std::string* error) {
+  if (c.fs != "posix" && c.fs != "sim-flash") {
+    *error = "unknown --fs '" + c.fs + "' (want posix or sim-flash)";
+    return false;
+  }
+  if (c.fs == "sim-flash" && c.engine != "shale") {
+    *error = "--fs=sim-flash runs Shale only (--engine=shale)";
+    return false;
+  }
+  for (size_t i = 0; i < c.benchmarks.size(); i++) {
+    const std::string& name = c.benchmarks[i];
+    if ((name == "rawwrite" || name == "rawread") && c.fs != "sim-flash") {
+      *error = name + " measures the simulated flash device: it needs --fs=sim-flash";
+      return false;
+    }
+    if (name == "rawread" && (i == 0 || (c.benchmarks[i - 1] != "rawwrite" &&
+                                         c.benchmarks[i - 1] != "rawread"))) {
+      *error = "rawread reads what rawwrite wrote: put it right after rawwrite";
+      return false;
+    }
+  }
+  return true;
+}
+
 bool CheckConfig(const bench::BenchConfig& c, std::string* error) {
+  if (!CheckFlashConfig(c, error)) return false;
   static const char* const kEngines[] = {"shale", "leveldb", "rocksdb", "all"};
   if (std::find(std::begin(kEngines), std::end(kEngines), c.engine) == std::end(kEngines)) {
     *error = "unknown engine '" + c.engine + "' (want shale, leveldb, rocksdb or all)";

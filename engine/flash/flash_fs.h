@@ -167,9 +167,11 @@ class FlashFs final : public FlashFileSystem {
   // chunk closed early). REQUIRES: neither mutex held by this call's data.
   [[nodiscard]] Status PadChunk(uint32_t chunk, OpenChunk* state, uint32_t sectors,
                                 bool* closed);
-  // One DATA sector of file, through the read cache, checked against its
-  // tag (Corruption naming the file if it holds anything else).
-  [[nodiscard]] Status ReadSector(const FileEntry& file, const Extent& e, std::string* data);
+  // n physically consecutive DATA sectors of file (run[0..n) share a
+  // chunk), through the read cache, each checked against its tag
+  // (Corruption naming the file if it holds anything else).
+  [[nodiscard]] Status ReadRun(const FileEntry& file, const Extent* run, size_t n,
+                               std::vector<std::string>* sectors);
   void DropCachedChunk(uint32_t chunk);
   void EraserLoop();
   void StartEraser();

@@ -106,10 +106,12 @@ Status FlashFs::ReadFile(const std::shared_ptr<FileEntry>& file, uint64_t offset
                          char* scratch) {
   if (n == 0) return Status::OK();
   const uint64_t end = offset + n;
-  std::vector<Extent> pieces;
+  std::vector<Extent> pieces;  // the DATA sectors below the readable end that [offset, end) needs
+  uint64_t device_end = 0;
   {
     MutexLock l(mu_.get());
     // The part past the readable end comes from the host's copy.
+    device_end = std::min(end, file->readable_end);
     if (end > file->readable_end) {
       const uint64_t from = std::max(offset, file->readable_end);
       std::memcpy(scratch + (from - offset), file->tail.data() + (from - file->readable_end),
@@ -119,50 +121,78 @@ Status FlashFs::ReadFile(const std::shared_ptr<FileEntry>& file, uint64_t offset
     auto it = std::upper_bound(extents.begin(), extents.end(), offset,
                                [](uint64_t at, const Extent& e) { return at < e.file_offset; });
     if (it != extents.begin()) --it;
-    for (; it != extents.end() && it->file_offset < std::min(end, file->readable_end); ++it) {
-      pieces.push_back(*it);
+    for (; it != extents.end() && it->file_offset < device_end; ++it) {
+      if (it->file_offset + it->bytes > offset) pieces.push_back(*it);
     }
   }
-  for (const Extent& e : pieces) {
-    const uint64_t from = std::max(offset, e.file_offset);
-    const uint64_t to = std::min(end, e.file_offset + e.bytes);
-    if (from >= to) continue;
-    std::string sector;
-    Status s = ReadSector(*file, e, &sector);
+  // Physically consecutive sectors are read together.
+  std::vector<std::string> sectors;
+  for (size_t i = 0; i < pieces.size();) {
+    size_t j = i + 1;
+    while (j < pieces.size() && pieces[j].chunk == pieces[i].chunk &&
+           pieces[j].sector == pieces[j - 1].sector + 1) {
+      j++;
+    }
+    Status s = ReadRun(*file, &pieces[i], j - i, &sectors);
     if (!s.ok()) return s;
-    std::memcpy(scratch + (from - offset), sector.data() + (from - e.file_offset), to - from);
+    for (size_t k = i; k < j; k++) {
+      const Extent& e = pieces[k];
+      const uint64_t from = std::max(offset, e.file_offset);
+      const uint64_t to = std::min(device_end, e.file_offset + e.bytes);
+      std::memcpy(scratch + (from - offset), sectors[k - i].data() + (from - e.file_offset),
+                  to - from);
+    }
+    i = j;
   }
   return Status::OK();
 }
 
-Status FlashFs::ReadSector(const FileEntry& file, const Extent& e, std::string* data) {
-  const std::string key = CacheKey(e.chunk, e.sector);
-  if (read_cache_ != nullptr) {
-    if (Cache::Handle* h = read_cache_->Lookup(key)) {
-      *data = *static_cast<std::string*>(read_cache_->Value(h));
+Status FlashFs::ReadRun(const FileEntry& file, const Extent* run, size_t n,
+                        std::vector<std::string>* sectors) {
+  sectors->assign(n, std::string());
+  // Cache hits first; the misses, from the first to the last, in one read.
+  size_t first_miss = n, last_miss = 0;
+  for (size_t i = 0; i < n; i++) {
+    Cache::Handle* h =
+        read_cache_ == nullptr ? nullptr : read_cache_->Lookup(CacheKey(run[i].chunk, run[i].sector));
+    if (h != nullptr) {
+      (*sectors)[i] = *static_cast<std::string*>(read_cache_->Value(h));
       read_cache_->Release(h);
-      MutexLock l(mu_.get());
-      stats_.read_cache_hits++;
-      return Status::OK();
+      continue;
     }
+    first_miss = std::min(first_miss, i);
+    last_miss = i;
   }
-  std::string oob(geometry_.oob_bytes, '\0');
-  data->resize(geometry_.sector_bytes);
-  Status s = device_->Read(e.chunk, e.sector, 1, data->data(), oob.data());
-  if (!s.ok()) return Status::IOError("flash: " + s.ToString(), file.path);
-  SectorTag tag;
-  if (!DecodeTag(data->data(), data->size(), oob.data(), oob.size(), &tag) ||
-      tag.kind != SectorKind::kData || tag.file_id != file.id ||
-      tag.file_offset != e.file_offset || tag.valid_bytes < e.bytes) {
-    return Status::Corruption("flash: a sector does not hold what the file expects", file.path);
-  }
+  const size_t misses = first_miss == n ? 0 : last_miss - first_miss + 1;
   {
     MutexLock l(mu_.get());
-    stats_.read_cache_misses++;
+    stats_.read_cache_hits += n - misses;
+    stats_.read_cache_misses += misses;
   }
-  if (read_cache_ != nullptr) {
-    read_cache_->Release(read_cache_->Insert(key, new std::string(*data), data->size(),
-                                             &DeleteSector));
+  if (misses == 0) return Status::OK();
+  const uint32_t sector_bytes = geometry_.sector_bytes;
+  const uint32_t oob_bytes = geometry_.oob_bytes;
+  std::string data(misses * sector_bytes, '\0');
+  std::string oob(misses * oob_bytes, '\0');
+  Status s = device_->Read(run[first_miss].chunk, run[first_miss].sector,
+                           static_cast<uint32_t>(misses), data.data(), oob.data());
+  if (!s.ok()) return Status::IOError("flash: " + s.ToString(), file.path);
+  for (size_t i = first_miss; i <= last_miss; i++) {
+    const Extent& e = run[i];
+    const char* sector = data.data() + (i - first_miss) * sector_bytes;
+    SectorTag tag;
+    if (!DecodeTag(sector, sector_bytes, oob.data() + (i - first_miss) * oob_bytes, oob_bytes,
+                   &tag) ||
+        tag.kind != SectorKind::kData || tag.file_id != file.id ||
+        tag.file_offset != e.file_offset || tag.valid_bytes < e.bytes) {
+      return Status::Corruption("flash: a sector does not hold what the file expects", file.path);
+    }
+    (*sectors)[i].assign(sector, sector_bytes);
+    if (read_cache_ != nullptr) {
+      read_cache_->Release(read_cache_->Insert(CacheKey(e.chunk, e.sector),
+                                               new std::string((*sectors)[i]), sector_bytes,
+                                               &DeleteSector));
+    }
   }
   return Status::OK();
 }

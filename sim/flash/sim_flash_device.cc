@@ -32,8 +32,11 @@ std::string WriteBufferError(const FlashGeometry& g, const Slice& data, const Sl
   return "";
 }
 
-bool AllZero(const char* data, size_t n) {
-  return std::all_of(data, data + n, [](char c) { return c == 0; });
+// Bytes up to the last non-zero one: what a sector stores (the zeros after
+// it, padding mostly, are implied).
+size_t StoredLength(const char* data, size_t n) {
+  while (n > 0 && data[n - 1] == 0) n--;
+  return n;
 }
 
 }  // namespace
@@ -100,8 +103,7 @@ Status SimFlashDevice::Impl::DoWrite(uint32_t chunk, uint32_t sector, uint32_t c
     for (uint32_t i = 0; i < count; ++i) {
       FlashSector& out = sectors[sector + i];
       const char* bytes = data.data() + uint64_t{i} * g.sector_bytes;
-      out.data.clear();
-      if (!AllZero(bytes, g.sector_bytes)) out.data.assign(bytes, g.sector_bytes);
+      out.data.assign(bytes, StoredLength(bytes, g.sector_bytes));
       out.oob.assign(oob.data() + uint64_t{i} * g.oob_bytes, g.oob_bytes);
       out.unreadable = false;
     }
@@ -145,11 +147,9 @@ Status SimFlashDevice::Impl::CopyOut(uint32_t chunk, uint32_t sector, uint32_t c
     if (in != nullptr && in->unreadable) {
       return Status::IOError("unrecoverable read error", FlashWhere(chunk, sector + i));
     }
-    if (in == nullptr || in->data.empty()) {
-      std::memset(data_out, 0, g.sector_bytes);
-    } else {
-      std::memcpy(data_out, in->data.data(), g.sector_bytes);
-    }
+    const size_t stored = in == nullptr ? 0 : in->data.size();
+    if (stored > 0) std::memcpy(data_out, in->data.data(), stored);
+    std::memset(data_out + stored, 0, g.sector_bytes - stored);
     if (oob_out == nullptr) continue;
     if (in == nullptr) {
       std::memset(oob_out, 0, g.oob_bytes);

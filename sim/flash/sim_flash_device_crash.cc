@@ -49,8 +49,8 @@ void SimFlashDevice::Impl::LoseCache(uint32_t chunk) {
   FlashCacheLoss loss{chunk, old_write_pointer, cache_start, false, "", ""};
   if (cache_start < old_write_pointer) {
     const FlashSector& first = Sectors(chunk)[0];
-    loss.first_sector_data = first.data.empty() ? std::string(geometry().sector_bytes, '\0')
-                                                : first.data;
+    loss.first_sector_data = first.data;
+    loss.first_sector_data.resize(geometry().sector_bytes, '\0');
     loss.first_sector_oob = first.oob;
   }
   if (cache_start < old_write_pointer && context->rng()->OneIn(2)) {

@@ -19,7 +19,7 @@ namespace shale::sim {
 
 // One sector as the media holds it.
 struct FlashSector {
-  std::string data;         // sector_bytes, or empty for an all-zero sector
+  std::string data;         // up to its last non-zero byte (the rest are zeros)
   std::string oob;          // oob_bytes
   bool unreadable = false;  // reads of it fail (torn by a power loss)
 };

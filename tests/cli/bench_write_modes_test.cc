@@ -38,20 +38,9 @@ using namespace shale::cli::testing;
 
 namespace {
 
-constexpr Command kTestCommands[] = {
-    {"bench", "parse bench flags", ParseOnlyBench, BenchUsage},
-};
+CliRun Run(std::vector<std::string> args) { return RunParseOnlyBench(std::move(args)); }
 
-CliRun Run(std::vector<std::string> args) { return DispatchTo(kTestCommands, std::move(args)); }
-
-bench::BenchConfig Parse(const std::vector<std::string>& args) {
-  bench::BenchConfig config;
-  std::string error;
-  const BenchParse parsed = ParseBenchFlags(args, &config, &error);
-  INFO("error: " << error);
-  REQUIRE(parsed == BenchParse::kRun);
-  return config;
-}
+bench::BenchConfig Parse(const std::vector<std::string>& args) { return ParseBench(args); }
 
 // A KvStore that only records the Write calls. Each thread's first Write
 // waits (up to 5 s) until `writers` threads are inside Write at once, so

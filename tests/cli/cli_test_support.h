@@ -1,6 +1,6 @@
 // Shared by the CLI tests: a bench command that only parses its flags, a
-// dispatcher over a test command table, and the one-error-line check that
-// every bad-input test makes.
+// dispatcher over a test command table, the bench flags parsed, and the
+// one-error-line check that every bad-input test makes.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -36,6 +36,24 @@ inline CliRun DispatchTo(std::span<const Command> commands, std::vector<std::str
   std::ostringstream out, err;
   const int code = Dispatch(commands, args, out, err);
   return {code, out.str(), err.str()};
+}
+
+// `shale bench ARGS...` through a command table whose bench only parses.
+inline CliRun RunParseOnlyBench(std::vector<std::string> args) {
+  static constexpr Command kCommands[] = {
+      {"bench", "parse bench flags", ParseOnlyBench, BenchUsage},
+  };
+  return DispatchTo(kCommands, std::move(args));
+}
+
+// The bench flags parsed into a config; REQUIREs that they parse.
+inline bench::BenchConfig ParseBench(const std::vector<std::string>& args) {
+  bench::BenchConfig config;
+  std::string error;
+  const BenchParse parsed = ParseBenchFlags(args, &config, &error);
+  INFO("error: " << error);
+  REQUIRE(parsed == BenchParse::kRun);
+  return config;
 }
 
 // Exit 2 and exactly one newline-terminated "shale: ..." line containing
