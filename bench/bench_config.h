@@ -63,8 +63,9 @@ struct BenchConfig {
   std::string db_path;  // empty: DefaultBenchDbPath()
   std::string engine = "shale";  // shale | leveldb | rocksdb | all
   // Where the engine's files live: "posix" (the real file system at
-  // db_path) or "sim-flash" (a simulated open-channel SSD, timed in
-  // simulated seconds; Shale only).
+  // db_path), "flash" (the flash backend on a device kept in
+  // db_path/flash.dev, real threads) or "sim-flash" (a simulated
+  // open-channel SSD, timed in simulated seconds). Flash runs: Shale only.
   std::string fs = "posix";
   int64_t flash_units = 1;                 // the device's parallel units
   uint64_t flash_read_cache_bytes = 0;     // the backend's sector cache

@@ -1,5 +1,6 @@
 #include "bench_report.h"
 
+#include <algorithm>
 #include <fstream>
 #include <thread>
 
@@ -65,6 +66,26 @@ void PrintHeader(const BenchConfig& c, std::ostream& out) {
                            int{c.two_write_queues}, db);
   }
   out << "------------------------------------------------\n";
+}
+
+std::string FormatFlashLine(const FlashFsStats& s, const std::vector<ChunkDescriptor>& report,
+                            uint32_t sector_bytes) {
+  uint32_t max_wear = 0;
+  uint64_t resets = 0;
+  for (const ChunkDescriptor& d : report) {
+    max_wear = std::max(max_wear, d.wear);
+    resets += d.wear;
+  }
+  const double programmed = static_cast<double>(s.sectors_programmed) * sector_bytes;
+  const uint64_t lookups = s.read_cache_hits + s.read_cache_misses;
+  return absl::StrFormat(
+      "Flash:      engine wrote %.1f MB, device programmed %.1f MB (write amplification %.2f); "
+      "%d resets, max wear %u; read cache hits %.1f%%",
+      static_cast<double>(s.bytes_appended) / kMiB, programmed / kMiB,
+      s.bytes_appended > 0 ? programmed / static_cast<double>(s.bytes_appended) : 0.0, resets,
+      max_wear,
+      lookups > 0 ? 100.0 * static_cast<double>(s.read_cache_hits) / static_cast<double>(lookups)
+                  : 0.0);
 }
 
 double OpsPerSecond(const BenchResult& r) {

@@ -15,11 +15,17 @@
 #include <vector>
 
 #include "bench_config.h"
+#include "shale/flash_file_system.h"
 #include "workloads.h"
 
 namespace shale::bench {
 
 void PrintHeader(const BenchConfig& config, std::ostream& out);
+// The flash backend's figures after a run: what the engine wrote, what the
+// backend programmed (write amplification), resets, maximum wear, and the
+// read cache's hit rate. report: the device's chunk report.
+std::string FormatFlashLine(const FlashFsStats& stats, const std::vector<ChunkDescriptor>& report,
+                            uint32_t sector_bytes);
 std::string FormatResultLine(const BenchResult& result);
 double OpsPerSecond(const BenchResult& result);
 

@@ -7,6 +7,8 @@
 
 #include "bench_report.h"
 #include "kv_store.h"
+#include "port/flash/file_flash_device.h"
+#include "shale/flash_file_system.h"
 #include "sim_flash_bench.h"
 #include "workloads.h"
 
@@ -17,11 +19,41 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
 
+// --fs=flash: the engine's files on a flash device kept in one real file
+// (<db>/flash.dev) through the flash backend, with real threads.
+struct FlashBackend {
+  std::unique_ptr<FileFlashDevice> device;
+  std::unique_ptr<FlashFileSystem> fs;
+  std::unique_ptr<Env> env;
+};
+
 struct EngineRun {
   std::string key;  // "shale", "leveldb", ...
   std::unique_ptr<KvStore> store;
   std::string path;
+  std::unique_ptr<FlashBackend> flash;  // --fs=flash only
 };
+
+// Mounts the backend over <path>/flash.dev (a fresh device unless keep).
+Status OpenFlashBackend(const BenchConfig& c, const std::string& path, bool keep,
+                        std::unique_ptr<FlashBackend>* backend) {
+  backend->reset();  // shuts the previous instance down
+  std::error_code ec;
+  if (!keep) std::filesystem::remove_all(path, ec);
+  std::filesystem::create_directories(path, ec);
+  if (ec) return Status::IOError("cannot create directory " + path, ec.message());
+  auto b = std::make_unique<FlashBackend>();
+  Env* real = Env::Default();
+  Status s = FileFlashDevice::Open(path + "/flash.dev", BenchFlashDevice(c).geometry, &b->device);
+  FlashFsOptions options;
+  options.read_cache_bytes = c.flash_read_cache_bytes;
+  options.buffer_across_flush = c.flash_buffer_across_flush;
+  if (s.ok()) s = OpenFlashFileSystem(b->device.get(), real->fs(), real->runtime(), options, &b->fs);
+  if (!s.ok()) return s;
+  b->env = std::make_unique<Env>(b->fs.get(), real->clock(), real->runtime());
+  *backend = std::move(b);
+  return Status::OK();
+}
 
 KvOptions ToKvOptions(const BenchConfig& c) {
   KvOptions o;
@@ -45,7 +77,7 @@ Status MakeEngineRuns(const BenchConfig& c, std::vector<EngineRun>* runs) {
       all ? KnownEngineNames() : std::vector<std::string>{c.engine};
   const std::string db = c.db_path.empty() ? DefaultBenchDbPath() : c.db_path;
   for (const std::string& name : names) {
-    EngineRun run{name, nullptr, all ? db + "/" + name : db};
+    EngineRun run{name, nullptr, all ? db + "/" + name : db, nullptr};
     Status s = NewKvStore(name, &run.store);
     if (!s.ok()) return s;
     runs->push_back(std::move(run));
@@ -54,7 +86,13 @@ Status MakeEngineRuns(const BenchConfig& c, std::vector<EngineRun>* runs) {
 }
 
 // Destroys (unless keep) and opens the DB at run->path.
-Status OpenFresh(EngineRun* run, const KvOptions& options, bool keep) {
+Status OpenFresh(const BenchConfig& c, EngineRun* run, KvOptions options, bool keep) {
+  if (c.fs == "flash") {
+    Status s = OpenFlashBackend(c, run->path, keep, &run->flash);
+    if (!s.ok()) return s;
+    options.env = run->flash->env.get();
+    return run->store->Open(run->path, options);
+  }
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(run->path).parent_path(), ec);
   if (ec) return Status::IOError("cannot create directory for " + run->path, ec.message());
@@ -73,7 +111,7 @@ int RunEngine(const BenchConfig& c, EngineRun* run, EngineResults* results, std:
   out << "Engine:     " << store->name() << " (" << run->path << ")\n";
   const std::string notes = store->Notes(options);
   if (!notes.empty()) out << "Note:       " << notes << "\n";
-  Status s = OpenFresh(run, options, c.use_existing);
+  Status s = OpenFresh(c, run, options, c.use_existing);
   if (!s.ok()) {
     err << "shale: cannot open " << store->name() << " DB at " << run->path << ": "
         << s.ToString() << "\n";
@@ -84,7 +122,7 @@ int RunEngine(const BenchConfig& c, EngineRun* run, EngineResults* results, std:
     const std::string& name = c.benchmarks[i];
     if (WantsFreshDb(name) && written && !c.use_existing) {
       s = store->Close();
-      if (s.ok()) s = OpenFresh(run, options, /*keep=*/false);
+      if (s.ok()) s = OpenFresh(c, run, options, /*keep=*/false);
       if (!s.ok()) break;
     }
     written = written || name.rfind("fill", 0) == 0 || name == "overwrite" ||
@@ -100,6 +138,15 @@ int RunEngine(const BenchConfig& c, EngineRun* run, EngineResults* results, std:
   if (s.ok() && c.stats) out << "\n" << store->StatsText() << "\n";
   const Status close = store->Close();
   if (s.ok()) s = close;
+  if (run->flash != nullptr) {
+    std::vector<ChunkDescriptor> report;
+    if (run->flash->device->ReportChunks(&report).ok()) {
+      out << FormatFlashLine(run->flash->fs->stats(), report,
+                             run->flash->device->geometry().sector_bytes)
+          << "\n";
+    }
+    run->flash.reset();
+  }
   if (s.ok()) return kExitOk;
   err << "shale: " << store->name() << " failed: " << s.ToString() << "\n";
   return kExitFailure;

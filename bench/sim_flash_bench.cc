@@ -48,7 +48,9 @@ uint64_t DataBytes(const BenchConfig& c) {
   return static_cast<uint64_t>(c.num) * static_cast<uint64_t>(c.key_size_bytes + c.value_size_bytes);
 }
 
-sim::SimFlashDeviceOptions DeviceFor(const BenchConfig& c) {
+}  // namespace
+
+sim::SimFlashDeviceOptions BenchFlashDevice(const BenchConfig& c) {
   sim::SimFlashDeviceOptions o;
   FlashGeometry& g = o.geometry;
   const uint32_t units = static_cast<uint32_t>(c.flash_units);
@@ -74,6 +76,8 @@ sim::SimFlashDeviceOptions DeviceFor(const BenchConfig& c) {
   o.timing.channel_bytes_per_us = 200;
   return o;
 }
+
+namespace {
 
 void PrintDevice(const BenchConfig& c, const sim::SimFlashDeviceOptions& o, std::ostream& out) {
   const FlashGeometry& g = o.geometry;
@@ -130,25 +134,6 @@ BenchResult RunRaw(bool write, sim::Simulation* sim, sim::SimFlashDevice* device
   return r;
 }
 
-// The backend's figures after a run of benchmarks.
-void PrintFlashLine(const FlashFsStats& s, const sim::SimFlashDevice& device, std::ostream& out) {
-  uint32_t max_wear = 0;
-  uint64_t resets = 0;
-  for (const ChunkDescriptor& d : device.Peek()) {
-    max_wear = std::max(max_wear, d.wear);
-    resets += d.wear;
-  }
-  const double programmed =
-      static_cast<double>(device.stats().sectors_programmed) * device.geometry().sector_bytes;
-  const uint64_t lookups = s.read_cache_hits + s.read_cache_misses;
-  out << absl::StrFormat(
-      "Flash:      engine wrote %.1f MB, device programmed %.1f MB (write amplification %.2f); "
-      "%d resets, max wear %u; read cache hits %.1f%%\n",
-      static_cast<double>(s.bytes_appended) / kMiB, programmed / kMiB,
-      s.bytes_appended > 0 ? programmed / static_cast<double>(s.bytes_appended) : 0.0, resets,
-      max_wear, lookups > 0 ? 100.0 * static_cast<double>(s.read_cache_hits) / lookups : 0.0);
-}
-
 KvOptions KvOptionsFor(const BenchConfig& c, Env* env) {
   KvOptions o;
   o.write_buffer_size_bytes = c.write_buffer_size_bytes;
@@ -170,7 +155,7 @@ Status RunOnFreshDevice(const BenchConfig& c, size_t first, size_t last, std::os
   sim_options.max_sim_time_ns = uint64_t{1} << 62;
   sim::Simulation sim(sim_options);
   sim::SimDisk small(&sim, sim::LatencyProfile::Zero());
-  sim::SimFlashDevice device(&sim, DeviceFor(c));
+  sim::SimFlashDevice device(&sim, BenchFlashDevice(c));
   Status status;
   std::unique_ptr<FlashFileSystem> fs;
   const bool raw = IsRaw(c.benchmarks[first]);
@@ -205,7 +190,10 @@ Status RunOnFreshDevice(const BenchConfig& c, size_t first, size_t last, std::os
     fs->Shutdown();
   });
   if (status.ok()) status = run;
-  if (fs != nullptr) PrintFlashLine(fs->final_stats(), device, out);
+  if (fs != nullptr) {
+    out << FormatFlashLine(fs->final_stats(), device.Peek(), device.geometry().sector_bytes)
+        << "\n";
+  }
   (void)fs.release();  // made inside the simulation: its locks are the simulation's
   return status;
 }
@@ -214,7 +202,7 @@ Status RunOnFreshDevice(const BenchConfig& c, size_t first, size_t last, std::os
 
 int RunSimFlashBench(const BenchConfig& config, std::ostream& out, std::ostream& err) {
   PrintHeader(config, out);
-  PrintDevice(config, DeviceFor(config), out);
+  PrintDevice(config, BenchFlashDevice(config), out);
   // rawwrite, every fill, and every switch between the device alone and
   // the engine start on a fresh device.
   const std::vector<std::string>& names = config.benchmarks;

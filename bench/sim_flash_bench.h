@@ -30,9 +30,14 @@
 #include <ostream>
 
 #include "bench_config.h"
+#include "sim/flash/sim_flash_device.h"
 
 namespace shale::bench {
 
 int RunSimFlashBench(const BenchConfig& config, std::ostream& out, std::ostream& err);
+
+// The device both flash runs use (the simulated one, and --fs=flash's
+// file-backed one, which takes only the geometry): see the file comment.
+sim::SimFlashDeviceOptions BenchFlashDevice(const BenchConfig& config);
 
 }  // namespace shale::bench

@@ -56,14 +56,15 @@ void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
   f->AddString("db", &c.db_path, "DB directory (--engine=all: one subdirectory per engine)");
   f->AddString("engine", &c.engine, "shale, leveldb, rocksdb or all");
   f->AddString("fs", &c.fs,
-               "where the files live: posix (the real file system) or sim-flash (a simulated "
-               "open-channel SSD, timed in simulated seconds; Shale only)");
+               "where the files live: posix (the real file system), flash (the flash backend on a "
+               "device kept in <db>/flash.dev, real threads) or sim-flash (a simulated "
+               "open-channel SSD, timed in simulated seconds); flash ones run Shale only");
   f->AddInt("flash_units", &c.flash_units, 1, 512,
-            "--fs=sim-flash: parallel units (LUNs); up to 8 share a channel");
+            "--fs=flash, sim-flash: parallel units (LUNs); up to 8 share a channel");
   f->AddSize("flash_read_cache_bytes", &c.flash_read_cache_bytes,
-             "--fs=sim-flash: the flash backend's sector cache for reads (0: none)");
+             "--fs=flash, sim-flash: the flash backend's sector cache for reads (0: none)");
   f->AddBool("flash_buffer_across_flush", &c.flash_buffer_across_flush,
-             "--fs=sim-flash: the backend's write buffer holds across Flush (small WAL writes "
+             "--fs=flash, sim-flash: the backend's write buffer holds across Flush (small WAL writes "
              "share units)");
   f->AddInt("flash_host_ns_per_op", &c.flash_host_ns_per_op, 0, 1'000'000'000,
             "--fs=sim-flash: simulated host time each operation costs its thread");
@@ -94,12 +95,12 @@ bool SetBenchmarks(const std::string& list, bench::BenchConfig* config, std::str
 // The flash flags: a known --fs, and raw benchmarks only on the simulated
 // device, each rawread right after a rawwrite (it reads what that wrote).
 bool CheckFlashConfig(const bench::BenchConfig& c, std::string* error) {
-  if (c.fs != "posix" && c.fs != "sim-flash") {
-    *error = "unknown --fs '" + c.fs + "' (want posix or sim-flash)";
+  if (c.fs != "posix" && c.fs != "flash" && c.fs != "sim-flash") {
+    *error = "unknown --fs '" + c.fs + "' (want posix, flash or sim-flash)";
     return false;
   }
-  if (c.fs == "sim-flash" && c.engine != "shale") {
-    *error = "--fs=sim-flash runs Shale only (--engine=shale)";
+  if (c.fs != "posix" && c.engine != "shale") {
+    *error = "--fs=" + c.fs + " runs Shale only (--engine=shale)";
     return false;
   }
   for (size_t i = 0; i < c.benchmarks.size(); i++) {

@@ -39,6 +39,16 @@ void ChunkTable::MarkFactoryBad(uint32_t chunk) {
   c.cache_start = 0;
 }
 
+void ChunkTable::Restore(uint32_t chunk, const ChunkDescriptor& d, bool grown_bad) {
+  assert(chunk < chunks_.size());
+  Chunk& c = chunks_[chunk];
+  if (c.d.state == ChunkState::kOpen) --open_chunks_;
+  c.d = d;
+  c.cache_start = d.write_pointer;
+  c.grown_bad = grown_bad;
+  if (d.state == ChunkState::kOpen) ++open_chunks_;
+}
+
 std::string ChunkTable::InRange(uint32_t chunk) const {
   if (chunk < chunks_.size()) return "";
   return "chunk " + Num(chunk) + " out of range (" + Num(chunks_.size()) + " chunks)";

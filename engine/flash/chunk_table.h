@@ -31,6 +31,12 @@ class ChunkTable {
 
   // Factory-bad: OFFLINE from the start. REQUIRES: before any write.
   void MarkFactoryBad(uint32_t chunk);
+  // Loads a chunk's state as a device kept it across a restart (nothing is
+  // cached then). REQUIRES: before any write; d is a state the rules can
+  // reach (write_pointer 0 when FREE or OFFLINE, below sectors_per_chunk
+  // when OPEN, at most it when CLOSED).
+  void Restore(uint32_t chunk, const ChunkDescriptor& d, bool grown_bad);
+  bool grown_bad(uint32_t chunk) const { return chunks_[chunk].grown_bad; }
 
   // "" if writing count sectors at sector of chunk keeps the rules; else the
   // rule it breaks, e.g. "write not at the write pointer (sector 8, write
