@@ -33,6 +33,18 @@ void PrintFailures(const report::CampaignTally& tally, std::ostream& out) {
   if (failed > listed) out << "  ... and " << failed - listed << " more failed seeds\n";
 }
 
+// The open-channel runs' wear and write amplification over the campaign.
+void PrintFlashFigures(const report::Totals::Flash& f, std::ostream& out) {
+  const auto ratio = [](uint64_t a, uint64_t b) {
+    return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
+  };
+  out << "  flash (" << f.seeds << " seeds): write amplification "
+      << Fixed(ratio(f.bytes_programmed, f.bytes_written), 2) << " (" << f.bytes_programmed
+      << " bytes programmed / " << f.bytes_written << " written by the engine), "
+      << Fixed(ratio(f.resets, f.chunks), 3) << " resets per chunk, max wear " << f.max_wear
+      << ", " << f.chunks_offline << " chunks offline\n";
+}
+
 }  // namespace
 
 void PrintRunSummary(const report::CampaignTally& tally, uint64_t wall_ms,
@@ -57,6 +69,7 @@ void PrintRunSummary(const report::CampaignTally& tally, uint64_t wall_ms,
   for (const auto& [reason, n] : t.ended_early) ended_early += n;
   out << "  runs ending before their last phase: " << ended_early << " of " << t.seeds
       << (ended_early ? " (" + JoinCounts(t.ended_early) + ")" : "") << "\n";
+  if (t.flash.seeds > 0) PrintFlashFigures(t.flash, out);
   if (t.pct_runs > 0) {
     out << "  pct: " << t.pct_runs << " runs, "
         << Fixed(static_cast<double>(t.pct_change_points) / static_cast<double>(t.pct_runs), 2)

@@ -5,6 +5,7 @@
 
 #include "report/json_internal.h"
 #include "report/promises.h"
+#include "scenarios/crash_recovery/flash_figures.h"
 
 namespace shale::report {
 namespace {
@@ -56,6 +57,17 @@ CampaignInfo CampaignFromJson(const json& j) {
   return c;
 }
 
+json FlashToJson(const Totals::Flash& f) {
+  if (f.seeds == 0) return json(nullptr);
+  return json{{"seeds", f.seeds},
+              {"bytes_written", f.bytes_written},
+              {"bytes_programmed", f.bytes_programmed},
+              {"resets", f.resets},
+              {"chunks", f.chunks},
+              {"chunks_offline", f.chunks_offline},
+              {"max_wear", f.max_wear}};
+}
+
 json TotalsToJson(const Totals& t) {
   return json{{"seeds", t.seeds},   {"passed", t.passed},   {"failed", t.failed},
               {"ops", t.ops},       {"engine_ops", t.engine_ops},
@@ -63,7 +75,7 @@ json TotalsToJson(const Totals& t) {
               {"sim_time_ns", t.sim_time_ns}, {"faults", t.faults_by_kind},
               {"failures_by_property", t.failures_by_property},
               {"ended_early", t.ended_early}, {"pct_runs", t.pct_runs},
-              {"pct_change_points", t.pct_change_points}};
+              {"pct_change_points", t.pct_change_points}, {"flash", FlashToJson(t.flash)}};
 }
 
 json PromisesToJson(const std::vector<PromiseVerdict>& verdicts) {
@@ -87,6 +99,26 @@ bool SameSeed(const SeedEntry& a, const SeedEntry& b) {
 
 }  // namespace
 
+namespace {
+
+void AddFlashFigures(const scenario::RunResult& r, Totals::Flash* f) {
+  namespace names = scenario::flash_figures;
+  const auto figure = [&r](const char* name) {
+    const auto it = r.observed.find(name);
+    return it == r.observed.end() ? uint64_t{0} : it->second;
+  };
+  if (r.observed.count(names::kChunks) == 0) return;
+  ++f->seeds;
+  f->bytes_written += figure(names::kBytesWritten);
+  f->bytes_programmed += figure(names::kBytesProgrammed);
+  f->resets += figure(names::kResets);
+  f->chunks += figure(names::kChunks);
+  f->chunks_offline += figure(names::kChunksOffline);
+  f->max_wear = std::max(f->max_wear, figure(names::kMaxWear));
+}
+
+}  // namespace
+
 void AddToTotals(const SeedEntry& e, Totals* t) {
   const scenario::RunResult& r = e.result;
   ++t->seeds;
@@ -103,6 +135,7 @@ void AddToTotals(const SeedEntry& e, Totals* t) {
     ++t->pct_runs;
     t->pct_change_points += r.pct_change_points;
   }
+  AddFlashFigures(r, &t->flash);
 }
 
 Totals ComputeTotals(const std::vector<SeedEntry>& entries) {

@@ -80,6 +80,17 @@ struct Totals {
   std::map<std::string, uint64_t> ended_early;
   uint64_t pct_runs = 0;           // runs scheduled by PCT
   uint64_t pct_change_points = 0;  // change points that fired in them
+  // Open-channel runs (those reporting flash figures): sums, and the
+  // largest wear any chunk reached.
+  struct Flash {
+    uint64_t seeds = 0;
+    uint64_t bytes_written = 0;     // by the engine
+    uint64_t bytes_programmed = 0;  // by the device
+    uint64_t resets = 0;
+    uint64_t chunks = 0;
+    uint64_t chunks_offline = 0;
+    uint64_t max_wear = 0;
+  } flash;
 };
 
 struct Report {

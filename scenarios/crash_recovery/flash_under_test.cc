@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "flash/flash_format.h"
+#include "scenarios/crash_recovery/flash_figures.h"
 #include "util/random.h"
 
 namespace shale::scenario {
@@ -250,16 +251,17 @@ void FlashUnderTest::Describe(std::map<std::string, uint64_t>* observed) const {
     max_wear = std::max(max_wear, d.wear);
     if (d.state == ChunkState::kOffline) offline++;
   }
+  namespace f = flash_figures;
   auto& o = *observed;
-  o["flash: bytes the engine wrote"] = all.bytes_appended;
-  o["flash: bytes programmed"] = device_->stats().sectors_programmed * g.sector_bytes;
-  o["flash: pad sectors"] = all.pad_sectors;
-  o["flash: chunks sealed"] = all.chunks_sealed;
-  o["flash: chunk resets"] = resets;
-  o["flash: chunks"] = g.chunks();
-  o["flash: max wear"] = max_wear;
-  o["flash: chunks offline"] = offline;
-  o["flash: torn units"] = device_->stats().torn_units;
+  o[f::kBytesWritten] = all.bytes_appended;
+  o[f::kBytesProgrammed] = device_->stats().sectors_programmed * g.sector_bytes;
+  o[f::kPadSectors] = all.pad_sectors;
+  o[f::kChunksSealed] = all.chunks_sealed;
+  o[f::kResets] = resets;
+  o[f::kChunks] = g.chunks();
+  o[f::kMaxWear] = max_wear;
+  o[f::kChunksOffline] = offline;
+  o[f::kTornUnits] = device_->stats().torn_units;
 }
 
 }  // namespace shale::scenario

@@ -3,11 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include "report/failure_file.h"
 #include "report/junit.h"
 #include "report/report.h"
 #include "report/run_json.h"
+#include "scenarios/crash_recovery/flash_figures.h"
 
 using namespace shale;
 
@@ -86,6 +88,32 @@ TEST_CASE("a report survives encode and decode", "[report]") {
   REQUIRE(report::EncodeReport(r).find("\"totals\"") != std::string::npos);
   REQUIRE_FALSE(report::DecodeReport("{\"format\":\"other\"}", &back, &error));
   REQUIRE_FALSE(report::DecodeReport("{\"format\":\"shale-report\"}", &back, &error));
+}
+
+TEST_CASE("the totals sum the open-channel runs' flash figures and keep the largest wear",
+          "[report]") {
+  namespace f = scenario::flash_figures;
+  std::vector<report::SeedEntry> entries = {Entry("open-channel", 1, true),
+                                            Entry("open-channel", 2, true),
+                                            Entry("crash-recovery", 1, true)};
+  entries[0].result.observed = {{f::kBytesWritten, 100}, {f::kBytesProgrammed, 900},
+                                {f::kResets, 30},       {f::kChunks, 512},
+                                {f::kMaxWear, 4},       {f::kChunksOffline, 2}};
+  entries[1].result.observed = {{f::kBytesWritten, 50}, {f::kBytesProgrammed, 600},
+                                {f::kResets, 10},      {f::kChunks, 512},
+                                {f::kMaxWear, 7},      {f::kChunksOffline, 1}};
+  const report::Totals t = report::ComputeTotals(entries);
+  CHECK(t.flash.seeds == 2);  // the crash-recovery run reports no flash
+  CHECK(t.flash.bytes_written == 150);
+  CHECK(t.flash.bytes_programmed == 1500);
+  CHECK(t.flash.resets == 40);
+  CHECK(t.flash.chunks == 1024);
+  CHECK(t.flash.chunks_offline == 3);
+  CHECK(t.flash.max_wear == 7);
+  report::Report r;
+  r.entries = entries;
+  CHECK(report::EncodeReport(r).find("\"flash\":{\"bytes_programmed\":1500") !=
+        std::string::npos);
 }
 
 TEST_CASE("merge sorts and recomputes and rejects overlaps", "[report]") {
