@@ -4,7 +4,11 @@
 # (rawwrite, rawread: fio's role) and the engine on the flash backend
 # (fillrandom, readrandom with 4 threads): with the write buffer held across
 # Flush and without it, and with the backend's read cache and without it.
-# Prints one markdown row per unit count, in MB/s of simulated time.
+# Prints one markdown row per unit count, in MB/s of simulated time. The
+# engine's figures are user data (key + value bytes), as db_bench prints
+# them; the backend's own overhead is the write amplification: what the
+# device programmed (tables, WAL, MANIFEST, chunk metadata, padding) over
+# what the engine wrote.
 #
 # The runs are simulations: the same flags give the same figures on any
 # machine, so each configuration runs once (no medians needed).
