@@ -19,7 +19,6 @@ namespace {
 
 constexpr const char* kDbPath = "/db";
 constexpr uint32_t kUnitsPerGroup = 8;
-constexpr double kMiB = 1048576.0;
 
 // A simulation's tasks and simulated time, for RunWorkload.
 class SimThreads final : public WorkloadThreads {

@@ -235,9 +235,11 @@ void FlashFs::ReleaseHandle(const std::shared_ptr<FileEntry>& file) {
 
 void FlashFs::QueueChunks(const FileEntry& file) {
   for (uint32_t chunk : file.chain) {
-    if (OpenChunk* open = open_chunk(chunk)) {
+    OpenChunk* open = open_chunk(chunk);
+    if (open != nullptr) {
       open->erasing = true;
       open->file = nullptr;
+      if (open->sealing) continue;  // Seal queues it when its padding is done
     }
     blocks_->QueueReset(chunk);
   }
@@ -283,10 +285,13 @@ OpenChunk* FlashFs::open_chunk(uint32_t chunk) {
 
 void FlashFs::ChunkClosed(uint32_t chunk) { open_.erase(chunk); }
 
-void FlashFs::ChunkFailed(uint32_t chunk) {
+void FlashFs::ChunkFailed(uint32_t chunk, bool holds_data) {
   open_.erase(chunk);
   blocks_->MarkGrownBad(chunk);
   stats_.program_failures++;
+  if (holds_data) return;
+  blocks_->QueueReset(chunk);
+  erase_cv_->Signal();
 }
 
 uint32_t FlashFs::ReserveChunk(uint32_t previous) {
@@ -309,7 +314,7 @@ Status FlashFs::OpenChunkFor(const std::shared_ptr<FileEntry>& file, uint32_t pr
     bool erasing = false;
     for (const auto& [number, open] : open_) {
       erasing = erasing || open.erasing;
-      if (!open.active && !open.erasing) {
+      if (!open.active && !open.erasing && !open.sealing) {
         victim = number;
         break;
       }
@@ -358,18 +363,22 @@ Status FlashFs::Seal(uint32_t chunk) {
   {
     MutexLock l(mu_.get());
     state = open_[chunk];
-    open_[chunk].active = true;  // no one else seals it meanwhile
+    open_[chunk].sealing = true;  // neither sealed again nor erased meanwhile
   }
   bool closed = false;
   Status s = PadChunk(chunk, &state, geometry_.sectors_per_chunk - state.write_pointer, &closed);
   MutexLock l(mu_.get());
-  if (!s.ok()) {
-    open_[chunk].active = false;
-    return s;
+  OpenChunk& open = open_[chunk];
+  open.sealing = false;
+  const bool erase = open.erasing;  // its file was deleted meanwhile
+  if (s.ok() || erase) open_.erase(chunk);
+  if (erase) {
+    blocks_->QueueReset(chunk);
+    erase_cv_->Signal();
   }
-  open_.erase(chunk);
+  if (!s.ok()) return s;
   stats_.chunks_sealed++;
-  if (state.file != nullptr) MakeReadable(state.file.get(), state.file_end);
+  if (state.file != nullptr && !erase) MakeReadable(state.file.get(), state.file_end);
   return Status::OK();
 }
 

@@ -65,7 +65,8 @@ struct OpenChunk {
   uint32_t data_crc = 0;     // unmasked CRC32C of its DATA bytes so far
   bool crc_valid = true;
   bool active = false;       // a writer writes it now: never sealed
-  bool erasing = false;      // queued for a reset: OPEN until it is done
+  bool sealing = false;      // being padded to its end: not erased meanwhile
+  bool erasing = false;      // to be reset: OPEN until it is done
 };
 
 // Moves file's readable end up to readable (never past its size), dropping
@@ -134,7 +135,10 @@ class FlashFs final : public FlashFileSystem {
   // The writer's view of an OPEN chunk changed (REQUIRES: mu_ held).
   OpenChunk* open_chunk(uint32_t chunk);  // nullptr if not open
   void ChunkClosed(uint32_t chunk);       // REQUIRES: mu_ held
-  void ChunkFailed(uint32_t chunk);       // program failure; REQUIRES: mu_ held
+  // A program failure closed chunk early. One that holds none of its
+  // file's data leaves the chain and is erased (it will go OFFLINE).
+  // REQUIRES: mu_ held.
+  void ChunkFailed(uint32_t chunk, bool holds_data);
   // A handle of file closed (the eraser may then take a deleted file).
   void ReleaseHandle(const std::shared_ptr<FileEntry>& file);
   // Reads [offset, offset+n) of file into scratch (REQUIRES: within size).

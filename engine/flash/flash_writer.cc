@@ -290,10 +290,11 @@ void FlashWritableFile::Retire() {
   cached_data_.clear();
   MutexLock l(fs_->mu());
   MakeReadable(file_.get(), readable);
-  fs_->ChunkFailed(chunk_);
-  if (write_pointer_ == 0 && !file_->chain.empty() && file_->chain.back() == chunk_) {
+  const bool holds_data = write_pointer_ > 0;
+  if (!holds_data && !file_->chain.empty() && file_->chain.back() == chunk_) {
     file_->chain.pop_back();  // it holds nothing of the file
   }
+  fs_->ChunkFailed(chunk_, holds_data);
   chunk_ = kNoChunk;
 }
 

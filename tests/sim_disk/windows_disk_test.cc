@@ -22,7 +22,6 @@ using shale::sim::WindowsDiskOptions;
 
 constexpr uint8_t kR = WindowsDisk::kAccessRead;
 constexpr uint8_t kW = WindowsDisk::kAccessWrite;
-constexpr uint8_t kD = WindowsDisk::kAccessDelete;
 
 FileOptions Opts(bool share_delete, const char* opened_by = "the engine", bool direct = false) {
   FileOptions o;
