@@ -44,6 +44,8 @@ namespace shale::flash {
 inline constexpr uint32_t kNoChunk = 0xffff'ffffu;
 inline constexpr uint32_t kTagBytes = 32;  // REQUIRES of a geometry: oob_bytes >= this
 inline constexpr uint32_t kMaxNameBytes = 1024;
+// A START payload's bytes besides the name (magic, ids, offsets, length).
+inline constexpr uint32_t kStartPayloadBytes = 8 + 8 + 8 + 4 + 8 + 4;
 
 enum class SectorKind : uint8_t { kStart = 1, kData = 2, kPad = 3, kTruncate = 4, kClose = 5 };
 const char* SectorKindName(SectorKind kind);

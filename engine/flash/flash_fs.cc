@@ -40,8 +40,15 @@ Status OpenFlashFileSystem(FlashDevice* device, FileSystem* small_files, Runtime
                            std::unique_ptr<FlashFileSystem>* result) {
   const std::string invalid = device->geometry().Invalid();
   if (!invalid.empty()) return Status::InvalidArgument("flash: bad device geometry", invalid);
-  if (device->geometry().oob_bytes < flash::kTagBytes) {
+  const FlashGeometry& g = device->geometry();
+  if (g.oob_bytes < flash::kTagBytes) {
     return Status::InvalidArgument("flash: the device's OOB area is too small for the tags");
+  }
+  // A chunk holds a START, a CLOSE and at least one DATA sector, and its
+  // first and last units are not the same one.
+  if (g.sectors_per_chunk < 3 || g.sectors_per_chunk < 2 * g.ws_min) {
+    return Status::InvalidArgument("flash: chunks too small for the backend (want >= 3 sectors "
+                                   "and >= 2 * ws_min)");
   }
   auto fs = std::make_unique<flash::FlashFs>(device, small_files, runtime, options);
   Status s = fs->Mount();
@@ -114,7 +121,9 @@ Status FlashFs::ReopenWritableFile(const std::string& path, const FileOptions& o
 
 Status FlashFs::NewFlashWriter(const std::string& path, bool reopen,
                                std::unique_ptr<WritableFile>* result) {
-  if (path.size() > kMaxNameBytes) return Status::InvalidArgument("flash: path too long", path);
+  if (path.size() > kMaxNameBytes || kStartPayloadBytes + path.size() > geometry_.sector_bytes) {
+    return Status::InvalidArgument("flash: path too long for a START sector", path);
+  }
   std::shared_ptr<FileEntry> file;
   {
     MutexLock l(mu_.get());
@@ -134,6 +143,17 @@ Status FlashFs::NewFlashWriter(const std::string& path, bool reopen,
       files_[path] = file;
     }
     file->handles++;
+    // A reopened file's data must be durable and readable from the device
+    // before another writer appends: its last chunk may still be OPEN with
+    // sectors in the device cache (a Sync through the new handle would not
+    // reach them).
+    if (reopen && !file->chain.empty() && geometry_.mw_cunits > 0) {
+      Status s = PadInactive(file->chain.back(), geometry_.mw_cunits, /*seal=*/false);
+      if (!s.ok()) {
+        file->handles--;
+        return s;
+      }
+    }
   }
   *result = std::make_unique<FlashWritableFile>(this, file);
   return Status::OK();
@@ -172,6 +192,7 @@ Status FlashFs::GetFileSize(const std::string& path, uint64_t* size) {
 Status FlashFs::DeleteFile(const std::string& path) {
   if (!IsFlashFileName(path)) return small_->DeleteFile(path);
   MutexLock l(mu_.get());
+  if (shutting_down_) return Status::IOError("flash: file system shut down", path);
   std::shared_ptr<FileEntry> file = Find(path);
   if (file == nullptr) return Status::PathNotFound("flash: no such file", path);
   Unlink(file);
@@ -205,10 +226,11 @@ Status FlashFs::SyncDir(const std::string& dir) {
   if (!s.ok()) return s;
   // Deletes are durable once their chunks are erased.
   MutexLock l(mu_.get());
-  while ((blocks_->queued_resets() > 0 || erases_in_flight_ > 0) && eraser_ != nullptr) {
+  while ((blocks_->queued_resets() > 0 || erases_in_flight_ > 0 || ErasingUnderPadding()) &&
+         eraser_ != nullptr && !shutting_down_) {
     erased_cv_->Wait();
   }
-  return Status::OK();
+  return shutting_down_ ? Status::IOError("flash: file system shut down", dir) : Status::OK();
 }
 
 Status FlashFs::LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) {
@@ -220,6 +242,13 @@ Status FlashFs::UnlockFile(std::unique_ptr<FileLock> lock) {
 }
 
 // ---- names and erasing
+
+bool FlashFs::ErasingUnderPadding() const {
+  for (const auto& [chunk, open] : open_) {
+    if (open.erasing && open.sealing) return true;
+  }
+  return false;
+}
 
 void FlashFs::Unlink(const std::shared_ptr<FileEntry>& file) {
   files_.erase(file->path);
@@ -239,7 +268,7 @@ void FlashFs::QueueChunks(const FileEntry& file) {
     if (open != nullptr) {
       open->erasing = true;
       open->file = nullptr;
-      if (open->sealing) continue;  // Seal queues it when its padding is done
+      if (open->sealing) continue;  // PadInactive queues it when its padding is done
     }
     blocks_->QueueReset(chunk);
   }
@@ -320,10 +349,9 @@ Status FlashFs::OpenChunkFor(const std::shared_ptr<FileEntry>& file, uint32_t pr
       }
     }
     if (victim != kNoChunk) {
-      MutexUnlock u(mu_.get());
-      Status s = Seal(victim);
+      Status s = PadInactive(victim, geometry_.sectors_per_chunk, /*seal=*/true);
       if (!s.ok()) return s;
-    } else if (erasing) {
+    } else if (erasing && !shutting_down_) {
       erased_cv_->Wait();  // the eraser frees one
     } else {
       return Status::IOError("flash: every open chunk is being written", file->path);
@@ -339,7 +367,7 @@ Status FlashFs::OpenChunkFor(const std::shared_ptr<FileEntry>& file, uint32_t pr
   open.file = file;
   open.file_id = file->id;
   open.chain_index = file->next_chain_index++;
-  open.file_end = file->size;
+  open.file_end = file->programmed_end;
   open.active = true;
   file->chain.push_back(*chunk);
   stats_.chunks_allocated++;
@@ -358,27 +386,33 @@ Status FlashFs::Program(uint32_t chunk, uint32_t sector, const SectorBatch& batc
   return Status::OK();
 }
 
-Status FlashFs::Seal(uint32_t chunk) {
-  OpenChunk state;
-  {
-    MutexLock l(mu_.get());
-    state = open_[chunk];
-    open_[chunk].sealing = true;  // neither sealed again nor erased meanwhile
+Status FlashFs::PadInactive(uint32_t chunk, uint32_t sectors, bool seal) {
+  auto it = open_.find(chunk);
+  if (it == open_.end() || it->second.active || it->second.sealing || it->second.erasing) {
+    return Status::OK();
   }
+  it->second.sealing = true;  // neither padded by another nor erased meanwhile
+  OpenChunk state = it->second;
   bool closed = false;
-  Status s = PadChunk(chunk, &state, geometry_.sectors_per_chunk - state.write_pointer, &closed);
-  MutexLock l(mu_.get());
-  OpenChunk& open = open_[chunk];
-  open.sealing = false;
-  const bool erase = open.erasing;  // its file was deleted meanwhile
-  if (s.ok() || erase) open_.erase(chunk);
+  Status s;
+  {
+    MutexUnlock u(mu_.get());
+    s = PadChunk(chunk, &state, sectors, &closed);
+  }
+  it = open_.find(chunk);  // the sealing mark kept it
+  it->second.sealing = false;
+  if (!s.ok()) return s;
+  it->second.write_pointer = state.write_pointer;
+  const bool erase = it->second.erasing;  // its file was deleted meanwhile
+  if (!erase && state.file != nullptr) MakeReadable(state.file.get(), state.file_end);
+  if (closed) {
+    open_.erase(it);
+    if (seal) stats_.chunks_sealed++;
+  }
   if (erase) {
     blocks_->QueueReset(chunk);
     erase_cv_->Signal();
   }
-  if (!s.ok()) return s;
-  stats_.chunks_sealed++;
-  if (state.file != nullptr && !erase) MakeReadable(state.file.get(), state.file_end);
   return Status::OK();
 }
 

@@ -162,9 +162,16 @@ class FlashFs final : public FlashFileSystem {
   void QueueChunks(const FileEntry& file);                // REQUIRES: mu_ held
   [[nodiscard]] Status NewFlashWriter(const std::string& path, bool reopen,
                                       std::unique_ptr<WritableFile>* result);
-  // Pads an inactive OPEN chunk to its end and closes it (its CLOSE sector
-  // says whether its CRC is known). REQUIRES: alloc_mu_ held, not mu_.
-  [[nodiscard]] Status Seal(uint32_t chunk);
+  // Pads an inactive OPEN chunk by up to sectors (to its end, closing it
+  // with a CLOSE sector, when seal), so that nothing it holds stays in the
+  // device cache; then its file's data there is readable from the device.
+  // The chunk is marked sealing meanwhile: no one else pads it, and a
+  // delete meanwhile queues its erase only once the padding is done. A
+  // chunk not inactive and OPEN is left alone. REQUIRES: mu_ held (released
+  // during the device write).
+  [[nodiscard]] Status PadInactive(uint32_t chunk, uint32_t sectors, bool seal);
+  // Whether a deleted file's chunk waits for its padding before its erase.
+  bool ErasingUnderPadding() const;  // REQUIRES: mu_ held
   // Writes sectors of PAD at the write pointer of an OPEN chunk (the last
   // one a CLOSE sector if they reach its end); state is the chunk's, and
   // its write pointer moves. A program failure also ends the padding (the

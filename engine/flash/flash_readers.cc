@@ -105,11 +105,17 @@ Status FlashFs::NewRandomAccessFile(const std::string& path, const FileOptions& 
 Status FlashFs::ReadFile(const std::shared_ptr<FileEntry>& file, uint64_t offset, size_t n,
                          char* scratch) {
   if (n == 0) return Status::OK();
-  const uint64_t end = offset + n;
+  uint64_t end = offset + n;
   std::vector<Extent> pieces;  // the DATA sectors below the readable end that [offset, end) needs
   uint64_t device_end = 0;
   {
     MutexLock l(mu_.get());
+    // A truncate since the caller read the size: what is gone reads as zeros.
+    if (end > file->size) {
+      const uint64_t kept = std::max(offset, file->size);
+      std::memset(scratch + (kept - offset), 0, end - kept);
+      end = kept;
+    }
     // The part past the readable end comes from the host's copy.
     device_end = std::min(end, file->readable_end);
     if (end > file->readable_end) {

@@ -135,13 +135,12 @@ Status FlashWritableFile::EnsureChunk() {
     if (!file_->chain.empty()) previous = file_->chain.back();
     chain_index_ = file_->next_chain_index;
   }
-  const uint32_t reserved = next_chunk_;
-  next_chunk_ = kNoChunk;
-  Status s = fs_->OpenChunkFor(file_, previous, reserved, &chunk_);
+  Status s = fs_->OpenChunkFor(file_, previous, next_chunk_, &chunk_);
   if (!s.ok()) {
-    chunk_ = kNoChunk;
+    chunk_ = kNoChunk;  // a reserved next chunk stays reserved (Close gives it back)
     return s;
   }
+  next_chunk_ = kNoChunk;
   write_pointer_ = 0;
   cache_start_ = 0;
   chunk_data_bytes_ = 0;

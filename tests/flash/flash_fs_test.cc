@@ -254,3 +254,47 @@ TEST_CASE("flash fs: concurrent writers, readers and deletes keep the device rul
 
 }  // namespace
 }  // namespace shale_test
+
+namespace shale_test {
+namespace {
+
+// What the engine does with a replayed log: reopen it and Sync. The Sync
+// must cover what the earlier handle wrote and left in the device cache.
+TEST_CASE("flash fs: a Sync through a reopened handle makes earlier writes durable") {
+  for (uint64_t seed = 1; seed <= 6; seed++) {
+    FlashFixture f(seed);
+    const std::string data = Pattern(9'000, 11);
+    REQUIRE(f.Run([&] {
+              OK_OR_RETURN(MountOk(&f));
+              OK_OR_RETURN(WriteFlashFile(f.fs(), kLog, data, /*sync=*/false).ok());
+              std::unique_ptr<WritableFile> w;
+              OK_OR_RETURN(f.fs()->ReopenWritableFile(kLog, FileOptions(), &w).ok());
+              OK_OR_RETURN(w->Sync().ok());
+              OK_OR_RETURN(w->Close().ok());
+              f.PowerLoss();
+              OK_OR_RETURN(MountOk(&f));
+              CHECK(ReadFlashFile(f.fs(), kLog) == data);
+            }).ok());
+    CHECK(f.device()->stats().rule_violations == 0);
+  }
+}
+
+TEST_CASE("flash fs: paths too long for a START sector and chunks too small are refused") {
+  FlashFixture f;
+  REQUIRE(f.Run([&] {
+            OK_OR_RETURN(MountOk(&f));
+            std::unique_ptr<WritableFile> w;
+            const std::string path = "/db/" + std::string(4096, 'd') + "/000001.log";
+            CHECK(f.fs()->NewWritableFile(path, FileOptions(), &w).IsInvalidArgument());
+          }).ok());
+  shale::FlashGeometry tiny = SmallGeometry();
+  tiny.sectors_per_chunk = 2;
+  tiny.ws_min = 2;
+  tiny.ws_opt = 2;
+  tiny.mw_cunits = 0;
+  FlashFixture g(1, tiny);
+  REQUIRE(g.Run([&] { CHECK(g.Mount().IsInvalidArgument()); }).ok());
+}
+
+}  // namespace
+}  // namespace shale_test

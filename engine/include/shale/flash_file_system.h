@@ -34,13 +34,17 @@
 //    cache); they ignore FileOptions::use_direct_io.
 //
 // Mount (OpenFlashFileSystem) rebuilds the file table: for each chunk with
-// a valid START sector of this owner, the chain is read in chain order, and
-// a file's contents end at its first sector that is torn, unreadable or
-// fails its CRC, or where a chunk does not start at the size the previous
-// one ended at. An OPEN chunk is first padded past its device cache (the
-// previous instance may have died with data there). Chunks that belong to
+// a valid START sector of this owner, the chain is read in chain order; a
+// chunk's contents end at its first sector that is torn, unreadable or
+// fails its CRC, and a chunk that does not start where the file's contents
+// so far end is dropped. An OPEN chunk is first padded past its device
+// cache (the previous instance may have died with data there), before its
+// START is read: a device serves one owner at a time. Chunks that belong to
 // no file (a torn START, a file whose first chunk is gone because its
 // delete was interrupted) are erased in the background.
+//
+// Reopening a file first pads its last chunk past the device cache, so a
+// Sync through the new handle covers what earlier handles wrote.
 //
 // Reads go through a bounded page cache of sectors (read_cache_bytes; 0
 // turns it off), filled on misses and dropped when a chunk is erased.
@@ -104,7 +108,7 @@ class FlashFileSystem : public FileSystem {
   // die with the process), sorted. REQUIRES: as final_stats.
   virtual std::vector<std::string> FilesWithUnprogrammedData() const = 0;
   // Waits for queued erases, then stops the background thread. Also done
-  // by the destructor. Further calls fail.
+  // by the destructor. Afterwards creating, deleting and SyncDir fail.
   virtual void Shutdown() = 0;
 };
 

@@ -89,8 +89,12 @@ Status FileFlashDevice::Load(bool created) {
     d.state = static_cast<ChunkState>(r[0]);
     d.write_pointer = DecodeFixed32(r + 4);
     d.wear = DecodeFixed32(r + 8);
-    const bool valid = static_cast<uint8_t>(r[0]) <= static_cast<uint8_t>(ChunkState::kOffline) &&
-                       d.write_pointer <= geometry_.sectors_per_chunk;
+    const uint32_t end = geometry_.sectors_per_chunk;
+    const bool valid =
+        (d.state == ChunkState::kFree && d.write_pointer == 0) ||
+        (d.state == ChunkState::kOpen && d.write_pointer > 0 && d.write_pointer < end) ||
+        (d.state == ChunkState::kClosed && d.write_pointer <= end) ||
+        (d.state == ChunkState::kOffline && d.write_pointer == 0);
     if (!valid) return Status::Corruption("flash device: a damaged chunk record", path_);
     table_.Restore(chunk, d, r[1] != 0);
   }
@@ -163,7 +167,13 @@ Status FileFlashDevice::Write(uint32_t chunk, uint32_t sector, const Slice& data
   }
   Status s = PWrite(DataOffset(chunk, sector), data.data(), data.size());
   if (s.ok()) s = PWrite(OobOffset(chunk, sector), oob.data(), oob.size());
-  if (!s.ok()) return s;
+  if (!s.ok()) {
+    // A failed write is this device's program failure: the chunk closes
+    // early, as the contract says (the backend writes around it).
+    table_.ApplyProgramFailure(chunk);
+    (void)SaveRecord(chunk);
+    return s;
+  }
   table_.ApplyWrite(chunk, count);
   return SaveRecord(chunk);
 }
