@@ -69,10 +69,4 @@ void BlockManager::ResetDone(uint32_t chunk, bool ok) {
   }
 }
 
-size_t BlockManager::free_chunks() const {
-  size_t n = 0;
-  for (const auto& unit : free_) n += unit.size();
-  return n;
-}
-
 }  // namespace shale::flash

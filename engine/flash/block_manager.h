@@ -38,7 +38,6 @@ class BlockManager {
   void Release(uint32_t chunk);
   // A chunk whose program failed: retired once its file lets go of it.
   void MarkGrownBad(uint32_t chunk);
-  bool grown_bad(uint32_t chunk) const { return grown_bad_.count(chunk) != 0; }
 
   // Queues a used chunk for erasing.
   void QueueReset(uint32_t chunk);
@@ -49,9 +48,7 @@ class BlockManager {
   void ResetDone(uint32_t chunk, bool ok);
   size_t queued_resets() const { return reset_queue_.size(); }
 
-  size_t free_chunks() const;
   size_t bad_chunks() const { return bad_.size(); }
-  uint32_t wear(uint32_t chunk) const { return wear_[chunk]; }
 
  private:
   const FlashGeometry geometry_;

@@ -238,10 +238,8 @@ void FlashUnderTest::set_violation_sink(
 
 void FlashUnderTest::Accumulate(const FlashFsStats& stats) {
   totals_.bytes_appended += stats.bytes_appended;
-  totals_.sectors_programmed += stats.sectors_programmed;
   totals_.pad_sectors += stats.pad_sectors;
   totals_.chunks_sealed += stats.chunks_sealed;
-  totals_.program_failures += stats.program_failures;
 }
 
 void FlashUnderTest::Describe(std::map<std::string, uint64_t>* observed) const {

@@ -87,7 +87,8 @@ class FlashUnderTest {
   std::unique_ptr<FlashFileSystem> instance_;
   std::vector<std::unique_ptr<FlashFileSystem>> stopped_;
   std::unique_ptr<Mounted> mounted_;
-  FlashFsStats totals_;  // of every instance so far, the live one excluded
+  // What Describe reports, summed over the instances stopped or abandoned.
+  FlashFsStats totals_;
   std::set<std::string> lost_at_abandon_;  // see LastCrashLostPaths
   bool power_lost_ = false;                // since the last Abandon
 };
