@@ -45,9 +45,10 @@ inline const char* DecodeEntry(const char* p, const char* limit, uint32_t* share
 }  // namespace
 
 void BlockIter::Init(const Comparator* comparator, const char* data, uint32_t restarts_offset,
-                     uint32_t num_restarts) {
+                     uint32_t num_restarts, size_t min_key_bytes) {
   assert(num_restarts >= 1);
   comparator_ = comparator;
+  min_key_bytes_ = min_key_bytes;
   data_ = data;
   restarts_ = restarts_offset;
   num_restarts_ = num_restarts;
@@ -88,7 +89,7 @@ bool BlockIter::RestartKey(uint32_t index, Slice* key) {
   const char* p = offset < restarts_ ? DecodeEntry(data_ + offset, data_ + restarts_, &shared,
                                                    &non_shared, &value_size)
                                      : nullptr;
-  if (p == nullptr || shared != 0) {
+  if (p == nullptr || shared != 0 || non_shared < min_key_bytes_) {
     MarkCorrupt("bad restart entry");
     return false;
   }
@@ -106,7 +107,7 @@ bool BlockIter::ParseNextEntry() {
   }
   uint32_t shared, non_shared, value_size;
   p = DecodeEntry(p, limit, &shared, &non_shared, &value_size);
-  if (p == nullptr || shared > key_.size()) {
+  if (p == nullptr || shared > key_.size() || uint64_t{shared} + non_shared < min_key_bytes_) {
     MarkCorrupt("malformed entry");
     return false;
   }
@@ -200,17 +201,18 @@ Block::Block(BlockContents contents) : contents_(std::move(contents)) {
   restarts_offset_ = static_cast<uint32_t>(size - (1 + size_t{n}) * sizeof(uint32_t));
 }
 
-void Block::InitIterator(const Comparator* comparator, BlockIter* iter) const {
+void Block::InitIterator(const Comparator* comparator, BlockIter* iter,
+                         size_t min_key_bytes) const {
   if (num_restarts_ == 0) {
     iter->InitError(Status::Corruption("bad block contents (restart array)"));
   } else {
-    iter->Init(comparator, contents_.data.data(), restarts_offset_, num_restarts_);
+    iter->Init(comparator, contents_.data.data(), restarts_offset_, num_restarts_, min_key_bytes);
   }
 }
 
-Iterator* Block::NewIterator(const Comparator* comparator) const {
+Iterator* Block::NewIterator(const Comparator* comparator, size_t min_key_bytes) const {
   auto* iter = new BlockIter();
-  InitIterator(comparator, iter);
+  InitIterator(comparator, iter, min_key_bytes);
   return iter;
 }
 

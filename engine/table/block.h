@@ -54,9 +54,11 @@ class BlockIter final : public Iterator {
  public:
   BlockIter() = default;
   // REQUIRES: data[0, restarts_offset + 4*num_restarts) is readable and
-  // outlives the iterator; num_restarts >= 1.
+  // outlives the iterator; num_restarts >= 1. An entry whose key is shorter
+  // than min_key_bytes is Corruption (a table's blocks hold internal keys,
+  // which the comparator may only see whole).
   void Init(const Comparator* comparator, const char* data, uint32_t restarts_offset,
-            uint32_t num_restarts);
+            uint32_t num_restarts, size_t min_key_bytes);
   // An iterator over nothing, failed with status.
   void InitError(const Status& status);
 
@@ -90,6 +92,7 @@ class BlockIter final : public Iterator {
   const char* data_ = nullptr;
   uint32_t restarts_ = 0;       // offset of the restart array
   uint32_t num_restarts_ = 0;
+  size_t min_key_bytes_ = 0;
   uint32_t current_ = 0;        // offset of the current entry; restarts_ = invalid
   uint32_t restart_index_ = 0;  // restart block holding current_
   Slice key_;                   // into data_ (whole key) or key_buf_
@@ -105,10 +108,12 @@ class Block {
   Block& operator=(const Block&) = delete;
 
   size_t size() const { return contents_.data.size(); }
-  // The caller owns the result; comparator must outlive it.
-  Iterator* NewIterator(const Comparator* comparator) const;
+  // The caller owns the result; comparator must outlive it. Keys shorter
+  // than min_key_bytes are Corruption (BlockIter::Init).
+  Iterator* NewIterator(const Comparator* comparator, size_t min_key_bytes = 0) const;
   // Points *iter at this block (an error iterator if the block is malformed).
-  void InitIterator(const Comparator* comparator, BlockIter* iter) const;
+  void InitIterator(const Comparator* comparator, BlockIter* iter,
+                    size_t min_key_bytes = 0) const;
 
  private:
   BlockContents contents_;

@@ -202,20 +202,18 @@ Status Table::InternalGet(
     return Status::OK();
   }
   BlockIter index_iter;
-  rep.index_block->InitIterator(rep.options.comparator, &index_iter);
+  rep.index_block->InitIterator(rep.options.comparator, &index_iter, kInternalKeyTrailerBytes);
   index_iter.Seek(internal_key);
   if (!index_iter.Valid()) return index_iter.status();
   BlockRef ref;
   Status s = rep.GetDataBlock(options, index_iter.value(), &ref);
   if (!s.ok()) return s;
   BlockIter data_iter;
-  ref.block()->InitIterator(rep.options.comparator, &data_iter);
+  ref.block()->InitIterator(rep.options.comparator, &data_iter, kInternalKeyTrailerBytes);
   data_iter.Seek(internal_key);
   if (data_iter.Valid()) {
+    // The iterator parses only keys of at least kInternalKeyTrailerBytes.
     const Comparator* user = rep.options.comparator->user_comparator();
-    if (data_iter.key().size() < kInternalKeyTrailerBytes) {
-      return Status::Corruption("table entry has a short internal key", rep.file->path());
-    }
     if (user->Compare(ExtractUserKey(data_iter.key()), ExtractUserKey(internal_key)) == 0) {
       found(data_iter.key(), data_iter.value());
     }
@@ -225,12 +223,13 @@ Status Table::InternalGet(
 
 Iterator* Table::NewIterator(const ReadOptions& options) const {
   const Rep* rep = rep_.get();
-  Iterator* index_iter = rep->index_block->NewIterator(rep->options.comparator);
+  Iterator* index_iter =
+      rep->index_block->NewIterator(rep->options.comparator, kInternalKeyTrailerBytes);
   auto block_function = [rep](const ReadOptions& opts, const Slice& index_value) -> Iterator* {
     BlockRef ref;
     Status s = rep->GetDataBlock(opts, index_value, &ref);
     if (!s.ok()) return NewErrorIterator(s);
-    Iterator* iter = ref.block()->NewIterator(rep->options.comparator);
+    Iterator* iter = ref.block()->NewIterator(rep->options.comparator, kInternalKeyTrailerBytes);
     ref.TransferTo(iter);
     return iter;
   };
@@ -239,7 +238,7 @@ Iterator* Table::NewIterator(const ReadOptions& options) const {
 
 uint64_t Table::ApproximateOffsetOf(const Slice& internal_key) const {
   BlockIter index_iter;
-  rep_->index_block->InitIterator(rep_->options.comparator, &index_iter);
+  rep_->index_block->InitIterator(rep_->options.comparator, &index_iter, kInternalKeyTrailerBytes);
   index_iter.Seek(internal_key);
   if (index_iter.Valid()) {
     BlockHandle handle;

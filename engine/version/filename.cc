@@ -88,6 +88,41 @@ bool ParseFileName(const std::string& filename, uint64_t* number, FileType* type
   return true;
 }
 
+std::string EncodeCurrentFile(uint64_t descriptor_number) {
+  const std::string manifest = DescriptorFileName("", descriptor_number);
+  return manifest.substr(1) + "\n";
+}
+
+Status DecodeCurrentFile(const std::string& contents, std::string* manifest_name,
+                         uint64_t* descriptor_number) {
+  if (contents.empty() || contents.back() != '\n') {
+    return Status::Corruption("does not end with newline");
+  }
+  std::string name = contents.substr(0, contents.size() - 1);
+  FileType type;
+  if (!ParseFileName(name, descriptor_number, &type) || type != FileType::kDescriptorFile) {
+    return Status::Corruption("names no MANIFEST: " + PrintableBytes(name));
+  }
+  *manifest_name = std::move(name);
+  return Status::OK();
+}
+
+std::string PrintableBytes(const std::string& bytes) {
+  std::string out;
+  for (size_t i = 0; i < bytes.size(); i++) {
+    if (i == kMaxPrintableBytes) return out + "...";
+    const char c = bytes[i];
+    if (c >= 0x20 && c < 0x7f) {
+      out += c;
+      continue;
+    }
+    char escaped[5];
+    std::snprintf(escaped, sizeof(escaped), "\\x%02x", static_cast<unsigned char>(c));
+    out += escaped;
+  }
+  return out;
+}
+
 namespace {
 
 // Steps 1-3 of SetCurrentFile: writes contents to tmp, syncs and closes it,
@@ -121,8 +156,7 @@ Status ReplaceCurrent(FileSystem* fs, const std::string& tmp, const std::string&
 
 Status SetCurrentFile(FileSystem* fs, const std::string& dbname, uint64_t descriptor_number,
                       StatsCounters* stats, uint32_t planted_bugs) {
-  std::string manifest = DescriptorFileName(dbname, descriptor_number);
-  std::string contents = manifest.substr(dbname.size() + 1) + "\n";
+  const std::string contents = EncodeCurrentFile(descriptor_number);
   const std::string tmp = TempFileName(dbname, descriptor_number);
   const std::string current = CurrentFileName(dbname);
   Status s;

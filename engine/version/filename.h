@@ -49,6 +49,20 @@ std::string TempFileName(const std::string& dbname, uint64_t number);
 // uint64_t, signs, spaces or trailing bytes).
 [[nodiscard]] bool ParseFileName(const std::string& filename, uint64_t* number, FileType* type);
 
+// CURRENT's contents: the live MANIFEST's bare name and a newline.
+std::string EncodeCurrentFile(uint64_t descriptor_number);
+// Parses CURRENT's contents. On success sets *manifest_name (the bare
+// name, e.g. "MANIFEST-000005") and *descriptor_number. Corruption if the
+// contents do not end in a newline, or what precedes it is not a MANIFEST
+// name (the message shows at most kMaxPrintableBytes of it).
+[[nodiscard]] Status DecodeCurrentFile(const std::string& contents, std::string* manifest_name,
+                                       uint64_t* descriptor_number);
+
+// Bytes read from a possibly damaged file, fit for a message: printable
+// ASCII as is, anything else as \xNN; past kMaxPrintableBytes, "...".
+constexpr size_t kMaxPrintableBytes = 64;
+std::string PrintableBytes(const std::string& bytes);
+
 // Points CURRENT at MANIFEST-<descriptor_number>, durably:
 //   1. writes "MANIFEST-NNNNNN\n" to TempFileName(dbname, descriptor_number),
 //   2. Sync()s and closes it,

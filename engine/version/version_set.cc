@@ -190,25 +190,6 @@ struct RecoveredCounters {
 
 }  // namespace
 
-namespace {
-
-// Bytes read from a possibly damaged file, fit for a message: printable
-// ASCII as is, anything else as \xNN.
-std::string Printable(const std::string& bytes) {
-  std::string out;
-  for (const char c : bytes) {
-    if (c >= 0x20 && c < 0x7f) {
-      out += c;
-      continue;
-    }
-    char escaped[5];
-    std::snprintf(escaped, sizeof(escaped), "\\x%02x", static_cast<unsigned char>(c));
-    out += escaped;
-  }
-  return out;
-}
-
-}  // namespace
 
 Status VersionSet::Recover(bool* save_manifest) {
   // Every Corruption names the file it found damaged.
@@ -216,22 +197,17 @@ Status VersionSet::Recover(bool* save_manifest) {
   std::string current;
   Status s = ReadFileToString(env_->fs(), current_path, &current);
   if (!s.ok()) return s;
-  if (current.empty() || current.back() != '\n') {
-    return Status::Corruption(current_path, "does not end with newline");
-  }
-  current.pop_back();
+  std::string manifest_name;
   uint64_t manifest_number = 0;
-  FileType type;
-  if (!ParseFileName(current, &manifest_number, &type) || type != FileType::kDescriptorFile) {
-    return Status::Corruption(current_path, "names no MANIFEST: " + Printable(current));
-  }
+  s = DecodeCurrentFile(current, &manifest_name, &manifest_number);
+  if (!s.ok()) return Status::Corruption(current_path, s.message());
   // Read whole: the damaged-tail check scans the bytes after any damage.
-  const std::string manifest_path = dbname_ + "/" + current;
+  const std::string manifest_path = dbname_ + "/" + manifest_name;
   std::string manifest;
   s = ReadFileToString(env_->fs(), manifest_path, &manifest);
   if (!s.ok()) {
     if (s.IsPathNotFound()) {
-      return Status::Corruption(current_path, "names a missing MANIFEST: " + Printable(current));
+      return Status::Corruption(current_path, "names a missing MANIFEST: " + manifest_name);
     }
     return s;
   }

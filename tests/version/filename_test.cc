@@ -53,6 +53,26 @@ TEST_CASE("ParseFileName rejects near misses", "[filename]") {
   }
 }
 
+TEST_CASE("CURRENT contents encode and decode", "[filename]") {
+  std::string name;
+  uint64_t number = 0;
+  REQUIRE(EncodeCurrentFile(5) == "MANIFEST-000005\n");
+  REQUIRE(DecodeCurrentFile("MANIFEST-000005\n", &name, &number).ok());
+  CHECK(name == "MANIFEST-000005");
+  CHECK(number == 5);
+  REQUIRE(DecodeCurrentFile("MANIFEST-12345678\n", &name, &number).ok());
+  CHECK(number == 12345678);
+  for (const std::string bad : {"", "MANIFEST-000005", "MANIFEST-\n", "000005.log\n",
+                                "MANIFEST-5\n\n", "CURRENT\n"}) {
+    CAPTURE(bad);
+    CHECK(DecodeCurrentFile(bad, &name, &number).IsCorruption());
+  }
+  // A huge damaged CURRENT gives a short message.
+  const Status s = DecodeCurrentFile(std::string(1 << 20, '\x01') + "\n", &name, &number);
+  CHECK(s.IsCorruption());
+  CHECK(s.ToString().size() < 400);
+}
+
 TEST_CASE("SetCurrentFile writes CURRENT and leaves no temp file", "[filename]") {
   shale_test::TempDir dir;
   REQUIRE(dir.ok());
