@@ -2,6 +2,8 @@
 
 #include "report/failure_file.h"
 #include "report/file_io.h"
+#include "report/tape_codec.h"
+#include "sim/choice_tape.h"
 #include "run_summary.h"
 
 namespace shale::cli {
@@ -59,6 +61,12 @@ bool CampaignOutputs::Finish(uint64_t wall_ms, std::string* error) {
 bool CampaignOutputs::WriteFailureFile(const report::SeedEntry& e, std::string* error) {
   report::FailureFile f;
   f.config = ConfigFor(options_, e.result.scenario, e.result.seed);
+  f.ops_done = e.result.ops;
+  // The seed's tape, as far as the run read it (a worker that died
+  // reported no length: the file then replays from the seed alone).
+  if (e.result.tape_bytes > 0 && e.result.tape_bytes <= report::kMaxTapeBytes) {
+    f.config.tape = sim::ChoiceTape(e.result.seed).Prefix(e.result.tape_bytes);
+  }
   if (e.trace_hash_known) f.trace_hash = e.result.trace_hash;
   f.failure = e.result.failure;
   f.options_drawn = e.result.options_drawn;

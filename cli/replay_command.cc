@@ -9,6 +9,7 @@
 #include "report/failure_file.h"
 #include "report/file_io.h"
 #include "report/run_json.h"
+#include "report/tape_codec.h"
 #include "seed_range.h"
 
 namespace shale::cli {
@@ -17,14 +18,16 @@ namespace {
 constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 
 struct ReplayFlagValues {
-  std::string scenario, seed, strategy, faults, planted_bugs;
+  std::string scenario, seed, strategy, faults, planted_bugs, tape;
   int64_t ops = 0, crashes = 3;
-  bool trace = false, help = false;
+  bool trace = false, from_seed = false, help = false;
 };
 
 void DefineReplayFlags(FlagSet* f, ReplayFlagValues* v) {
   f->AddString("scenario", &v->scenario, "scenario name (instead of FILE)");
   f->AddString("seed", &v->seed, "seed (with --scenario)");
+  f->AddString("tape", &v->tape, "choice-tape file to run (with --scenario; e.g. a fuzzer's crash)");
+  f->AddBool("from_seed", &v->from_seed, "replay FILE from its seed, not its tape");
   f->AddInt("ops", &v->ops, 0, kIntMax, "workload operations; 0 = scenario default");
   f->AddInt("crashes", &v->crashes, -1, kIntMax, "crashes; -1 = scenario default");
   f->AddString("strategy", &v->strategy, "scheduler: random, pct, or empty = drawn from seed");
@@ -44,23 +47,36 @@ bool Fail(std::string* error, std::string message) {
   return false;
 }
 
-bool PlanFromFile(const std::string& path, ReplayPlan* plan, std::string* error) {
+bool PlanFromFile(const std::string& path, bool from_seed, ReplayPlan* plan,
+                  std::string* error) {
   std::string text;
   report::FailureFile file;
   if (!report::ReadWholeFile(path, &text, error)) return false;
   if (!report::DecodeFailureFile(text, &file, error)) return Fail(error, path + ": " + *error);
   plan->config = file.config;
+  if (from_seed) plan->config.tape.reset();
   plan->expected_hash = file.trace_hash;
   return true;
 }
 
 bool PlanFromFlags(const ReplayFlagValues& v, ReplayPlan* plan, std::string* error) {
-  if (v.scenario.empty() || v.seed.empty()) {
-    return Fail(error, "give a failure FILE, or --scenario and --seed");
+  if (v.scenario.empty() || (v.seed.empty() == v.tape.empty())) {
+    return Fail(error, "give a failure FILE, or --scenario and one of --seed or --tape");
   }
   scenario::RunConfig& c = plan->config;
   c.scenario = v.scenario;
-  if (!ParseUint64(v.seed, &c.seed)) return Fail(error, "bad value for --seed: '" + v.seed + "'");
+  if (!v.tape.empty()) {
+    std::string tape;
+    if (!report::ReadWholeFile(v.tape, &tape, error)) return false;
+    if (tape.size() > report::kMaxTapeBytes) {
+      return Fail(error, v.tape + ": a tape of " + std::to_string(tape.size()) +
+                             " bytes is over the limit of " +
+                             std::to_string(report::kMaxTapeBytes));
+    }
+    c.tape = std::move(tape);
+  } else if (!ParseUint64(v.seed, &c.seed)) {
+    return Fail(error, "bad value for --seed: '" + v.seed + "'");
+  }
   if (!ParsePlantedBugs(v.planted_bugs, &c.planted_bugs, error)) return false;
   if (v.strategy != "" && v.strategy != "random" && v.strategy != "pct") {
     return Fail(error, "unknown strategy '" + v.strategy + "' (want random or pct)");
@@ -83,7 +99,9 @@ bool Plan(std::span<const std::string> args, ReplayPlan* plan, bool* help, std::
   const auto& pos = flags.positional();
   if (pos.size() > 1) return Fail(error, "unexpected argument '" + pos[1] + "'");
   if (pos.size() == 1 && !v.scenario.empty()) return Fail(error, "give FILE or --scenario, not both");
-  if (pos.size() == 1 ? !PlanFromFile(pos[0], plan, error) : !PlanFromFlags(v, plan, error)) {
+  if (pos.empty() && v.from_seed) return Fail(error, "--from_seed needs a failure FILE");
+  if (pos.size() == 1 ? !PlanFromFile(pos[0], v.from_seed, plan, error)
+                      : !PlanFromFlags(v, plan, error)) {
     return false;
   }
   plan->config.trace = v.trace;
@@ -120,7 +138,10 @@ int RunReplayCommand(std::span<const std::string> args, std::ostream& out, std::
     return kExitOk;
   }
   const scenario::RunConfig& c = plan.config;
-  out << "replay " << c.scenario << " seed " << c.seed << " (ops " << c.ops << ", crashes "
+  out << "replay " << c.scenario
+      << (c.tape ? " tape of " + std::to_string(c.tape->size()) + " bytes"
+                 : " seed " + std::to_string(c.seed))
+      << " (ops " << c.ops << ", crashes "
       << c.crashes << ", strategy \"" << c.strategy << "\""
       << (c.planted_bugs ? ", planted bugs " + PlantedBugNames(c.planted_bugs) : "") << ")\n";
   const scenario::RunResult result = scenario::FindScenario(c.scenario)->Run(c);

@@ -36,7 +36,7 @@ RateRange RateRangeOf(FaultKind kind) {
   return {};
 }
 
-uint64_t LogUniform(Random* rng, uint64_t lo, uint64_t hi) {
+uint64_t LogUniform(sim::ChoiceTape* rng, uint64_t lo, uint64_t hi) {
   assert(lo >= 1 && lo <= hi && hi < (uint64_t{1} << 62));
   const int lo_bits = Log2(lo);
   const int octave = lo_bits + static_cast<int>(rng->Uniform(Log2(hi) - lo_bits + 1));
@@ -46,7 +46,7 @@ uint64_t LogUniform(Random* rng, uint64_t lo, uint64_t hi) {
   return begin + rng->Uniform(end - begin + 1);
 }
 
-FaultConfig DrawFaultConfig(Random* rng) {
+FaultConfig DrawFaultConfig(sim::ChoiceTape* rng) {
   FaultConfig config;
   for (size_t i = 0; i < kFaultKindCount; ++i) {
     const RateRange range = RateRangeOf(static_cast<FaultKind>(i));

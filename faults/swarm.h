@@ -39,7 +39,7 @@
 // 1/fault_point_activate_one_in, for the rest of the run; an active point
 // then fires with probability 1/fault_point_fire_one_in.
 //
-// Determinism: every draw comes from the Random passed in, in a fixed order.
+// Determinism: every draw comes from the tape passed in, in a fixed order.
 // Thread safety: none (plain data and free functions).
 #pragma once
 
@@ -49,7 +49,7 @@
 #include <map>
 #include <string>
 
-#include "util/random.h"
+#include "sim/choice_tape.h"
 
 namespace shale::faults {
 
@@ -110,13 +110,13 @@ struct FaultConfig {
 // uniform value in it: log-uniform to within a factor of two, integers only
 // (no libm, so every compiler and library draws the same).
 // REQUIRES: 1 <= lo <= hi < 2^62.
-uint64_t LogUniform(Random* rng, uint64_t lo, uint64_t hi);
+uint64_t LogUniform(sim::ChoiceTape* rng, uint64_t lo, uint64_t hi);
 
 // The swarm draw: each kind on with probability 1/2 and, if on, a rate from
 // LogUniform over RateRangeOf(kind); slow_io's maximum from LogUniform over
 // 100 us .. 100 ms; fault points on with probability 1/2, activated 1 in
 // 2..4, firing 1 in LogUniform(2, 1000).
-FaultConfig DrawFaultConfig(Random* rng);
+FaultConfig DrawFaultConfig(sim::ChoiceTape* rng);
 
 // For report options: "faults.<kind>" -> "off" or "1/<n>", plus
 // "faults.slow_io_max_ns" and "faults.fault_points".

@@ -4,6 +4,7 @@
 
 #include "report/json_internal.h"
 #include "report/run_json.h"
+#include "report/tape_codec.h"
 
 namespace shale::report {
 namespace {
@@ -14,7 +15,13 @@ FailureFile FailureFileFromJson(const json& j) {
   FailureFile f;
   f.config.scenario = j.at("scenario").get<std::string>();
   f.config.seed = j.at("seed").get<uint64_t>();
-  f.config.ops = j.at("ops").get<int>();
+  // Version 1 had only "ops": the run's limit.
+  if (j.contains("ops_limit")) {
+    f.config.ops = j.at("ops_limit").get<int>();
+    f.ops_done = j.at("ops").get<uint64_t>();
+  } else {
+    f.config.ops = j.at("ops").get<int>();
+  }
   f.config.crashes = j.at("crashes").get<int>();
   f.config.strategy = j.value("strategy", "");
   f.config.faults = j.value("faults", "");
@@ -32,18 +39,27 @@ FailureFile FailureFileFromJson(const json& j) {
     f.options_drawn = j.at("options").get<std::map<std::string, std::string>>();
   }
   f.replay = j.value("replay", "");
+  if (j.contains("tape")) {
+    std::string tape, error;
+    if (!DecodeTape(j.at("tape").get<std::string>(), j.at("tape_bytes").get<uint64_t>(), &tape,
+                    &error)) {
+      throw std::runtime_error(error);
+    }
+    f.config.tape = std::move(tape);
+  }
   return f;
 }
 
 }  // namespace
 
 std::string EncodeFailureFile(const FailureFile& f) {
-  const json j = {
+  json j = {
       {"format", "shale-failure"},
-      {"version", 1},
+      {"version", 2},
       {"scenario", f.config.scenario},
       {"seed", f.config.seed},
-      {"ops", f.config.ops},
+      {"ops", f.ops_done},
+      {"ops_limit", f.config.ops},
       {"crashes", f.config.crashes},
       {"strategy", f.config.strategy},
       {"faults", f.config.faults},
@@ -52,6 +68,10 @@ std::string EncodeFailureFile(const FailureFile& f) {
       {"failure", internal::FailureToJson(f.failure)},
       {"options", f.options_drawn},
       {"replay", f.replay}};
+  if (f.config.tape) {
+    j["tape_bytes"] = f.config.tape->size();
+    j["tape"] = EncodeTape(*f.config.tape);
+  }
   return internal::JsonText(j, 2) + "\n";
 }
 

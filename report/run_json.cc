@@ -34,6 +34,7 @@ json RunResultToJson(const scenario::RunResult& r, bool trace_hash_known) {
             {"engine_ops", r.engine_ops},
             {"crashes", r.crashes},
             {"steps", r.steps},
+            {"tape_bytes", r.tape_bytes},
             {"sim_time_ns", r.sim_time_ns},
             {"faults", r.faults_by_kind},
             {"observed", r.observed},
@@ -63,6 +64,7 @@ scenario::RunResult RunResultFromJson(const json& j, bool* trace_hash_known) {
   r.engine_ops = j.value("engine_ops", uint64_t{0});
   r.crashes = j.value("crashes", uint64_t{0});
   r.steps = j.value("steps", uint64_t{0});
+  r.tape_bytes = j.value("tape_bytes", uint64_t{0});
   r.sim_time_ns = j.value("sim_time_ns", uint64_t{0});
   r.ended_early = j.value("ended_early", "");
   r.scheduler = j.value("scheduler", "");

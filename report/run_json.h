@@ -3,8 +3,9 @@
 //
 // A RunResult's JSON object: scenario, seed, verdict ("pass" | "fail"),
 // trace_hash (hex string "0x" + 16 digits, or null when unknown: the worker
-// died before reporting), ops, crashes, steps, sim_time_ns, faults (kind ->
-// count), options (name -> value), failure (object, or null when passed).
+// died before reporting), ops, crashes, steps, tape_bytes, sim_time_ns,
+// faults (kind -> count), options (name -> value), failure (object, or null
+// when passed).
 // The event trace is never encoded (replay --trace prints it instead).
 //
 // Thread safety: stateless functions. No exceptions escape: decoders return

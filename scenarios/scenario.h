@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ namespace shale::scenario {
 struct RunConfig {
   std::string scenario;
   uint64_t seed = 1;
+  // If set, the run draws every choice from these bytes (sim::ChoiceTape)
+  // instead of the seed's endless tape; seed then only names the run.
+  std::optional<std::string> tape;
   int ops = 0;              // workload operations per seed (0 = scenario default)
   int crashes = 3;          // crashes per seed (-1 = scenario default)
   std::string strategy;     // "random" | "pct" | "" (drawn from the seed)
@@ -52,6 +56,9 @@ struct RunResult {
   uint64_t crashes = 0;
   uint64_t sim_time_ns = 0;
   uint64_t steps = 0;                             // scheduling points
+  // Bytes of the choice tape the run read: its first tape_bytes bytes (of
+  // config.tape, or of the seed's endless tape) replay it exactly.
+  uint64_t tape_bytes = 0;
   std::map<std::string, uint64_t> faults_by_kind;  // sorted: deterministic output
   std::map<std::string, std::string> options_drawn;
   // Events seen that are not failures, by name: e.g. a violation of a

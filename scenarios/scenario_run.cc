@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "util/random.h"
 
 namespace shale::scenario {
 
@@ -11,11 +10,10 @@ sim::SimulationOptions SimOptionsFor(const RunConfig& config, const PctCalibrati
   const uint64_t ops = static_cast<uint64_t>(config.ops > 0 ? config.ops : pct.default_ops);
   o.pct_expected_steps = std::max<uint64_t>(1, pct.steps_per_op * ops);
   o.seed = config.seed;
-  Random pick(config.seed ^ 0x5ca1ab1eull);
+  o.tape = config.tape;
   o.strategy = config.strategy == "pct"      ? sim::Strategy::kPct
                : config.strategy == "random" ? sim::Strategy::kRandom
-               : pick.OneIn(2)               ? sim::Strategy::kPct
-                                             : sim::Strategy::kRandom;
+                                             : sim::Strategy::kDrawn;
   return o;
 }
 
@@ -30,12 +28,13 @@ void RecordSimulation(sim::Simulation* sim, RunResult* result) {
   result->trace_hash = sim->trace()->value();
   result->sim_time_ns = sim->now_ns();
   result->steps = sim->steps();
+  result->tape_bytes = sim->rng()->consumed_bytes();
   const bool pct = sim->strategy() == sim::Strategy::kPct;
   result->scheduler = pct ? "pct" : "random";
   result->pct_change_points = pct ? sim->pct_changes_fired() : 0;
 }
 
-sim::LatencyProfile DrawDisk(Random* rng, std::map<std::string, std::string>* described) {
+sim::LatencyProfile DrawDisk(sim::ChoiceTape* rng, std::map<std::string, std::string>* described) {
   const uint64_t disk = rng->Uniform(3);
   (*described)["disk"] = disk == 0 ? "nvme" : disk == 1 ? "sata-ssd" : "hdd";
   return disk == 0   ? sim::LatencyProfile::NVMe()

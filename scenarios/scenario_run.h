@@ -14,9 +14,14 @@
 #include "shale/options.h"
 #include "sim/disk/sim_disk.h"
 #include "sim/simulation.h"
-#include "util/random.h"
+#include "sim/choice_tape.h"
 
 namespace shale::scenario {
+
+// Every workload task asks its tape "one more operation?" before each
+// operation: Proceed(kMoreOpsOneIn), so a tape's zero stops it there, and
+// an endless tape stops it once in this many operations.
+inline constexpr uint64_t kMoreOpsOneIn = 65536;
 
 // At most this many trace lines are kept (the hash covers every event).
 inline constexpr size_t kMaxTraceLines = 2'000'000;
@@ -31,8 +36,9 @@ struct PctCalibration {
   int default_ops = 0;
 };
 
-// The seed, and the strategy: config.strategy if set, else drawn from the
-// seed (uniform random or PCT, half each); PCT's horizon per pct.
+// The seed or the tape, and the strategy: config.strategy if set, else
+// drawn from the tape (uniform random or PCT, half each); PCT's horizon
+// per pct.
 sim::SimulationOptions SimOptionsFor(const RunConfig& config, const PctCalibration& pct);
 
 // With config.trace, sends sim's event trace (capped) to result->trace.
@@ -44,7 +50,7 @@ void RecordSimulation(sim::Simulation* sim, RunResult* result);
 
 // A disk drawn from rng: NVMe, SATA SSD or HDD, a third each (one draw);
 // (*described)["disk"] names it.
-sim::LatencyProfile DrawDisk(Random* rng, std::map<std::string, std::string>* described);
+sim::LatencyProfile DrawDisk(sim::ChoiceTape* rng, std::map<std::string, std::string>* described);
 
 // Writes the engine sizes the scenarios draw (buffers, files, levels, blocks,
 // bloom bits, open files) into described, as options_drawn shows them.

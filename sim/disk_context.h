@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "util/random.h"
+#include "sim/choice_tape.h"
 
 namespace shale::sim {
 
@@ -22,7 +22,7 @@ class DiskContext {
   // parallel unit reads it to know when each unit is free).
   virtual uint64_t NowNanos() const = 0;
   // The run's PRNG (disk decisions such as which unsynced writes survive).
-  virtual Random* rng() = 0;
+  virtual ChoiceTape* rng() = 0;
   // Folds a value into the run's trace hash.
   virtual void Fold(uint64_t value) = 0;
   // The name of the task making the current call ("client0", "flush"), for

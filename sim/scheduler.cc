@@ -259,11 +259,12 @@ TaskId Scheduler::PickPct() {
   return best;
 }
 
+// One draw; a priority already taken moves up to the next free one, so a
+// tape of zeros still gives distinct priorities (in spawn order).
 int64_t Scheduler::DrawPriority() {
-  while (true) {
-    const int64_t priority = static_cast<int64_t>(s_.rng->Next64() >> 2) + 1;
-    if (used_priorities_.insert(priority).second) return priority;
-  }
+  int64_t priority = static_cast<int64_t>(s_.rng->Uniform(uint64_t{1} << 62)) + 1;
+  while (!used_priorities_.insert(priority).second) priority++;
+  return priority;
 }
 
 void Scheduler::OnFinished(Task* task) {

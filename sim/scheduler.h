@@ -46,7 +46,7 @@ class Waitable {
 
 // The run's shared counters (owned by Simulation).
 struct SchedulerState {
-  Random* rng;
+  ChoiceTape* rng;
   TraceHash* trace;
   uint64_t* now_ns;
   uint64_t* steps;

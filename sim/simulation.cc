@@ -46,7 +46,7 @@ void TraceHash::Fold(const char* text) {
 class Simulation::Impl {
  public:
   Impl(Simulation* sim, const SimulationOptions& options)
-      : scheduler(options, SchedulerState{&sim->rng_, &sim->trace_, &sim->now_ns_, &sim->steps_}),
+      : scheduler(options, SchedulerState{&sim->tape_, &sim->trace_, &sim->now_ns_, &sim->steps_}),
         runtime(&scheduler, &sim->trace_, &sim->now_ns_),
         clock(&sim->now_ns_) {}
 
@@ -56,10 +56,27 @@ class Simulation::Impl {
   bool ran = false;
 };
 
+namespace {
+
+ChoiceTape MakeTape(const SimulationOptions& options) {
+  return options.tape ? ChoiceTape(*options.tape) : ChoiceTape(options.seed);
+}
+
+SimulationOptions ResolveStrategy(SimulationOptions options, ChoiceTape* tape) {
+  if (options.strategy == Strategy::kDrawn) {
+    options.strategy = tape->OneIn(2) ? Strategy::kPct : Strategy::kRandom;
+  }
+  return options;
+}
+
+}  // namespace
+
 Simulation::Simulation(const SimulationOptions& options)
-    : impl_(std::make_unique<Impl>(this, options)), rng_(options.seed) {
-  trace_.Fold(options.seed);
-  trace_.Fold(static_cast<uint64_t>(options.strategy));
+    : tape_(MakeTape(options)),
+      impl_(std::make_unique<Impl>(this, ResolveStrategy(options, &tape_))) {
+  // Not the seed or the tape: a seed's run and the replay of the bytes it
+  // consumed make the same decisions, so they hash the same.
+  trace_.Fold(static_cast<uint64_t>(impl_->scheduler.strategy()));
 }
 
 Simulation::~Simulation() = default;

@@ -43,19 +43,24 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "shale/env.h"
 #include "shale/status.h"
 #include "sim/disk_context.h"
-#include "util/random.h"
+#include "sim/choice_tape.h"
 
 namespace shale::sim {
 
-enum class Strategy : uint8_t { kRandom = 0, kPct = 1 };
+// kDrawn: the tape's first draw picks kRandom (zero) or kPct.
+enum class Strategy : uint8_t { kRandom = 0, kPct = 1, kDrawn = 2 };
 
 struct SimulationOptions {
   uint64_t seed = 1;
+  // If set, the run draws from these bytes (ChoiceTape) instead of the
+  // seed's endless tape; the seed then only names the run.
+  std::optional<std::string> tape;
   Strategy strategy = Strategy::kRandom;
   int pct_depth = 3;                       // d: PCT's bug depth (d-1 change points)
   uint64_t pct_expected_steps = 200000;    // where change points are drawn from
@@ -89,9 +94,9 @@ class Simulation final : public DiskContext {
 
   Runtime* runtime();
   Clock* clock();
-  // The run's one PRNG: every random choice (scheduling, disk, faults,
-  // workload) draws from it, in a deterministic order.
-  Random* rng() override { return &rng_; }
+  // The run's one tape: every random choice (scheduling, disk, faults,
+  // workload, options) draws from it, in a deterministic order.
+  ChoiceTape* rng() override { return &tape_; }
   void Fold(uint64_t value) override { trace_.Fold(value); }
   TraceHash* trace() { return &trace_; }
 
@@ -137,8 +142,8 @@ class Simulation final : public DiskContext {
 
  private:
   class Impl;
+  ChoiceTape tape_;  // before impl_: a kDrawn strategy is drawn first
   std::unique_ptr<Impl> impl_;
-  Random rng_;
   TraceHash trace_;
   uint64_t now_ns_ = 0;
   uint64_t steps_ = 0;

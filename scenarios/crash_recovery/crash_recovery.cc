@@ -64,6 +64,8 @@ constexpr const char* kRefusedTorn = "refusals of a torn WAL, reopened point-in-
 constexpr const char* kRefusedDamaged = "refusals of a damaged WAL, reopened point-in-time";
 // Crash checks that waived durability: the first after such a refusal.
 constexpr const char* kDurabilityWaived = "crash checks waiving durability (refused damaged WAL)";
+// A seed's tape skips one crash in this many (a tape's zero skips it).
+constexpr uint64_t kCrashOneIn = 256;
 // Median 31.6k scheduling points per default-size PCT run.
 constexpr PctCalibration kPctCalibration{8, kDefaultOps};
 
@@ -83,7 +85,7 @@ struct Drawn {
 
 // Swarm: engine options and workload shape drawn from the seed, within
 // valid ranges, small enough that many files and >= 3 levels form.
-Drawn DrawConfig(Random* rng) {
+Drawn DrawConfig(sim::ChoiceTape* rng) {
   Drawn d;
   Options& o = d.options;
   o.create_if_missing = true;
@@ -127,11 +129,9 @@ Drawn DrawConfig(Random* rng) {
   return d;
 }
 
-// Transactions on or off, and the write policy. Drawn from a stream of
-// their own (the seed, salted), so that seeds drawing them off run exactly
-// as before transactions existed: same draws, same trace hash.
-void DrawTransactions(uint64_t seed, Drawn* d) {
-  Random rng(seed ^ 0x7478'6e5f'6472'6177ull);
+// Transactions on or off (the default), and the write policy.
+void DrawTransactions(sim::ChoiceTape* tape, Drawn* d) {
+  sim::ChoiceTape& rng = *tape;
   d->transactions = rng.OneIn(2);
   const bool write_prepared = rng.OneIn(2);
   d->txn_options.write_policy =
@@ -155,8 +155,7 @@ void SetLockTimeouts(bool faults_enabled, TransactionDBOptions* o) {
   o->default_lock_timeout_ms = faults_enabled ? 1'000 : 600'000;
 }
 
-// The write queues, from a stream of their own (the seed, salted), so
-// other seeds run as before.
+// The write queues:
 //   * Without transactions, a quarter of the runs write unordered. Their
 //     writes reach the WAL in sequence order (one queue), so every recovery
 //     promise holds; reads keep per-key consistency and read-your-own-writes,
@@ -167,8 +166,8 @@ void SetLockTimeouts(bool faults_enabled, TransactionDBOptions* o) {
 //     A commit publishes through the second queue after its data landed,
 //     so snapshots stay immutable; recovery replays the WAL, whose order
 //     the oracle gets from the recovery sequence of each write.
-void DrawWriteQueues(uint64_t seed, Drawn* d) {
-  Random rng(seed ^ 0x756e'6f72'6465'7265ull);
+void DrawWriteQueues(sim::ChoiceTape* tape, Drawn* d) {
+  sim::ChoiceTape& rng = *tape;
   const bool write_prepared =
       d->transactions && d->txn_options.write_policy == TxnWritePolicy::kWritePrepared;
   Options& o = d->options;
@@ -200,13 +199,13 @@ class CrashRecoveryRun {
 
   void Execute() {
     drawn_ = DrawConfig(sim_.rng());
-    DrawTransactions(config_.seed, &drawn_);
-    DrawWriteQueues(config_.seed, &drawn_);
-    DrawFileOptions(model_, config_.seed, &drawn_.options, &drawn_.described);
+    DrawTransactions(sim_.rng(), &drawn_);
+    DrawWriteQueues(sim_.rng(), &drawn_);
+    DrawFileOptions(model_, sim_.rng(), &drawn_.options, &drawn_.described);
     drawn_.options.planted_bugs = static_cast<uint32_t>(config_.planted_bugs);
     result_->options_drawn = drawn_.described;
     result_->options_drawn["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;
-    disk_ = std::make_unique<DiskUnderTest>(model_, config_.seed, &sim_, drawn_.latency,
+    disk_ = std::make_unique<DiskUnderTest>(model_, &sim_, drawn_.latency,
                                             drawn_.options.planted_bugs,
                                             &result_->options_drawn);
     // Swarm: half the runs inject I/O faults (each kind on or off, with its
@@ -311,13 +310,13 @@ class CrashRecoveryRun {
     const int crashes = config_.crashes < 0 ? 3 : config_.crashes;
     const int ops_per_phase = std::max(1, (config_.ops > 0 ? config_.ops : kDefaultOps) / (crashes + 1));
     for (int phase = 0; phase <= crashes && !state_.failed && !detected(); phase++) {
-      RunClients(ops_per_phase, /*crash_after=*/phase < crashes);
+      // "Crash after this phase?": zero on the tape skips the crash.
+      const bool crash = phase < crashes && sim_.rng()->Proceed(kCrashOneIn);
+      RunClients(ops_per_phase, /*crash_after=*/crash);
       // A task parked at a crash point may hold the DB's mutex.
       if (!state_.crash_point_reached) NoteDeepestLevel();
       if (state_.failed) break;
-      if (phase < crashes) {
-        CrashAndRecover();
-      }
+      if (crash) CrashAndRecover();
     }
     if (!state_.failed && !detected() && db_ != nullptr) CloseAndVerify();
     if (db_ != nullptr) {
@@ -468,10 +467,9 @@ class CrashRecoveryRun {
     std::vector<std::unique_ptr<Thread>> threads;
     state_.clients_running = clients;
     for (int c = 0; c < clients; c++) {
-      const uint64_t seed = sim_.rng()->Next64();
       threads.push_back(sim_.runtime()->StartThread(
-          "client" + std::to_string(c), [this, seed, ops, clients, c] {
-            RunClient(&state_, drawn_.workload, seed, ops / clients + 1, c);
+          "client" + std::to_string(c), [this, ops, clients, c] {
+            RunClient(&state_, drawn_.workload, sim_.rng(), ops / clients + 1, c);
             state_.clients_running--;
             state_.NoteProgress();
           }));

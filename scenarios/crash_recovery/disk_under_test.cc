@@ -1,13 +1,13 @@
 #include "scenarios/crash_recovery/disk_under_test.h"
 
-#include "util/random.h"
 
 namespace shale::scenario {
 
 namespace {
 
-sim::WindowsDiskOptions DrawWindows(uint64_t seed, std::map<std::string, std::string>* described) {
-  Random rng(seed ^ 0x7769'6e64'6f77'7364ull);
+sim::WindowsDiskOptions DrawWindows(sim::ChoiceTape* tape,
+                                    std::map<std::string, std::string>* described) {
+  sim::ChoiceTape& rng = *tape;
   sim::WindowsDiskOptions o;
   o.sector_bytes = rng.OneIn(2) ? 512 : 4096;
   o.posix_delete = rng.OneIn(4);
@@ -19,17 +19,17 @@ sim::WindowsDiskOptions DrawWindows(uint64_t seed, std::map<std::string, std::st
 
 }  // namespace
 
-DiskUnderTest::DiskUnderTest(DiskModel model, uint64_t seed, sim::DiskContext* context,
+DiskUnderTest::DiskUnderTest(DiskModel model, sim::DiskContext* context,
                              const sim::LatencyProfile& latency, uint32_t planted_bugs,
                              std::map<std::string, std::string>* described)
     : base_(std::make_unique<sim::SimDisk>(context, latency)) {
   if (model == DiskModel::kWindows) {
-    windows_ = std::make_unique<sim::WindowsDisk>(base_.get(), context, DrawWindows(seed, described));
+    windows_ = std::make_unique<sim::WindowsDisk>(base_.get(), context, DrawWindows(context->rng(), described));
   }
   FileSystem* disk = windows_ != nullptr ? static_cast<FileSystem*>(windows_.get()) : base_.get();
   faulty_ = std::make_unique<faults::FaultInjectingFs>(disk, context);
   if (model == DiskModel::kOpenChannel) {
-    flash_ = std::make_unique<FlashUnderTest>(seed, context, faulty_.get(), planted_bugs, described);
+    flash_ = std::make_unique<FlashUnderTest>(context, faulty_.get(), planted_bugs, described);
   }
 }
 
@@ -52,9 +52,9 @@ void DiskUnderTest::PowerLoss(uint64_t survive_one_in) {
   base_->PowerLoss(survive_one_in);
 }
 
-void DrawFileOptions(DiskModel model, uint64_t seed, Options* options,
+void DrawFileOptions(DiskModel model, sim::ChoiceTape* tape, Options* options,
                      std::map<std::string, std::string>* described) {
-  Random rng(seed ^ 0x6469'7265'6374'696full);
+  sim::ChoiceTape& rng = *tape;
   const bool direct = rng.OneIn(2);
   options->use_direct_reads = direct;
   options->use_direct_io_for_flush_and_compaction = direct;

@@ -31,9 +31,9 @@ enum class DiskModel : uint8_t { kPosix, kWindows, kOpenChannel };
 class DiskUnderTest {
  public:
   // Draws the Windows disk's options (if model is kWindows) or the flash
-  // device (kOpenChannel) from a stream of its own (the seed, salted) and
-  // records them in *described. planted_bugs: Options::planted_bugs.
-  DiskUnderTest(DiskModel model, uint64_t seed, sim::DiskContext* context,
+  // device (kOpenChannel) from context's tape and records them in
+  // *described. planted_bugs: Options::planted_bugs.
+  DiskUnderTest(DiskModel model, sim::DiskContext* context,
                 const sim::LatencyProfile& latency, uint32_t planted_bugs,
                 std::map<std::string, std::string>* described);
 
@@ -63,13 +63,13 @@ class DiskUnderTest {
   std::unique_ptr<FlashUnderTest> flash_;
 };
 
-// Direct I/O for tables, drawn from a stream of its own (the seed, salted):
+// Direct I/O for tables, drawn from tape:
 // half the runs read and write their tables with it (on Windows:
 // unbuffered, aligned to the drawn sector size), half of those write their
 // WAL with it too, and on the Windows disk
 // half of those share no delete on open (the engine must then close a file
 // before it deletes it). Records the draws in *described.
-void DrawFileOptions(DiskModel model, uint64_t seed, Options* options,
+void DrawFileOptions(DiskModel model, sim::ChoiceTape* tape, Options* options,
                      std::map<std::string, std::string>* described);
 
 }  // namespace shale::scenario

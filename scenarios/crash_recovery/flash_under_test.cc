@@ -4,7 +4,6 @@
 
 #include "flash/flash_format.h"
 #include "scenarios/crash_recovery/flash_figures.h"
-#include "util/random.h"
 
 namespace shale::scenario {
 
@@ -69,13 +68,11 @@ class FlashUnderTest::Mounted final : public FileSystem {
 
 namespace {
 
-constexpr uint64_t kDeviceSalt = 0x666c'6173'6864'6576ull;
-constexpr uint64_t kFaultSalt = 0x666c'6173'6866'6c74ull;
 // Chunks on the device, whatever the parallel units: room for every live
 // file (each takes at least one chunk) and the WAL's padding.
 constexpr uint32_t kTargetChunks = 512;
 
-FlashGeometry DrawGeometry(Random* rng) {
+FlashGeometry DrawGeometry(sim::ChoiceTape* rng) {
   FlashGeometry g;
   g.groups = 1 + static_cast<uint32_t>(rng->Uniform(2));
   g.parallel_units_per_group = 1u << rng->Uniform(3);
@@ -97,7 +94,7 @@ FlashGeometry DrawGeometry(Random* rng) {
   return g;
 }
 
-sim::FlashTiming DrawTiming(Random* rng) {
+sim::FlashTiming DrawTiming(sim::ChoiceTape* rng) {
   sim::FlashTiming t;
   t.read_ns = 80'000 + rng->Uniform(40'001);
   t.program_ns = 1'000'000 + rng->Uniform(1'000'001);
@@ -128,12 +125,11 @@ void DescribeDevice(const sim::SimFlashDeviceOptions& o,
 
 }  // namespace
 
-FlashUnderTest::FlashUnderTest(uint64_t seed, sim::DiskContext* context, FileSystem* small_files,
+FlashUnderTest::FlashUnderTest(sim::DiskContext* context, FileSystem* small_files,
                                uint32_t planted_bugs,
                                std::map<std::string, std::string>* described)
-    : seed_(seed), context_(context), small_files_(small_files),
-      mounted_(std::make_unique<Mounted>()) {
-  Random rng(seed ^ kDeviceSalt);
+    : context_(context), small_files_(small_files), mounted_(std::make_unique<Mounted>()) {
+  sim::ChoiceTape& rng = *context->rng();
   sim::SimFlashDeviceOptions o;
   o.geometry = DrawGeometry(&rng);
   o.timing = DrawTiming(&rng);
@@ -214,7 +210,7 @@ std::set<std::string> FlashUnderTest::LastCrashLostPaths() const {
 }
 
 void FlashUnderTest::EnableMediaFaults(std::map<std::string, uint64_t>* faults_by_kind) {
-  Random rng(seed_ ^ kFaultSalt);
+  sim::ChoiceTape& rng = *context_->rng();
   const uint64_t program_one_in = 50u << rng.Uniform(5);
   const uint64_t erase_one_in = 10u << rng.Uniform(5);
   sim::DiskContext* context = context_;

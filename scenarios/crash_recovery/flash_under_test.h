@@ -35,10 +35,10 @@ namespace shale::scenario {
 
 class FlashUnderTest {
  public:
-  // Draws the device (geometry, timing, factory-bad chunks) from a stream
-  // of its own (the seed, salted) and records the draws in *described.
+  // Draws the device (geometry, timing, factory-bad chunks) from context's
+  // tape and records the draws in *described.
   // planted_bugs: Options::planted_bugs, handed to every instance.
-  FlashUnderTest(uint64_t seed, sim::DiskContext* context, FileSystem* small_files,
+  FlashUnderTest(sim::DiskContext* context, FileSystem* small_files,
                  uint32_t planted_bugs, std::map<std::string, std::string>* described);
   ~FlashUnderTest();
 
@@ -79,7 +79,6 @@ class FlashUnderTest {
   class Mounted;
   void Accumulate(const FlashFsStats& stats);
 
-  const uint64_t seed_;
   sim::DiskContext* const context_;
   FileSystem* const small_files_;
   FlashFsOptions fs_options_;

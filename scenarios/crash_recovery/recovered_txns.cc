@@ -101,7 +101,7 @@ bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope, uint6
   return true;
 }
 
-void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepared, Random* rng,
+void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepared, sim::ChoiceTape* rng,
                      bool faults_enabled, const std::function<void(const std::string&)>& trace) {
   bool failed = false;
   for (const std::string& name : prepared) {

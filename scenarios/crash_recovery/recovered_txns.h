@@ -32,7 +32,7 @@
 
 #include "scenarios/crash_recovery/workload.h"
 #include "scenarios/oracle/recovery_check.h"
-#include "util/random.h"
+#include "sim/choice_tape.h"
 
 namespace shale::scenario {
 
@@ -51,7 +51,7 @@ bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope, uint6
 // operation failed with faults_enabled (it stays prepared until the next
 // crash check). An error with faults off fails state (no spurious errors).
 // trace gets one line per transaction.
-void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepared, Random* rng,
+void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepared, sim::ChoiceTape* rng,
                      bool faults_enabled, const std::function<void(const std::string&)>& trace);
 
 // Fails state ("transactions") if the DB has a prepared transaction; when

@@ -21,11 +21,11 @@ std::string ExpectedText(const std::string& key, const ReadStart& start, const H
 
 class Client {
  public:
-  Client(WorkloadState* state, const WorkloadOptions& options, uint64_t seed, int id)
-      : s_(state), o_(options), rng_(seed), id_(id) {}
+  Client(WorkloadState* state, const WorkloadOptions& options, sim::ChoiceTape* tape, int id)
+      : s_(state), o_(options), rng_(tape), id_(id) {}
 
   void Run(int ops) {
-    for (int i = 0; i < ops && !s_->failed; i++) {
+    for (int i = 0; i < ops && !s_->failed && rng_->Proceed(kMoreOpsOneIn); i++) {
       Step(i);
       s_->ops_done++;
       s_->NoteProgress();
@@ -37,8 +37,8 @@ class Client {
   // RocksDB's stress test: background flushes and compactions of the small
   // drawn buffers and files already form many files and >= 3 levels.
   void Step(int i) {
-    const uint64_t pick = rng_.Uniform(1000);
-    if (pick < 500 && o_.transactions && rng_.OneIn(3)) return Transact(i);
+    const uint64_t pick = rng_->Uniform(1000);
+    if (pick < 500 && o_.transactions && rng_->OneIn(3)) return Transact(i);
     if (pick < 500) return Write(i, /*batch=*/false);
     if (pick < 620) return Write(i, /*batch=*/true);
     if (pick < 900) return Get();
@@ -51,23 +51,23 @@ class Client {
 
   int PickKey() {
     const uint64_t n = static_cast<uint64_t>(o_.key_space);
-    if (!o_.skewed_keys) return static_cast<int>(rng_.Uniform(n));
-    return static_cast<int>(rng_.Skewed(12) % n);
+    if (!o_.skewed_keys) return static_cast<int>(rng_->Uniform(n));
+    return static_cast<int>(rng_->Skewed(12) % n);
   }
 
   std::string NewValue(int i) {
     std::string v = absl::StrCat("p", s_->phase, ".c", id_, ".", i, ".");
-    v.resize(v.size() + rng_.Uniform(static_cast<uint64_t>(o_.value_bytes_max)), 'a' + id_ % 26);
+    v.resize(v.size() + rng_->Uniform(static_cast<uint64_t>(o_.value_bytes_max)), 'a' + id_ % 26);
     return v;
   }
 
   void Write(int i, bool batch) {
     std::vector<KeyOp> ops;
-    const int n = batch ? 1 + static_cast<int>(rng_.Uniform(static_cast<uint64_t>(o_.max_batch))) : 1;
+    const int n = batch ? 1 + static_cast<int>(rng_->Uniform(static_cast<uint64_t>(o_.max_batch))) : 1;
     WriteBatch wb;
     for (int j = 0; j < n; j++) {
       const std::string key = KeyName(PickKey());
-      if (rng_.OneIn(5)) {
+      if (rng_->OneIn(5)) {
         wb.Delete(key);
         ops.push_back(KeyOp{key, std::nullopt});
       } else {
@@ -77,8 +77,8 @@ class Client {
       }
     }
     WriteOptions wo;
-    wo.sync = rng_.OneIn(static_cast<uint64_t>(o_.sync_one_in));
-    wo.disable_wal = !wo.sync && rng_.OneIn(static_cast<uint64_t>(o_.no_wal_one_in));
+    wo.sync = rng_->OneIn(static_cast<uint64_t>(o_.sync_one_in));
+    wo.disable_wal = !wo.sync && rng_->OneIn(static_cast<uint64_t>(o_.no_wal_one_in));
     const uint64_t id = s_->history->BeginWrite(std::move(ops), !wo.disable_wal, wo.sync);
     const Status st = s_->db->Write(wo, &wb);
     s_->engine_ops += static_cast<uint64_t>(n);
@@ -93,16 +93,16 @@ class Client {
   // and stays prepared until the next crash check resolves it.
   void Transact(int i) {
     WriteOptions wo;
-    wo.sync = rng_.OneIn(static_cast<uint64_t>(o_.sync_one_in));
+    wo.sync = rng_->OneIn(static_cast<uint64_t>(o_.sync_one_in));
     TransactionOptions to;
     to.deadlock_detect = true;
     std::unique_ptr<Transaction> txn = s_->txn_db->BeginTransaction(wo, to);
-    const int n = 1 + static_cast<int>(rng_.Uniform(static_cast<uint64_t>(o_.max_batch)));
+    const int n = 1 + static_cast<int>(rng_->Uniform(static_cast<uint64_t>(o_.max_batch)));
     std::vector<KeyOp> ops;
     for (int j = 0; j < n; j++) {
       std::string key = KeyName(PickKey());
       Status st;
-      if (rng_.OneIn(5)) {
+      if (rng_->OneIn(5)) {
         st = txn->Delete(key);
         ops.push_back(KeyOp{std::move(key), std::nullopt});
       } else {
@@ -122,8 +122,8 @@ class Client {
       }
       return Abort(txn.get());
     }
-    const bool prepare = rng_.OneIn(2);
-    const bool commit = !rng_.OneIn(8);
+    const bool prepare = rng_->OneIn(2);
+    const bool commit = !rng_->OneIn(8);
     NamedTxn* named = nullptr;  // map nodes are stable
     if (prepare) {
       const std::string name = absl::StrCat("t", s_->phase, ".", id_, ".", i);
@@ -204,7 +204,7 @@ class Client {
   void Iterate() {
     constexpr size_t kScanEntries = 16;
     const ReadStart since = s_->history->BeginRead();
-    const Snapshot* snapshot = rng_.OneIn(2) ? s_->GetFreshSnapshot() : nullptr;
+    const Snapshot* snapshot = rng_->OneIn(2) ? s_->GetFreshSnapshot() : nullptr;
     ReadOptions ro;
     ro.snapshot = snapshot;
     const int start = PickKey();
@@ -307,7 +307,7 @@ class Client {
                    const std::vector<std::string>& passed_over) {
     std::vector<std::pair<std::string, Value>> probes;
     if (!scan.entries.empty()) {
-      const auto& [k, v] = scan.entries[rng_.Uniform(scan.entries.size())];
+      const auto& [k, v] = scan.entries[rng_->Uniform(scan.entries.size())];
       probes.emplace_back(k, Value(v));
     }
     if (!passed_over.empty()) probes.emplace_back(passed_over.front(), Value());
@@ -409,7 +409,7 @@ class Client {
 
   WorkloadState* const s_;
   const WorkloadOptions o_;
-  Random rng_;
+  sim::ChoiceTape* const rng_;
   const int id_;
 };
 
@@ -518,9 +518,9 @@ void WorkloadState::NoteProgress() {
   mu->Unlock();
 }
 
-void RunClient(WorkloadState* state, const WorkloadOptions& options, uint64_t client_seed,
+void RunClient(WorkloadState* state, const WorkloadOptions& options, sim::ChoiceTape* tape,
                int ops, int client_id) {
-  Client client(state, options, client_seed, client_id);
+  Client client(state, options, tape, client_id);
   client.Run(ops);
 }
 

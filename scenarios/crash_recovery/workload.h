@@ -51,7 +51,8 @@
 #include "shale/db.h"
 #include "shale/env.h"
 #include "shale/transaction_db.h"
-#include "util/random.h"
+#include "scenarios/scenario_run.h"
+#include "sim/choice_tape.h"
 
 namespace shale::scenario {
 
@@ -188,9 +189,11 @@ Status CommitTracked(WorkloadState* state, Transaction* txn, std::vector<KeyOp> 
 Status RollbackPrepared(WorkloadState* state, Transaction* txn, const std::vector<KeyOp>& ops,
                         bool sync);
 
-// One client task's loop: `ops` operations drawn from rng, stopping early
-// once the state has failed. REQUIRES: state outlives the task.
-void RunClient(WorkloadState* state, const WorkloadOptions& options, uint64_t client_seed,
+// One client task's loop: up to `ops` operations drawn from tape. Before
+// each it asks the tape "one more operation?" (kMoreOpsOneIn); it stops
+// early once the state has failed. REQUIRES: state and tape outlive the
+// task.
+void RunClient(WorkloadState* state, const WorkloadOptions& options, sim::ChoiceTape* tape,
                int ops, int client_id);
 
 std::string KeyName(int index);

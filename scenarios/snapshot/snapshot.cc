@@ -51,7 +51,7 @@ struct Drawn {
 // Swarm: engine options and workload shape drawn from the seed, within
 // valid ranges. A small key space gives each key many versions, so held
 // snapshots keep versions that compactions would otherwise drop.
-Drawn DrawConfig(Random* rng) {
+Drawn DrawConfig(sim::ChoiceTape* rng) {
   Drawn d;
   Options& o = d.options;
   o.create_if_missing = true;
@@ -157,19 +157,17 @@ class SnapshotRun {
     std::vector<std::vector<HeldSnapshot>> kept(static_cast<size_t>(drawn_.readers));
     state_->StartWriters(drawn_.writers);
     for (int w = 0; w < drawn_.writers; w++) {
-      const uint64_t seed = sim_.rng()->Next64();
       const int ops = Share(writer_total, drawn_.writers, w);
       threads.push_back(sim_.runtime()->StartThread("writer" + std::to_string(w), [=, this] {
-        RunSnapshotWriter(state_.get(), drawn_.workload, seed, ops, w);
+        RunSnapshotWriter(state_.get(), drawn_.workload, sim_.rng(), ops, w);
         state_->WriterDone();
       }));
     }
     for (int r = 0; r < drawn_.readers; r++) {
-      const uint64_t seed = sim_.rng()->Next64();
       const int ops = Share(reader_total, drawn_.readers, r);
       auto* out = &kept[static_cast<size_t>(r)];
       threads.push_back(sim_.runtime()->StartThread("reader" + std::to_string(r), [=, this] {
-        RunSnapshotReader(state_.get(), drawn_.workload, seed, ops, r, out);
+        RunSnapshotReader(state_.get(), drawn_.workload, sim_.rng(), ops, r, out);
       }));
     }
     for (auto& t : threads) t->Join();

@@ -5,13 +5,12 @@
 #include "absl/strings/str_cat.h"
 
 #include "memtable/write_batch_internal.h"
-#include "util/random.h"
 
 namespace shale::scenario {
 
 namespace {
 
-int PickKey(Random* rng, const SnapshotWorkloadOptions& o) {
+int PickKey(sim::ChoiceTape* rng, const SnapshotWorkloadOptions& o) {
   const uint64_t n = static_cast<uint64_t>(o.key_space);
   if (!o.skewed_keys) return static_cast<int>(rng->Uniform(n));
   return static_cast<int>(rng->Skewed(10) % n);
@@ -19,11 +18,11 @@ int PickKey(Random* rng, const SnapshotWorkloadOptions& o) {
 
 class Writer {
  public:
-  Writer(SnapshotState* state, const SnapshotWorkloadOptions& options, uint64_t seed, int id)
-      : s_(state), o_(options), rng_(seed), id_(id) {}
+  Writer(SnapshotState* state, const SnapshotWorkloadOptions& options, sim::ChoiceTape* tape, int id)
+      : s_(state), o_(options), rng_(tape), id_(id) {}
 
   void Run(int ops) {
-    for (int i = 0; i < ops && !s_->failed(); i++) {
+    for (int i = 0; i < ops && !s_->failed() && rng_->Proceed(kMoreOpsOneIn); i++) {
       Step(i);
       s_->NoteWriterOp();
       s_->DrainDeferred();
@@ -34,12 +33,12 @@ class Writer {
   // The mix, per mille: mostly writes; client flushes and compactions now
   // and then, on top of the background ones the tiny buffers cause.
   void Step(int i) {
-    const uint64_t pick = rng_.Uniform(1000);
+    const uint64_t pick = rng_->Uniform(1000);
     if (pick < 570) return Write(i, 1, /*deletes=*/false);
     if (pick < 710) return Write(i, 1, /*deletes=*/true);
     if (pick < 988) {
-      const int n = 2 + static_cast<int>(rng_.Uniform(static_cast<uint64_t>(o_.max_batch - 1)));
-      return Write(i, n, rng_.OneIn(2));
+      const int n = 2 + static_cast<int>(rng_->Uniform(static_cast<uint64_t>(o_.max_batch - 1)));
+      return Write(i, n, rng_->OneIn(2));
     }
     if (pick < 996) return Flush();
     return Compact(/*everything=*/pick >= 999);
@@ -49,21 +48,21 @@ class Writer {
     std::vector<KeyOp> ops;
     WriteBatch wb;
     for (int j = 0; j < n; j++) {
-      const std::string key = SnapshotKeyName(PickKey(&rng_, o_));
-      if (deletes && (n == 1 || rng_.OneIn(4))) {
+      const std::string key = SnapshotKeyName(PickKey(rng_, o_));
+      if (deletes && (n == 1 || rng_->OneIn(4))) {
         wb.Delete(key);
         ops.push_back(KeyOp{key, std::nullopt});
       } else {
         std::string v = absl::StrCat("w", id_, ".", i, ".", j, ".");
-        v.resize(v.size() + rng_.Uniform(static_cast<uint64_t>(o_.value_bytes_max) + 1),
+        v.resize(v.size() + rng_->Uniform(static_cast<uint64_t>(o_.value_bytes_max) + 1),
                  static_cast<char>('a' + (i + j) % 26));
         wb.Put(key, v);
         ops.push_back(KeyOp{key, std::move(v)});
       }
     }
     WriteOptions wo;
-    wo.sync = rng_.OneIn(static_cast<uint64_t>(o_.sync_one_in));
-    wo.disable_wal = !wo.sync && rng_.OneIn(static_cast<uint64_t>(o_.no_wal_one_in));
+    wo.sync = rng_->OneIn(static_cast<uint64_t>(o_.sync_one_in));
+    wo.disable_wal = !wo.sync && rng_->OneIn(static_cast<uint64_t>(o_.no_wal_one_in));
     SnapshotModel* model = s_->model();
     const uint64_t id = model->BeginWrite();
     const Status st = s_->db()->Write(wo, &wb);
@@ -78,8 +77,8 @@ class Writer {
   }
 
   void Compact(bool everything) {
-    std::string a = SnapshotKeyName(PickKey(&rng_, o_));
-    std::string b = SnapshotKeyName(PickKey(&rng_, o_));
+    std::string a = SnapshotKeyName(PickKey(rng_, o_));
+    std::string b = SnapshotKeyName(PickKey(rng_, o_));
     if (b < a) std::swap(a, b);
     const Slice lo(a), hi(b);
     s_->counters()->engine_ops++;
@@ -90,7 +89,7 @@ class Writer {
 
   SnapshotState* const s_;
   const SnapshotWorkloadOptions o_;
-  Random rng_;
+  sim::ChoiceTape* const rng_;
   const int id_;
 };
 
@@ -98,11 +97,11 @@ class Reader {
  public:
   static constexpr int kBurst = 4;
 
-  Reader(SnapshotState* state, const SnapshotWorkloadOptions& options, uint64_t seed, int id)
-      : s_(state), o_(options), rng_(seed), id_(id) {}
+  Reader(SnapshotState* state, const SnapshotWorkloadOptions& options, sim::ChoiceTape* tape, int id)
+      : s_(state), o_(options), rng_(tape), id_(id) {}
 
   void Run(int ops, std::vector<HeldSnapshot>* survivors) {
-    for (int i = 0; i < ops && !s_->failed(); i++) {
+    for (int i = 0; i < ops && !s_->failed() && rng_->Proceed(kMoreOpsOneIn); i++) {
       // Paced in bursts of kBurst operations: a wait costs scheduling points.
       if (i % kBurst == 0) {
         s_->WaitForWriterOps(id_, o_.writer_ops_total * static_cast<uint64_t>(i) /
@@ -119,16 +118,16 @@ class Reader {
  private:
   void Step() {
     if (held_.empty() ||
-        (held_.size() < static_cast<size_t>(o_.max_held) && rng_.OneIn(5))) {
+        (held_.size() < static_cast<size_t>(o_.max_held) && rng_->OneIn(5))) {
       return TakeAndRead();
     }
-    const size_t index = rng_.Uniform(held_.size());
+    const size_t index = rng_->Uniform(held_.size());
     HeldSnapshot* h = &held_[index];
-    const uint64_t pick = rng_.Uniform(100);
+    const uint64_t pick = rng_->Uniform(100);
     if (pick < 50 || h->reads.empty()) return s_->ReadNew(h, DrawPlan(), o_.max_kept_reads);
-    if (pick < 85) return s_->Repeat(h, rng_.Uniform(h->reads.size()));
+    if (pick < 85) return s_->Repeat(h, rng_->Uniform(h->reads.size()));
     if (pick < 86) return CompactUnder(h);
-    if (h->long_lived) return s_->Repeat(h, rng_.Uniform(h->reads.size()));
+    if (h->long_lived) return s_->Repeat(h, rng_->Uniform(h->reads.size()));
     s_->Release(h);
     held_.erase(held_.begin() + static_cast<std::ptrdiff_t>(index));
   }
@@ -139,23 +138,23 @@ class Reader {
     held_.push_back(s_->Take());
     // Held to the end: a third of them, never one of the empty DB (taken
     // before any write, it would only ever read nothing).
-    held_.back().long_lived = rng_.OneIn(3) && held_.back().sequence > 0;
+    held_.back().long_lived = rng_->OneIn(3) && held_.back().sequence > 0;
     s_->ReadNew(&held_.back(), DrawPlan(), o_.max_kept_reads);
   }
 
   ReadPlan DrawPlan() {
     using Kind = ReadPlan::Kind;
     ReadPlan plan;
-    const uint64_t pick = rng_.Uniform(100);
+    const uint64_t pick = rng_->Uniform(100);
     plan.kind = pick < 65   ? Kind::kGet
                 : pick < 66 ? Kind::kFirst
                 : pick < 67 ? Kind::kLast
                 : pick < 84 ? Kind::kSeek
                             : Kind::kSeekForPrev;
     if (plan.kind != Kind::kFirst && plan.kind != Kind::kLast) {
-      plan.key = SnapshotKeyName(PickKey(&rng_, o_));
+      plan.key = SnapshotKeyName(PickKey(rng_, o_));
       // Sometimes a target between two keys.
-      if (plan.kind != Kind::kGet && rng_.OneIn(4)) plan.key += "~";
+      if (plan.kind != Kind::kGet && rng_->OneIn(4)) plan.key += "~";
     }
     if (plan.kind == Kind::kGet) return plan;
     const bool forward = plan.kind == Kind::kFirst || plan.kind == Kind::kSeek;
@@ -163,8 +162,8 @@ class Reader {
     // them switching direction partway.
     const size_t n = plan.kind == Kind::kFirst || plan.kind == Kind::kLast
                          ? static_cast<size_t>(o_.key_space) + 1
-                         : 1 + rng_.Uniform(static_cast<uint64_t>(o_.scan_moves_max));
-    const size_t turn = rng_.OneIn(3) ? rng_.Uniform(n) : n;
+                         : 1 + rng_->Uniform(static_cast<uint64_t>(o_.scan_moves_max));
+    const size_t turn = rng_->OneIn(3) ? rng_->Uniform(n) : n;
     for (size_t i = 0; i < n; i++) plan.moves.push_back(i < turn ? forward : !forward);
     return plan;
   }
@@ -173,7 +172,7 @@ class Reader {
   // versions it needs are what a compaction could wrongly drop), then
   // repeats the read.
   void CompactUnder(HeldSnapshot* h) {
-    const size_t i = rng_.Uniform(h->reads.size());
+    const size_t i = rng_->Uniform(h->reads.size());
     const HeldSnapshot::Read& read = h->reads[i];
     std::string lo = read.plan.key, hi = read.plan.key;
     for (const Position& p : read.first) {
@@ -194,7 +193,7 @@ class Reader {
 
   SnapshotState* const s_;
   const SnapshotWorkloadOptions o_;
-  Random rng_;
+  sim::ChoiceTape* const rng_;
   const int id_;
   std::vector<HeldSnapshot> held_;
 };
@@ -202,15 +201,15 @@ class Reader {
 }  // namespace
 
 void RunSnapshotWriter(SnapshotState* state, const SnapshotWorkloadOptions& options,
-                       uint64_t seed, int ops, int writer_id) {
-  Writer writer(state, options, seed, writer_id);
+                       sim::ChoiceTape* tape, int ops, int writer_id) {
+  Writer writer(state, options, tape, writer_id);
   writer.Run(ops);
 }
 
 void RunSnapshotReader(SnapshotState* state, const SnapshotWorkloadOptions& options,
-                       uint64_t seed, int ops, int reader_id,
+                       sim::ChoiceTape* tape, int ops, int reader_id,
                        std::vector<HeldSnapshot>* survivors) {
-  Reader reader(state, options, seed, reader_id);
+  Reader reader(state, options, tape, reader_id);
   reader.Run(ops, survivors);
 }
 

@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/scenario_run.h"
 #include "scenarios/snapshot/snapshot_state.h"
+#include "sim/choice_tape.h"
 
 namespace shale::scenario {
 
@@ -28,15 +30,18 @@ struct SnapshotWorkloadOptions {
   uint64_t writer_ops_total = 0;  // for pacing the readers
 };
 
-// One writer's loop: ops operations, stopping early once the run failed.
+// Each client asks its tape "one more operation?" before every operation
+// (kMoreOpsOneIn).
+// One writer's loop: up to ops operations drawn from tape, stopping early
+// once the run failed. REQUIRES: tape outlives the task.
 void RunSnapshotWriter(SnapshotState* state, const SnapshotWorkloadOptions& options,
-                       uint64_t seed, int ops, int writer_id);
+                       sim::ChoiceTape* tape, int ops, int writer_id);
 
-// One reader's loop: ops operations paced over the writers' progress.
+// One reader's loop: up to ops operations paced over the writers' progress.
 // Snapshots still held at the end (long-lived ones among them) are moved to
 // *survivors for the final checks, unreleased.
 void RunSnapshotReader(SnapshotState* state, const SnapshotWorkloadOptions& options,
-                       uint64_t seed, int ops, int reader_id,
+                       sim::ChoiceTape* tape, int ops, int reader_id,
                        std::vector<HeldSnapshot>* survivors);
 
 // After every writer and reader ended: flushes and fully compacts the DB

@@ -21,7 +21,6 @@
 #include "scenarios/oracle/history.h"
 #include "scenarios/scenario_run.h"
 #include "sim/simulation.h"
-#include "util/random.h"
 
 namespace shale::scenario {
 
@@ -66,7 +65,7 @@ struct Drawn {
   int readers = 2;
 };
 
-Drawn DrawConfig(Random* rng) {
+Drawn DrawConfig(sim::ChoiceTape* rng) {
   Drawn d;
   d.mode = &kModes[rng->Uniform(std::size(kModes))];
   Options& o = d.options;
@@ -160,17 +159,15 @@ class UnorderedWriteRun {
     std::vector<std::unique_ptr<Thread>> tasks;
     writers_running_ = drawn_.writers;
     for (int w = 0; w < drawn_.writers; w++) {
-      const uint64_t seed = sim_.rng()->Next64();
       tasks.push_back(sim_.runtime()->StartThread(
-          absl::StrCat("writer", w), [this, seed, per_task, w] {
-            Writer(seed, per_task, w);
+          absl::StrCat("writer", w), [this, per_task, w] {
+            Writer(sim_.rng(), per_task, w);
             writers_running_--;
           }));
     }
     for (int r = 0; r < drawn_.readers; r++) {
-      const uint64_t seed = sim_.rng()->Next64();
       tasks.push_back(sim_.runtime()->StartThread(
-          absl::StrCat("reader", r), [this, seed, per_task] { Reader(seed, 4 * per_task); }));
+          absl::StrCat("reader", r), [this, per_task] { Reader(sim_.rng(), 4 * per_task); }));
     }
     for (auto& t : tasks) t->Join();
     CheckOwnReads();
@@ -198,9 +195,10 @@ class UnorderedWriteRun {
     return seq;
   }
 
-  void Writer(uint64_t seed, int n, int id) {
-    Random rng(seed);
-    for (int i = 0; i < n && failure_.property.empty(); i++, ops_++) {
+  void Writer(sim::ChoiceTape* tape, int n, int id) {
+    sim::ChoiceTape& rng = *tape;
+    for (int i = 0; i < n && failure_.property.empty() && rng.Proceed(kMoreOpsOneIn);
+         i++, ops_++) {
       const int g = static_cast<int>(rng.Uniform(static_cast<uint64_t>(drawn_.groups)));
       const std::string version = absl::StrCat("w", id, ".", i);
       const SequenceNumber seq = WriteGroup(g, version);
@@ -217,7 +215,7 @@ class UnorderedWriteRun {
     }
   }
 
-  void Maintain(Random* rng) {
+  void Maintain(sim::ChoiceTape* rng) {
     const Status s = rng->OneIn(2) ? db_->Flush(FlushOptions())
                                    : db_->CompactRange(CompactRangeOptions(), nullptr, nullptr);
     engine_ops_++;
@@ -227,8 +225,8 @@ class UnorderedWriteRun {
   // Reads until the writers are done (at most max_reads), a few simulated
   // microseconds apart: reads cost no simulated time, writes do (WAL I/O),
   // so unpaced readers would finish before the writers got going.
-  void Reader(uint64_t seed, int max_reads) {
-    Random rng(seed);
+  void Reader(sim::ChoiceTape* tape, int max_reads) {
+    sim::ChoiceTape& rng = *tape;
     for (int i = 0; i < max_reads && writers_running_ > 0 && failure_.property.empty();
          i++, ops_++) {
       sim_.runtime()->SleepForMicroseconds(rng.Uniform(8));
@@ -244,7 +242,7 @@ class UnorderedWriteRun {
   // Reads group g at a fresh snapshot: all keys must agree (atomic reads);
   // after some simulated time, the same reads must repeat (immutable
   // snapshots).
-  void ReadAtSnapshot(int g, Random* rng) {
+  void ReadAtSnapshot(int g, sim::ChoiceTape* rng) {
     const Snapshot* snap = db_->GetSnapshot();
     std::vector<std::string> first;
     if (!ReadGroup(g, snap, &first)) return db_->ReleaseSnapshot(snap);

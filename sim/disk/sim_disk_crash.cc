@@ -26,7 +26,7 @@ void Place(std::string* data, uint64_t offset, const std::string& bytes) {
 }
 
 // Fills [begin, end) of bytes with rng bytes.
-void Garble(Random* rng, size_t begin, size_t end, std::string* bytes) {
+void Garble(ChoiceTape* rng, size_t begin, size_t end, std::string* bytes) {
   for (size_t i = begin; i < end; i += 8) {
     uint64_t word = rng->Next64();
     for (size_t b = 0; b < 8 && i + b < end; ++b, word >>= 8) {
@@ -37,7 +37,7 @@ void Garble(Random* rng, size_t begin, size_t end, std::string* bytes) {
 
 // Decides one pending sector write's fate and applies it to data.
 // Returns false if it does not survive.
-bool ApplyOne(Random* rng, uint64_t survive_one_in, const PendingSector& w, std::string* data,
+bool ApplyOne(ChoiceTape* rng, uint64_t survive_one_in, const PendingSector& w, std::string* data,
               SimDisk::SurvivingSector* out) {
   if (!rng->OneIn(survive_one_in)) return false;
   // Only the dirty range can be torn or garbled: bytes of the sector that
@@ -100,7 +100,7 @@ std::map<uint64_t, std::vector<std::string>> NamesByInode(const DiskState& st) {
 
 // How many of the uncommitted journal records a power loss keeps: none (1
 // in 4), all (1 in 4), or a uniform cut. No draw if there are none.
-size_t DrawJournalKept(Random* rng, size_t uncommitted) {
+size_t DrawJournalKept(ChoiceTape* rng, size_t uncommitted) {
   if (uncommitted == 0) return 0;
   const uint64_t roll = rng->Uniform(4);
   if (roll == 0) return 0;

@@ -13,7 +13,7 @@ namespace shale::sim {
 
 namespace {
 
-std::string RandomBytes(Random* rng, size_t n) {
+std::string RandomBytes(ChoiceTape* rng, size_t n) {
   std::string bytes(n, '\0');
   for (size_t i = 0; i < n; i += sizeof(uint64_t)) {
     const uint64_t word = rng->Next64();
@@ -69,7 +69,7 @@ void SimFlashDevice::Impl::LoseCache(uint32_t chunk) {
 
 void SimFlashDevice::Impl::TearUnit(uint32_t chunk, uint32_t first) {
   const FlashGeometry& g = geometry();
-  Random* rng = context->rng();
+  ChoiceTape* rng = context->rng();
   const uint32_t intact = static_cast<uint32_t>(rng->Uniform(g.ws_min));
   std::vector<FlashSector>& sectors = Sectors(chunk);
   for (uint32_t sector = first + intact; sector < first + g.ws_min; ++sector) {

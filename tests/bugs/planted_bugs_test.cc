@@ -61,7 +61,8 @@ const BugRow kRows[] = {
     // A recovered prepared Put is a value no commit wrote; a recovered
     // prepared Delete hides a committed value.
     {"recovery_commits_prepared", "crash-recovery", {"no phantoms", "durability", "prefix recovery"}},
-    {"rollback_keeps_data", "crash-recovery", {"read consistency", "no phantoms", "durability"}},
+    {"rollback_keeps_data", "crash-recovery",
+     {"read consistency", "no phantoms", "durability", "resurrection"}},
     // A scan misses a key that existed throughout (completeness), or a Get
     // at the iterator's snapshot finds it.
     {"seek_skips_key_after_tombstone", "crash-recovery", {"read consistency"}},

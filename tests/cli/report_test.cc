@@ -155,10 +155,53 @@ TEST_CASE("failure files carry everything a replay needs", "[report]") {
   REQUIRE((back.config.strategy == "pct" && back.config.planted_bugs == 4));
   REQUIRE(back.trace_hash == f.trace_hash);
   REQUIRE(back.failure.property == "atomicity");
+  REQUIRE(back.config.ops == 50);
+  REQUIRE_FALSE(back.config.tape.has_value());
   f.trace_hash.reset();
   REQUIRE(report::DecodeFailureFile(report::EncodeFailureFile(f), &back, &error));
   REQUIRE_FALSE(back.trace_hash.has_value());
   REQUIRE(report::FailureFileName("s", 12) == "s-12.json");
+}
+
+TEST_CASE("failure files carry the tape compressed, and reject a damaged one", "[report]") {
+  report::FailureFile f;
+  f.config.scenario = "s";
+  f.ops_done = 17;
+  std::string tape(100000, '\0');
+  for (size_t i = 0; i < tape.size(); i += 97) tape[i] = static_cast<char>(i);
+  f.config.tape = tape;
+  f.failure = {"atomicity", "k", "e", "o", 3, "m"};
+  const std::string text = report::EncodeFailureFile(f);
+  CHECK(text.size() < tape.size() / 4);
+  report::FailureFile back;
+  std::string error;
+  REQUIRE(report::DecodeFailureFile(text, &back, &error));
+  CHECK(back.config.tape == tape);
+  CHECK(back.ops_done == 17);
+  // A wrong length, or bytes that are not the encoding, are one-line errors.
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"\"tape_bytes\": 100000", "\"tape_bytes\": 99999"},
+           {"\"tape_bytes\": 100000", "\"tape_bytes\": 999999999999"},
+           {"\"tape\": \"", "\"tape\": \"!!"}}) {
+    std::string damaged = text;
+    const size_t at = damaged.find(from);
+    REQUIRE(at != std::string::npos);
+    damaged.replace(at, from.size(), to);
+    CHECK_FALSE(report::DecodeFailureFile(damaged, &back, &error));
+    CHECK(error.find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("version-1 failure files still read: ops was the run's limit", "[report]") {
+  report::FailureFile f;
+  std::string error;
+  const std::string v1 =
+      R"({"format": "shale-failure", "version": 1, "scenario": "s", "seed": 3, "ops": 40,
+          "crashes": 2, "trace_hash": null, "failure": {"property": "p", "key": "",
+          "expected": "", "observed": "", "step": 0, "message": ""}})";
+  REQUIRE(report::DecodeFailureFile(v1, &f, &error));
+  CHECK(f.config.ops == 40);
+  CHECK(f.ops_done == 0);
 }
 
 TEST_CASE("junit has one testcase per seed and escapes failures", "[report]") {

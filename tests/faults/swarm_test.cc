@@ -9,7 +9,7 @@
 namespace shale_test {
 namespace {
 
-using shale::Random;
+using shale::sim::ChoiceTape;
 using shale::faults::DrawFaultConfig;
 using shale::faults::FaultConfig;
 using shale::faults::FaultKind;
@@ -18,7 +18,7 @@ using shale::faults::kMaxOneIn;
 using shale::faults::kMinOneIn;
 
 FaultConfig Draw(uint64_t seed) {
-  Random rng(seed);
+  ChoiceTape rng(seed);
   return DrawFaultConfig(&rng);
 }
 
@@ -69,7 +69,7 @@ TEST_CASE("swarm: configs vary across seeds, every kind is sometimes on, sometim
 }
 
 TEST_CASE("swarm: LogUniform gives each octave about the same share", "[faults]") {
-  Random rng(3);
+  ChoiceTape rng(uint64_t{3});
   std::array<int, 64> octaves{};
   constexpr int kDraws = 22000;
   for (int i = 0; i < kDraws; ++i) {

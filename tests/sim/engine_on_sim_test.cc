@@ -33,7 +33,7 @@ struct EngineRun {
 };
 
 // One client: puts/gets/deletes on its own keys, checking each Get.
-void ClientLoop(DB* db, Random* rng, int client, EngineRun* out) {
+void ClientLoop(DB* db, sim::ChoiceTape* rng, int client, EngineRun* out) {
   std::map<std::string, std::string> model;
   for (int op = 0; op < 400; op++) {
     const std::string key = "c" + std::to_string(client) + "-k" + std::to_string(rng->Uniform(60));

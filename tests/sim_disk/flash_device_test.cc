@@ -521,13 +521,13 @@ class FlushTaskContext final : public shale::sim::DiskContext {
   void SwitchPoint(const char*) override {}
   void Delay(uint64_t ns) override { now_ns_ += ns; }
   uint64_t NowNanos() const override { return now_ns_; }
-  shale::Random* rng() override { return &rng_; }
+  shale::sim::ChoiceTape* rng() override { return &rng_; }
   void Fold(uint64_t) override {}
   std::string CurrentTaskName() const override { return "flush"; }
 
  private:
   uint64_t now_ns_ = 0;
-  shale::Random rng_{7};
+  shale::sim::ChoiceTape rng_{uint64_t{7}};
 };
 
 TEST_CASE("flash device: violations reach the sink and name the call", "[flash]") {

@@ -24,7 +24,7 @@ class TestDiskContext final : public shale::sim::DiskContext {
   void Delay(uint64_t ns) override { delay_ns += ns; }
   // Time advances only by delays.
   uint64_t NowNanos() const override { return delay_ns; }
-  shale::Random* rng() override { return &rng_; }
+  shale::sim::ChoiceTape* rng() override { return &rng_; }
   void Fold(uint64_t value) override { folds.push_back(value); }
 
   uint64_t switch_points = 0;
@@ -32,7 +32,7 @@ class TestDiskContext final : public shale::sim::DiskContext {
   std::vector<uint64_t> folds;
 
  private:
-  shale::Random rng_;
+  shale::sim::ChoiceTape rng_;
 };
 
 // survive_one_in for a power loss that keeps no unsynced sector write.
