@@ -78,7 +78,7 @@ std::string EncodeFailureFile(const FailureFile& f) {
 bool DecodeFailureFile(std::string_view text, FailureFile* file, std::string* error) {
   json j;
   if (!internal::ParseObject(text, "failure file", &j, error)) return false;
-  if (j.value("format", "") != "shale-failure") {
+  if (!internal::StringFieldIs(j, "format", "shale-failure")) {
     *error = "failure file: not a shale failure file (\"format\" is not \"shale-failure\")";
     return false;
   }

@@ -31,6 +31,13 @@ inline std::string JsonText(const json& j, int indent = -1) {
   return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
+// True if j has key as a string equal to value (never throws: a key of
+// another type is simply not equal).
+inline bool StringFieldIs(const json& j, const char* key, std::string_view value) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() && it->get_ref<const std::string&>() == value;
+}
+
 // Parses text as one JSON object; false with one line in *error otherwise.
 [[nodiscard]] bool ParseObject(std::string_view text, std::string_view what, json* out,
                                std::string* error);

@@ -192,7 +192,7 @@ bool DecodeEntryLine(std::string_view line, SeedEntry* entry, std::string* error
 bool DecodeReport(std::string_view text, Report* report, std::string* error) {
   json j;
   if (!internal::ParseObject(text, "report", &j, error)) return false;
-  if (j.value("format", "") != "shale-report") {
+  if (!internal::StringFieldIs(j, "format", "shale-report")) {
     *error = "report: not a shale report (\"format\" is not \"shale-report\")";
     return false;
   }

@@ -51,7 +51,8 @@ bool ParseTail(std::string_view line, bool* complete) {
   internal::json j;
   std::string ignored;
   if (!internal::ParseObject("{" + std::string(line.substr(2)), "tail", &j, &ignored)) return false;
-  *complete = j.value("complete", false);
+  const auto it = j.find("complete");
+  *complete = it != j.end() && it->is_boolean() && it->get<bool>();
   return true;
 }
 

@@ -224,3 +224,14 @@ TEST_CASE("junit has one testcase per seed and escapes failures", "[report]") {
   REQUIRE(xml.find("type=\"prefix recovery\"") != std::string::npos);
   REQUIRE(report::XmlEscape(std::string("a\x01z")) == "a?z");
 }
+
+TEST_CASE("a format field of the wrong JSON type is an error, not an exception", "[report]") {
+  // Found by fuzz/failure_file_fuzzer.cc: value("format", "") threw.
+  report::FailureFile f;
+  report::Report r;
+  std::string error;
+  CHECK_FALSE(report::DecodeFailureFile(R"({"format": {"a": 1}})", &f, &error));
+  CHECK(error.find("not a shale failure file") != std::string::npos);
+  CHECK_FALSE(report::DecodeReport(R"({"format": 7})", &r, &error));
+  CHECK(error.find("not a shale report") != std::string::npos);
+}
