@@ -9,6 +9,7 @@
 #include "bench_runner.h"
 #include "command_table.h"
 #include "replay_command.h"
+#include "shrink_command.h"
 #include "run_command.h"
 
 namespace shale::cli {
@@ -54,6 +55,8 @@ constexpr Command kCommands[] = {
     {"run", "run scenarios over a seed range in worker processes", RunRunCommand, RunUsage},
     {"scenarios", "list the registered scenarios and their properties", RunScenariosCommand,
      nullptr},
+    {"shrink", "cut a failure file down to a minimal failing run, and tell its story",
+     RunShrinkCommand, ShrinkUsage},
     {"version", "print the version", RunVersion, nullptr},
 };
 

@@ -300,6 +300,7 @@ class CrashRecoveryRun {
     state_.runtime = sim_.runtime();
     state_.step = [this] { return sim_.steps(); };
     state_.fold = [this](uint64_t hash) { sim_.Fold(hash); };
+    if (config_.trace) state_.story = [this](const std::string& line) { sim_.TraceEvent(line); };
     if (plan_->enabled()) {
       state_.injected_errors = [this] { return plan_->error_total(); };
       state_.names_damage = [this](const Status& s) { return NamesAnyPath(s, plan_->damaged_paths()); };

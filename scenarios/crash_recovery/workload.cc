@@ -26,6 +26,7 @@ class Client {
 
   void Run(int ops) {
     for (int i = 0; i < ops && !s_->failed && rng_->Proceed(kMoreOpsOneIn); i++) {
+      op_index_ = i;
       Step(i);
       s_->ops_done++;
       s_->NoteProgress();
@@ -79,10 +80,15 @@ class Client {
     WriteOptions wo;
     wo.sync = rng_->OneIn(static_cast<uint64_t>(o_.sync_one_in));
     wo.disable_wal = !wo.sync && rng_->OneIn(static_cast<uint64_t>(o_.no_wal_one_in));
+    const std::string told = telling() ? DescribeOps(ops) : "";
     const uint64_t id = s_->history->BeginWrite(std::move(ops), !wo.disable_wal, wo.sync);
     const Status st = s_->db->Write(wo, &wb);
     s_->engine_ops += static_cast<uint64_t>(n);
     s_->EndWrite(id, st, WriteBatchInternal::Sequence(&wb));
+    if (telling()) {
+      Tell(absl::StrCat(batch ? "batch " : "write ", told, wo.sync ? " (sync)" : "",
+                        wo.disable_wal ? " (no WAL)" : "", " -> ", st.ToString()));
+    }
     CheckStatus(st, "Write");
   }
 
@@ -146,6 +152,10 @@ class Client {
         return Abort(txn.get());  // still started: only releases its locks
       }
     }
+    if (telling()) {
+      Tell(absl::StrCat("transaction ", DescribeOps(ops), prepare ? ", prepared" : "",
+                        commit ? ", commit" : ", rollback", wo.sync ? " (sync)" : ""));
+    }
     Finish(txn.get(), named, std::move(ops), commit, wo.sync);
   }
 
@@ -188,6 +198,10 @@ class Client {
     std::string value;
     const Status st = s_->db->Get(ReadOptions(), key, &value);
     s_->engine_ops++;
+    if (telling()) {
+      Tell(absl::StrCat("get ", key, " -> ",
+                        st.ok() ? DescribeValue(Value(value)) : st.ToString()));
+    }
     if (!st.ok() && !st.IsNotFound()) return CheckReadStatus(st, token, "Get");
     const Value observed = st.ok() ? Value(value) : Value();
     CheckPossible(key, observed, start, "Get");
@@ -213,6 +227,11 @@ class Client {
     {
       std::unique_ptr<Iterator> it(s_->db->NewIterator(ro));
       scan = Walk(it.get(), KeyName(start), kScanEntries, since, token);
+    }
+    if (telling()) {
+      Tell(absl::StrCat("scan from ", KeyName(start), snapshot ? " at a snapshot" : "", " -> ",
+                        scan.entries.size(), " entries",
+                        scan.entries.empty() ? "" : ", first " + scan.entries.front().first));
     }
     if (!s_->failed && scan.ok) {
       const std::vector<std::string> passed_over = PassedOver(start, scan);
@@ -365,6 +384,7 @@ class Client {
     }
     s_->db->ReleaseSnapshot(snap);
     s_->engine_ops += 2 * keys.size() + 2;
+    if (telling()) Tell("snapshot reread of 4 keys around a flush and compaction -> " + st.ToString());
     CheckStatus(st, "Flush/CompactRange");
   }
 
@@ -375,6 +395,7 @@ class Client {
     if (st.ok()) {
       flush ? s_->history->FlushDone(token) : s_->history->SyncWalDone(token);
     }
+    if (telling()) Tell(std::string(flush ? "flush" : "sync WAL") + " -> " + st.ToString());
     CheckStatus(st, flush ? "Flush" : "SyncWAL");
   }
 
@@ -382,8 +403,25 @@ class Client {
     std::string a = KeyName(PickKey()), b = KeyName(PickKey());
     if (b < a) std::swap(a, b);
     Slice lo(a), hi(b);
-    CheckStatus(s_->db->CompactRange(CompactRangeOptions(), &lo, &hi), "CompactRange");
+    const Status st = s_->db->CompactRange(CompactRangeOptions(), &lo, &hi);
     s_->engine_ops++;
+    if (telling()) Tell(absl::StrCat("compact [", a, ", ", b, "] -> ", st.ToString()));
+    CheckStatus(st, "CompactRange");
+  }
+
+  bool telling() const { return static_cast<bool>(s_->story); }
+  // One story line: "client<id> op <i>: what". REQUIRES: telling().
+  void Tell(const std::string& what) {
+    s_->story(absl::StrCat("client", id_, " op ", op_index_, ": ", what));
+  }
+  static std::string DescribeOps(const std::vector<KeyOp>& ops) {
+    std::string out;
+    for (const KeyOp& op : ops) {
+      if (!out.empty()) out += ", ";
+      out += op.value ? "put " + op.key + "=" + DescribeValue(Value(*op.value))
+                      : "delete " + op.key;
+    }
+    return out;
   }
 
   void CheckPossible(const std::string& key, const Value& observed, const ReadStart& since,
@@ -410,6 +448,7 @@ class Client {
   WorkloadState* const s_;
   const WorkloadOptions o_;
   sim::ChoiceTape* const rng_;
+  int op_index_ = 0;  // of the operation running (story lines)
   const int id_;
 };
 

@@ -112,6 +112,10 @@ struct WorkloadState {
   // Folds a hash into the run's trace hash: every value a check compares
   // goes through it (HashKeyValue), so equal hashes mean equal reads.
   std::function<void(uint64_t)> fold;
+  // When the run is traced (shale replay --trace, shale shrink's story):
+  // called with one line per workload operation, what it did and what it
+  // got back. Null otherwise (no line is built).
+  std::function<void(const std::string&)> story;
   // With I/O faults on: the count of injected faults that can fail an
   // operation (FaultPlan::error_total), and whether an error names a file
   // the plan damaged. A read's error is accepted only if a fault injected

@@ -1,0 +1,206 @@
+#include "shrinker.h"
+
+#include <algorithm>
+#include <chrono>
+#include <tuple>
+
+#include "sim/choice_tape.h"
+
+namespace shale::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The shortlex key a kept edit must lower.
+auto Key(const scenario::RunResult& r, const scenario::RunConfig& c) {
+  return std::make_tuple(r.ops, r.crashes, c.tape->size(), *c.tape);
+}
+
+int Crashes(const scenario::RunConfig& c) { return c.crashes < 0 ? 3 : c.crashes; }
+
+class Search {
+ public:
+  Search(const scenario::Scenario* s, const ShrinkOptions& options)
+      : scenario_(s), options_(options), start_(Clock::now()) {}
+
+  // Runs config (from its tape, or its seed's); false with *error if it
+  // passes. Else the run is the one to shrink.
+  bool Start(scenario::RunConfig config, std::string* error, ShrinkOutcome* outcome) {
+    config.trace = false;
+    const scenario::RunResult r = Run(config);
+    if (r.passed) {
+      *error = "the run passes: nothing to shrink";
+      return false;
+    }
+    property_ = r.failure.property;
+    config.tape = config.tape ? sim::ChoiceTape(*config.tape).Prefix(r.tape_bytes)
+                              : sim::ChoiceTape(config.seed).Prefix(r.tape_bytes);
+    best_ = config;
+    best_result_ = r;
+    outcome->original = best_;
+    outcome->original_result = r;
+    return true;
+  }
+
+  // Keeps candidate if it fails the property and is smaller. True if kept.
+  bool Try(scenario::RunConfig candidate) {
+    if (OutOfTime()) return false;
+    const scenario::RunResult r = Run(candidate);
+    if (r.passed || r.failure.property != property_) return false;
+    candidate.tape = sim::ChoiceTape(*candidate.tape).Prefix(r.tape_bytes);
+    if (!(Key(r, candidate) < Key(best_result_, best_))) return false;
+    best_ = std::move(candidate);
+    best_result_ = r;
+    return true;
+  }
+
+  bool OutOfTime() const { return Seconds() >= options_.max_seconds; }
+  double Seconds() const {
+    return std::chrono::duration<double>(Clock::now() - start_).count();
+  }
+  const scenario::RunConfig& best() const { return best_; }
+  const scenario::RunResult& best_result() const { return best_result_; }
+  uint64_t runs() const { return runs_; }
+
+ private:
+  scenario::RunResult Run(const scenario::RunConfig& config) {
+    runs_++;
+    scenario::RunResult r = scenario_->Run(config);
+    const double now = Seconds();
+    if (options_.progress && now >= next_progress_s_) {
+      next_progress_s_ = now + 1;
+      options_.progress({now, runs_, best_result_.ops, best_.tape ? best_.tape->size() : 0});
+    }
+    return r;
+  }
+
+  const scenario::Scenario* scenario_;
+  const ShrinkOptions& options_;
+  const Clock::time_point start_;
+  std::string property_;
+  scenario::RunConfig best_;
+  scenario::RunResult best_result_;
+  uint64_t runs_ = 0;
+  double next_progress_s_ = 1;
+};
+
+// Fewer crashes, faults off, the uniform scheduler, a lower op limit.
+bool StructuralPass(Search* s) {
+  bool kept = false;
+  for (int crashes = 0; crashes < Crashes(s->best()); crashes++) {
+    scenario::RunConfig c = s->best();
+    c.crashes = crashes;
+    if (s->Try(c)) {
+      kept = true;
+      break;
+    }
+  }
+  if (s->best().faults != "off") {
+    scenario::RunConfig c = s->best();
+    c.faults = "off";
+    kept |= s->Try(c);
+  }
+  if (s->best().strategy != "random") {
+    scenario::RunConfig c = s->best();
+    c.strategy = "random";
+    kept |= s->Try(c);
+  }
+  for (uint64_t limit = s->best_result().ops; limit >= 1; limit /= 2) {
+    scenario::RunConfig c = s->best();
+    if (c.ops > 0 && static_cast<uint64_t>(c.ops) <= limit) continue;
+    c.ops = static_cast<int>(limit);
+    kept |= s->Try(c);
+  }
+  return kept;
+}
+
+// The smallest k (binary search) such that zeroing the tape from k on still
+// fails.
+bool ZeroSuffixPass(Search* s) {
+  const std::string tape = *s->best().tape;
+  size_t lo = 0, hi = tape.size();
+  bool kept = false;
+  while (lo < hi && !s->OutOfTime()) {
+    const size_t mid = lo + (hi - lo) / 2;
+    scenario::RunConfig c = s->best();
+    std::string t = tape.substr(0, mid);
+    t.resize(tape.size(), '\0');
+    c.tape = std::move(t);
+    if (s->Try(c)) {
+      kept = true;
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return kept;
+}
+
+// Deletes, or zeroes, spans of `width` bytes, from the end back.
+bool SpanPass(Search* s, size_t width, bool zero) {
+  bool kept = false;
+  for (size_t end = s->best().tape->size(); end >= width && !s->OutOfTime(); end--) {
+    const std::string& tape = *s->best().tape;
+    if (end > tape.size()) continue;
+    const size_t begin = end - width;
+    if (zero && tape.find_first_not_of('\0', begin) >= end) continue;
+    scenario::RunConfig c = s->best();
+    if (zero) {
+      std::fill(c.tape->begin() + static_cast<long>(begin),
+                c.tape->begin() + static_cast<long>(end), '\0');
+    } else {
+      c.tape->erase(begin, width);
+    }
+    if (s->Try(c)) {
+      kept = true;
+      end = std::min(end, s->best().tape->size()) + 1;  // retry here
+    }
+  }
+  return kept;
+}
+
+// Lowers each non-zero byte as far as it still fails (binary search).
+bool LowerBytesPass(Search* s) {
+  bool kept = false;
+  for (size_t i = 0; i < s->best().tape->size() && !s->OutOfTime(); i++) {
+    uint8_t lo = 0;
+    uint8_t hi = static_cast<uint8_t>((*s->best().tape)[i]);
+    while (lo < hi && !s->OutOfTime() && i < s->best().tape->size()) {
+      const uint8_t mid = static_cast<uint8_t>(lo + (hi - lo) / 2);
+      scenario::RunConfig c = s->best();
+      (*c.tape)[i] = static_cast<char>(mid);
+      if (s->Try(c)) {
+        kept = true;
+        hi = mid;
+      } else {
+        lo = static_cast<uint8_t>(mid + 1);
+      }
+    }
+  }
+  return kept;
+}
+
+}  // namespace
+
+bool Shrink(const scenario::RunConfig& config, const ShrinkOptions& options,
+            ShrinkOutcome* outcome, std::string* error) {
+  const scenario::Scenario* scenario = scenario::FindScenario(config.scenario);
+  Search s(scenario, options);
+  if (!s.Start(config, error, outcome)) return false;
+  bool progress = true;
+  while (progress && !s.OutOfTime()) {
+    progress = StructuralPass(&s);
+    progress |= ZeroSuffixPass(&s);
+    for (size_t width : {64, 16, 4, 2, 1}) progress |= SpanPass(&s, width, /*zero=*/false);
+    for (size_t width : {64, 16, 4, 1}) progress |= SpanPass(&s, width, /*zero=*/true);
+    progress |= LowerBytesPass(&s);
+  }
+  outcome->shrunk = s.best();
+  outcome->shrunk_result = s.best_result();
+  outcome->runs = s.runs();
+  outcome->seconds = s.Seconds();
+  return true;
+}
+
+}  // namespace shale::cli
