@@ -19,6 +19,12 @@ auto Key(const scenario::RunResult& r, const scenario::RunConfig& c) {
 
 int Crashes(const scenario::RunConfig& c) { return c.crashes < 0 ? 3 : c.crashes; }
 
+// The bytes of c's tape (its own, or its seed's) that run r read.
+std::string TapeRead(const scenario::RunConfig& c, const scenario::RunResult& r) {
+  return c.tape ? sim::ChoiceTape(*c.tape).Prefix(r.tape_bytes)
+                : sim::ChoiceTape(c.seed).Prefix(r.tape_bytes);
+}
+
 class Search {
  public:
   Search(const scenario::Scenario* s, const ShrinkOptions& options)
@@ -34,8 +40,7 @@ class Search {
       return false;
     }
     property_ = r.failure.property;
-    config.tape = config.tape ? sim::ChoiceTape(*config.tape).Prefix(r.tape_bytes)
-                              : sim::ChoiceTape(config.seed).Prefix(r.tape_bytes);
+    config.tape = TapeRead(config, r);
     best_ = config;
     best_result_ = r;
     outcome->original = best_;
@@ -48,7 +53,7 @@ class Search {
     if (OutOfTime()) return false;
     const scenario::RunResult r = Run(candidate);
     if (r.passed || r.failure.property != property_) return false;
-    candidate.tape = sim::ChoiceTape(*candidate.tape).Prefix(r.tape_bytes);
+    candidate.tape = TapeRead(candidate, r);
     if (!(Key(r, candidate) < Key(best_result_, best_))) return false;
     best_ = std::move(candidate);
     best_result_ = r;
@@ -115,6 +120,26 @@ bool StructuralPass(Search* s) {
   return kept;
 }
 
+// Small runs first, as a generator of examples would: for op limits 4, 8,
+// ..., below the smallest failing run so far, kExploreRuns fresh seeds'
+// tapes each (a bug most seeds find shows in some small run too); the
+// first that fails the property is kept and shrunk on.
+constexpr int kExploreRuns = 64;
+
+bool ExplorePass(Search* s) {
+  const uint64_t base = s->best().seed * 0x9e3779b97f4a7c15ull;
+  for (uint64_t limit = 4; limit < s->best_result().ops; limit *= 2) {
+    for (int i = 0; i < kExploreRuns && !s->OutOfTime(); i++) {
+      scenario::RunConfig c = s->best();
+      c.ops = static_cast<int>(limit);
+      c.tape.reset();
+      c.seed = base + limit * kExploreRuns + static_cast<uint64_t>(i);
+      if (s->Try(c)) return true;
+    }
+  }
+  return false;
+}
+
 // The smallest k (binary search) such that zeroing the tape from k on still
 // fails.
 bool ZeroSuffixPass(Search* s) {
@@ -137,12 +162,15 @@ bool ZeroSuffixPass(Search* s) {
   return kept;
 }
 
-// Deletes, or zeroes, spans of `width` bytes, from the end back.
+// Deletes, or zeroes, the spans [end - width, end) for end = the tape's
+// length, then width less, and so on back to the start (so a kept edit
+// never moves the spans still to try).
 bool SpanPass(Search* s, size_t width, bool zero) {
   bool kept = false;
-  for (size_t end = s->best().tape->size(); end >= width && !s->OutOfTime(); end--) {
+  for (size_t end = s->best().tape->size(); end >= width && !s->OutOfTime(); end -= width) {
     const std::string& tape = *s->best().tape;
-    if (end > tape.size()) continue;
+    if (end > tape.size()) end = tape.size() - tape.size() % width;
+    if (end < width) break;
     const size_t begin = end - width;
     if (zero && tape.find_first_not_of('\0', begin) >= end) continue;
     scenario::RunConfig c = s->best();
@@ -152,10 +180,7 @@ bool SpanPass(Search* s, size_t width, bool zero) {
     } else {
       c.tape->erase(begin, width);
     }
-    if (s->Try(c)) {
-      kept = true;
-      end = std::min(end, s->best().tape->size()) + 1;  // retry here
-    }
+    kept |= s->Try(c);
   }
   return kept;
 }
@@ -191,8 +216,9 @@ bool Shrink(const scenario::RunConfig& config, const ShrinkOptions& options,
   bool progress = true;
   while (progress && !s.OutOfTime()) {
     progress = StructuralPass(&s);
+    progress |= ExplorePass(&s);
     progress |= ZeroSuffixPass(&s);
-    for (size_t width : {64, 16, 4, 2, 1}) progress |= SpanPass(&s, width, /*zero=*/false);
+    for (size_t width : {256, 64, 16, 4, 2, 1}) progress |= SpanPass(&s, width, /*zero=*/false);
     for (size_t width : {64, 16, 4, 1}) progress |= SpanPass(&s, width, /*zero=*/true);
     progress |= LowerBytesPass(&s);
   }

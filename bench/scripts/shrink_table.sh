@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The README's shrink table: for every planted bug (the rows of
+# tests/bugs/planted_bugs_test.cc), find its first failing seed with
+# `shale run` (seeds 1..300, the test's campaign shape), shrink that failure
+# file with `shale shrink` (60 s limit), and print one Markdown row:
+#   | bug | scenario | property | ops before -> after | crashes | shrink time | replays |
+# "replays" checks the shrunk file through the binary: `shale replay` must
+# exit 1 (the failure reproduces) with a matching trace hash.
+# Usage: bench/scripts/shrink_table.sh [SHALE] [MAX_SECONDS]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+shale=${1:-build/shale}
+max_seconds=${2:-60}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# bug scenario [extra run flags]
+rows=(
+  "ack_sync_write_before_wal_sync crash-recovery"
+  "skip_dir_sync_after_current crash-recovery"
+  "delete_wal_before_manifest crash-recovery"
+  "compaction_ignores_snapshots crash-recovery"
+  "compaction_ignores_snapshots snapshot"
+  "recovery_stops_at_corruption crash-recovery"
+  "recovery_commits_prepared crash-recovery"
+  "rollback_keeps_data crash-recovery"
+  "seek_skips_key_after_tombstone crash-recovery"
+  "stale_snapshot_sequence crash-recovery"
+  "publish_before_memtable_insert unordered-write"
+  "write_prepared_publishes_unprepared unordered-write"
+  "retire_section_wal_at_finish crash-recovery --ops 4000 --crashes 80 --faults off"
+  "unaligned_direct_write windows"
+  "delete_table_before_evict windows"
+  "skip_end_of_file_after_padding windows"
+  "reuse_delete_pending_name windows"
+  "direct_wal_skips_sync_padding crash-recovery"
+  "mix_positional_and_append windows"
+  "flash_write_off_pointer open-channel"
+  "flash_ack_in_device_cache open-channel"
+  "flash_allocate_bad_chunk open-channel"
+  "flash_reuse_without_reset open-channel"
+  "flash_recovery_ignores_oob open-channel"
+)
+
+echo "| planted bug | scenario | property | ops before → after | crashes before → after | shrink time | shrunk file replays |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+for row in "${rows[@]}"; do
+  read -r bug scenario extra <<<"$row"
+  dir=$work/$bug-$scenario
+  # shellcheck disable=SC2086
+  "$shale" run --scenario "$scenario" --seeds 1..300 --jobs 1 --planted_bugs "$bug" $extra \
+    --out "$dir" >/dev/null 2>&1
+  first=$(ls "$dir"/failures/*.json 2>/dev/null | sed 's/.*-\([0-9]*\)\.json$/\1 &/' | sort -n | head -1 | cut -d' ' -f2)
+  if [[ -z $first ]]; then
+    echo "| \`$bug\` | $scenario | — | not found in 300 seeds | | | |"
+    continue
+  fi
+  start=$(date +%s.%N)
+  line=$("$shale" shrink "$first" --max_seconds "$max_seconds" 2>/dev/null | head -1)
+  secs=$(echo "$(date +%s.%N) - $start" | bc)
+  shrunk=${first%.json}.shrunk.json
+  "$shale" replay "$shrunk" >"$dir/replay.txt" 2>&1
+  rc=$?
+  replays=no
+  [[ $rc -eq 1 ]] && grep -q "trace_hash matches" "$dir/replay.txt" && replays=yes
+  property=$(echo "$line" | sed -n "s/.*failure '\([^']*\)'.*/\1/p")
+  ops=$(echo "$line" | sed -n 's/.*ops \([0-9]* -> [0-9]*\).*/\1/p' | sed 's/->/→/')
+  crashes=$(echo "$line" | sed -n 's/.*crashes \([0-9]* -> [0-9]*\).*/\1/p' | sed 's/->/→/')
+  printf '| `%s` | %s | %s | %s | %s | %.0f s | %s |\n' "$bug" "$scenario" "$property" "$ops" \
+    "$crashes" "$secs" "$replays"
+done

@@ -1,0 +1,125 @@
+// shale shrink: the shrunk run fails the same property, is no larger than
+// the original on every measure the shrinker orders by, replays exactly
+// from its tape through the failure file, and tells a story ending in the
+// failed check. Bad input exits 2 with one line.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include <algorithm>
+
+#include "command_table.h"
+#include "common/temp_dir.h"
+#include "report/failure_file.h"
+#include "shale/options.h"
+#include "shrink_command.h"
+#include "shrinker.h"
+
+using namespace shale;
+using namespace shale::cli;
+
+namespace {
+
+// A small failing run: a scan skips a live key after a tombstone.
+scenario::RunConfig FailingConfig() {
+  scenario::RegisterBuiltinScenarios();
+  scenario::RunConfig c;
+  c.scenario = "crash-recovery";
+  c.ops = 200;
+  c.planted_bugs = kBugSeekSkipsKeyAfterTombstone;
+  for (c.seed = 1; c.seed < 50; c.seed++) {
+    if (!scenario::FindScenario(c.scenario)->Run(c).passed) return c;
+  }
+  FAIL("no failing seed in 1..49");
+  return c;
+}
+
+// Exit 2 and exactly one "shale shrink: ..." line containing needle.
+void RequireShrinkError(std::vector<std::string> args, const std::string& needle) {
+  std::ostringstream out, err;
+  const int code = RunShrinkCommand(args, out, err);
+  const std::string text = err.str();
+  INFO("stderr: " << text);
+  CHECK(code == kExitUsage);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+  CHECK(text.rfind("shale shrink: ", 0) == 0);
+  CHECK(text.find(needle) != std::string::npos);
+  CHECK(out.str().empty());
+}
+
+}  // namespace
+
+TEST_CASE("a shrunk failure is smaller, fails the same way and replays from its tape",
+          "[shrink]") {
+  const scenario::RunConfig config = FailingConfig();
+  ShrinkOptions options;
+  options.max_seconds = 600;  // ends when a round keeps nothing, well before
+  ShrinkOutcome o;
+  std::string error;
+  REQUIRE(Shrink(config, options, &o, &error));
+  const scenario::RunResult& before = o.original_result;
+  const scenario::RunResult& after = o.shrunk_result;
+  CHECK(after.failure.property == before.failure.property);
+  CHECK(after.ops <= before.ops);
+  CHECK(after.ops < 20);
+  CHECK(o.shrunk.tape->size() <= o.original.tape->size());
+  CHECK(o.shrunk.tape->size() == after.tape_bytes);  // cut to what the run read
+  // The shrunk config alone replays the run: same hash, same failure.
+  const scenario::RunResult again = scenario::FindScenario(config.scenario)->Run(o.shrunk);
+  CHECK(again.trace_hash == after.trace_hash);
+  CHECK(again.failure.property == after.failure.property);
+  CHECK(again.failure.key == after.failure.key);
+  // The story names each operation and ends with the failed check.
+  scenario::RunConfig traced = o.shrunk;
+  traced.trace = true;
+  const std::vector<std::string> story =
+      StoryOf(scenario::FindScenario(config.scenario)->Run(traced));
+  REQUIRE(!story.empty());
+  CHECK(story.back().find("FAILED " + after.failure.property) != std::string::npos);
+  size_t op_lines = 0;
+  for (const std::string& line : story) op_lines += line.find(" op ") != std::string::npos;
+  CHECK(op_lines == after.ops);
+}
+
+TEST_CASE("shale shrink writes a failure file that shale replay reproduces", "[shrink]") {
+  const scenario::RunConfig config = FailingConfig();
+  shale_test::TempDir dir;
+  REQUIRE(dir.ok());
+  report::FailureFile f;
+  f.config = config;
+  f.failure.property = "read consistency";
+  const std::string in = dir.Child("f.json");
+  std::ofstream(in) << report::EncodeFailureFile(f);
+  std::ostringstream out, err;
+  const std::vector<std::string> args = {in, "--max_seconds", "600"};
+  REQUIRE(RunShrinkCommand(args, out, err) == kExitOk);
+  CHECK(out.str().find("story:") != std::string::npos);
+  std::ifstream shrunk_in(dir.Child("f.shrunk.json"));
+  std::stringstream text;
+  text << shrunk_in.rdbuf();
+  report::FailureFile shrunk;
+  std::string error;
+  REQUIRE(report::DecodeFailureFile(text.str(), &shrunk, &error));
+  REQUIRE(shrunk.config.tape.has_value());
+  CHECK(shrunk.ops_done < 20);
+  const scenario::RunResult r = scenario::FindScenario(config.scenario)->Run(shrunk.config);
+  CHECK_FALSE(r.passed);
+  CHECK(r.trace_hash == *shrunk.trace_hash);
+  CHECK(r.ops == shrunk.ops_done);
+}
+
+TEST_CASE("shale shrink rejects bad input with one line", "[shrink][cli]") {
+  RequireShrinkError({}, "give one failure FILE");
+  RequireShrinkError({"/nonexistent/f.json"}, "/nonexistent/f.json");
+  RequireShrinkError({"a.json", "--max_seconds", "0"}, "max_seconds");
+  // A file whose run passes has nothing to shrink.
+  shale_test::TempDir dir;
+  REQUIRE(dir.ok());
+  report::FailureFile f;
+  f.config.scenario = "crash-recovery";
+  f.config.seed = 1;
+  f.config.ops = 20;
+  std::ofstream(dir.Child("pass.json")) << report::EncodeFailureFile(f);
+  RequireShrinkError({dir.Child("pass.json")}, "nothing to shrink");
+}
