@@ -35,7 +35,7 @@ std::string DefaultOut(const std::string& path) {
 // The trace lines a story keeps: workload operations and what a crash,
 // a recovery or a check did (not scheduling, timers or I/O calls).
 bool InStory(const std::string& line) {
-  for (const char* prefix : {"client", "writer", "reader", "crash", "disk:", "check:",
+  for (const char* prefix : {"client", "writer", "reader", "snapshot", "crash", "disk:", "check:",
                              "recovery", "recovered", "windows rule", "device rule",
                              "close failed", "observed dropped"}) {
     if (line.rfind(prefix, 0) == 0) return true;

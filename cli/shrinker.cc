@@ -121,15 +121,17 @@ bool StructuralPass(Search* s) {
 }
 
 // Small runs first, as a generator of examples would: for op limits 4, 8,
-// ..., below the smallest failing run so far, kExploreRuns fresh seeds'
-// tapes each (a bug most seeds find shows in some small run too); the
-// first that fails the property is kept and shrunk on.
-constexpr int kExploreRuns = 64;
+// ..., below the smallest failing run so far, up to kExploreRuns fresh
+// seeds' tapes each (a bug most seeds find shows in some small run too),
+// within the first kExploreShare of the time limit; the first that fails
+// the property is kept and shrunk on.
+constexpr int kExploreRuns = 256;
+constexpr double kExploreShare = 0.4;
 
-bool ExplorePass(Search* s) {
+bool ExplorePass(Search* s, double max_seconds) {
   const uint64_t base = s->best().seed * 0x9e3779b97f4a7c15ull;
   for (uint64_t limit = 4; limit < s->best_result().ops; limit *= 2) {
-    for (int i = 0; i < kExploreRuns && !s->OutOfTime(); i++) {
+    for (int i = 0; i < kExploreRuns && s->Seconds() < kExploreShare * max_seconds; i++) {
       scenario::RunConfig c = s->best();
       c.ops = static_cast<int>(limit);
       c.tape.reset();
@@ -216,7 +218,7 @@ bool Shrink(const scenario::RunConfig& config, const ShrinkOptions& options,
   bool progress = true;
   while (progress && !s.OutOfTime()) {
     progress = StructuralPass(&s);
-    progress |= ExplorePass(&s);
+    progress |= ExplorePass(&s, options.max_seconds);
     progress |= ZeroSuffixPass(&s);
     for (size_t width : {256, 64, 16, 4, 2, 1}) progress |= SpanPass(&s, width, /*zero=*/false);
     for (size_t width : {64, 16, 4, 1}) progress |= SpanPass(&s, width, /*zero=*/true);

@@ -80,7 +80,7 @@ class Client {
     WriteOptions wo;
     wo.sync = rng_->OneIn(static_cast<uint64_t>(o_.sync_one_in));
     wo.disable_wal = !wo.sync && rng_->OneIn(static_cast<uint64_t>(o_.no_wal_one_in));
-    const std::string told = telling() ? DescribeOps(ops) : "";
+    const std::string told = telling() ? DescribeKeyOps(ops) : "";
     const uint64_t id = s_->history->BeginWrite(std::move(ops), !wo.disable_wal, wo.sync);
     const Status st = s_->db->Write(wo, &wb);
     s_->engine_ops += static_cast<uint64_t>(n);
@@ -153,7 +153,7 @@ class Client {
       }
     }
     if (telling()) {
-      Tell(absl::StrCat("transaction ", DescribeOps(ops), prepare ? ", prepared" : "",
+      Tell(absl::StrCat("transaction ", DescribeKeyOps(ops), prepare ? ", prepared" : "",
                         commit ? ", commit" : ", rollback", wo.sync ? " (sync)" : ""));
     }
     Finish(txn.get(), named, std::move(ops), commit, wo.sync);
@@ -414,15 +414,7 @@ class Client {
   void Tell(const std::string& what) {
     s_->story(absl::StrCat("client", id_, " op ", op_index_, ": ", what));
   }
-  static std::string DescribeOps(const std::vector<KeyOp>& ops) {
-    std::string out;
-    for (const KeyOp& op : ops) {
-      if (!out.empty()) out += ", ";
-      out += op.value ? "put " + op.key + "=" + DescribeValue(Value(*op.value))
-                      : "delete " + op.key;
-    }
-    return out;
-  }
+
 
   void CheckPossible(const std::string& key, const Value& observed, const ReadStart& since,
                      const char* what) {

@@ -253,6 +253,15 @@ std::string DescribeValue(const Value& value) {
   return out;
 }
 
+std::string DescribeKeyOps(const std::vector<KeyOp>& ops) {
+  std::string out;
+  for (const KeyOp& op : ops) {
+    if (!out.empty()) out += ", ";
+    out += op.value ? "put " + op.key + "=" + DescribeValue(op.value) : "delete " + op.key;
+  }
+  return out;
+}
+
 RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope, const State& recovered) {
   const bool process_crash = scope.process_crash;
   const std::set<std::string>& unreadable = scope.unreadable;

@@ -70,5 +70,7 @@ std::vector<const WriteRecord*> AckedBySequence(const History& history);
 
 // Renders a value for reports: "<absent>" or the (escaped, shortened) bytes.
 std::string DescribeValue(const Value& value);
+// Renders a write's operations for stories: "put k=v, delete k2".
+std::string DescribeKeyOps(const std::vector<KeyOp>& ops);
 
 }  // namespace shale::scenario

@@ -129,7 +129,9 @@ class SnapshotRun {
     db_ = std::move(db);
     state_ = std::make_unique<SnapshotState>(
         db_.get(), sim_.runtime(), [this] { return sim_.steps(); },
-        [this](const std::string& line) { sim_.TraceEvent(line); },
+        config_.trace ? std::function<void(const std::string&)>(
+                            [this](const std::string& line) { sim_.TraceEvent(line); })
+                      : nullptr,
         [this](uint64_t hash) { sim_.Fold(hash); }, drawn_.readers);
     RunTasks();
     NoteDeepestLevel();

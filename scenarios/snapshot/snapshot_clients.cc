@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "memtable/write_batch_internal.h"
+#include "scenarios/oracle/recovery_check.h"
 
 namespace shale::scenario {
 
@@ -23,6 +24,7 @@ class Writer {
 
   void Run(int ops) {
     for (int i = 0; i < ops && !s_->failed() && rng_->Proceed(kMoreOpsOneIn); i++) {
+      op_index_ = i;
       Step(i);
       s_->NoteWriterOp();
       s_->DrainDeferred();
@@ -68,12 +70,18 @@ class Writer {
     const Status st = s_->db()->Write(wo, &wb);
     model->EndWrite(id, st, ops, WriteBatchInternal::Sequence(&wb));
     s_->counters()->engine_ops += static_cast<uint64_t>(n);
+    if (s_->telling()) {
+      Tell(absl::StrCat(n > 1 ? "batch " : "write ", DescribeKeyOps(ops), wo.sync ? " (sync)" : "",
+                        wo.disable_wal ? " (no WAL)" : "", " -> ", st.ToString()));
+    }
     s_->CheckStatus(st, "Write");
   }
 
   void Flush() {
     s_->counters()->engine_ops++;
-    s_->CheckStatus(s_->db()->Flush(FlushOptions()), "Flush");
+    const Status st = s_->db()->Flush(FlushOptions());
+    if (s_->telling()) Tell("flush -> " + st.ToString());
+    s_->CheckStatus(st, "Flush");
   }
 
   void Compact(bool everything) {
@@ -84,13 +92,22 @@ class Writer {
     s_->counters()->engine_ops++;
     const Status st = everything ? s_->db()->CompactRange(CompactRangeOptions(), nullptr, nullptr)
                                  : s_->db()->CompactRange(CompactRangeOptions(), &lo, &hi);
+    if (s_->telling()) {
+      Tell(everything ? "compact all -> " + st.ToString()
+                      : absl::StrCat("compact [", a, ", ", b, "] -> ", st.ToString()));
+    }
     s_->CheckStatus(st, "CompactRange");
+  }
+
+  void Tell(const std::string& what) {
+    s_->Tell(absl::StrCat("writer", id_, " op ", op_index_, ": ", what));
   }
 
   SnapshotState* const s_;
   const SnapshotWorkloadOptions o_;
   sim::ChoiceTape* const rng_;
   const int id_;
+  int op_index_ = 0;  // of the operation running (story lines)
 };
 
 class Reader {
@@ -107,6 +124,7 @@ class Reader {
         s_->WaitForWriterOps(id_, o_.writer_ops_total * static_cast<uint64_t>(i) /
                                       static_cast<uint64_t>(ops));
       }
+      op_index_ = i;
       Step();
       s_->counters()->reader_ops++;
       s_->DrainDeferred();
@@ -124,10 +142,11 @@ class Reader {
     const size_t index = rng_->Uniform(held_.size());
     HeldSnapshot* h = &held_[index];
     const uint64_t pick = rng_->Uniform(100);
-    if (pick < 50 || h->reads.empty()) return s_->ReadNew(h, DrawPlan(), o_.max_kept_reads);
-    if (pick < 85) return s_->Repeat(h, rng_->Uniform(h->reads.size()));
+    if (pick < 50 || h->reads.empty()) return ReadNew(h, DrawPlan());
+    if (pick < 85) return Repeat(h, rng_->Uniform(h->reads.size()));
     if (pick < 86) return CompactUnder(h);
-    if (h->long_lived) return s_->Repeat(h, rng_->Uniform(h->reads.size()));
+    if (h->long_lived) return Repeat(h, rng_->Uniform(h->reads.size()));
+    Tell(absl::StrCat("release snapshot #", h->id));
     s_->Release(h);
     held_.erase(held_.begin() + static_cast<std::ptrdiff_t>(index));
   }
@@ -139,7 +158,37 @@ class Reader {
     // Held to the end: a third of them, never one of the empty DB (taken
     // before any write, it would only ever read nothing).
     held_.back().long_lived = rng_->OneIn(3) && held_.back().sequence > 0;
-    s_->ReadNew(&held_.back(), DrawPlan(), o_.max_kept_reads);
+    ReadNew(&held_.back(), DrawPlan());
+  }
+
+  void ReadNew(HeldSnapshot* h, const ReadPlan& plan) {
+    if (s_->telling()) {
+      Tell(absl::StrCat("read at snapshot #", h->id, ": ", DescribePlan(plan)));
+    }
+    s_->ReadNew(h, plan, o_.max_kept_reads);
+  }
+
+  void Repeat(HeldSnapshot* h, size_t i) {
+    if (s_->telling()) {
+      Tell(absl::StrCat("repeat read ", i, " at snapshot #", h->id, ": ",
+                        DescribePlan(h->reads[i].plan)));
+    }
+    s_->Repeat(h, i);
+  }
+
+  static std::string DescribePlan(const ReadPlan& plan) {
+    using Kind = ReadPlan::Kind;
+    const char* kind = plan.kind == Kind::kGet     ? "get "
+                       : plan.kind == Kind::kFirst ? "scan from first"
+                       : plan.kind == Kind::kLast  ? "scan from last"
+                       : plan.kind == Kind::kSeek  ? "seek "
+                                                   : "seek-for-prev ";
+    return absl::StrCat(kind, plan.key, plan.moves.empty() ? "" : ", ", plan.moves.size(),
+                        plan.moves.empty() ? "" : " moves");
+  }
+
+  void Tell(const std::string& what) {
+    s_->Tell(absl::StrCat("reader", id_, " op ", op_index_, ": ", what));
   }
 
   ReadPlan DrawPlan() {
@@ -187,14 +236,18 @@ class Reader {
                       : s_->db()->CompactRange(CompactRangeOptions(), &lo_key, &hi_key);
     }
     s_->counters()->engine_ops += 2;
+    if (s_->telling()) {
+      Tell(absl::StrCat("flush and compact under snapshot #", h->id, " -> ", st.ToString()));
+    }
     if (!st.ok()) return s_->CheckStatus(st, "Flush/CompactRange under a snapshot");
-    s_->Repeat(h, i);
+    Repeat(h, i);
   }
 
   SnapshotState* const s_;
   const SnapshotWorkloadOptions o_;
   sim::ChoiceTape* const rng_;
   const int id_;
+  int op_index_ = 0;  // of the operation running (story lines)
   std::vector<HeldSnapshot> held_;
 };
 

@@ -32,7 +32,7 @@ HeldSnapshot SnapshotState::Take() {
   h.issued_before = model_.issued();
   h.sequence = h.snapshot->GetSequenceNumber();
   counters_.snapshots++;
-  trace_("snapshot #" + std::to_string(h.id) + ": taken at sequence " +
+  Tell("snapshot #" + std::to_string(h.id) + ": taken at sequence " +
          std::to_string(h.sequence) + ", writes begun " + std::to_string(h.issued_before));
   return h;
 }
@@ -43,7 +43,7 @@ void SnapshotState::Release(HeldSnapshot* h) {
       std::max(counters_.max_compactions_under_snapshot, compactions);
   db_->ReleaseSnapshot(h->snapshot);
   h->snapshot = nullptr;
-  trace_("snapshot #" + std::to_string(h->id) + ": released after " +
+  Tell("snapshot #" + std::to_string(h->id) + ": released after " +
          std::to_string(compactions) + " compactions");
 }
 
@@ -126,7 +126,7 @@ void SnapshotState::Fail(const std::string& property, const std::string& key,
   failure_.observed = observed;
   failure_.message = message;
   failure_.step = at_step;
-  trace_("check: FAILED " + property + ": " + message);
+  Tell("check: FAILED " + property + ": " + message);
 }
 
 void SnapshotState::NoteWriterOp() {

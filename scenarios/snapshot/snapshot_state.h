@@ -62,13 +62,19 @@ struct SnapshotCounters {
 class SnapshotState {
  public:
   // step: the scheduler's step count (for reports); trace: appends a line
-  // to the event trace (shale replay --trace); fold: folds a hash of every
-  // answer the model checks into the run's trace hash.
+  // to the event trace (shale replay --trace), or null when the run is not
+  // traced (no line is built then); fold: folds a hash of every answer the
+  // model checks into the run's trace hash.
   SnapshotState(DB* db, Runtime* runtime, std::function<uint64_t()> step,
                 std::function<void(const std::string&)> trace,
                 std::function<void(uint64_t)> fold, int readers);
 
   DB* db() const { return db_; }
+  // Whether trace lines are wanted, and one line (a no-op when not).
+  bool telling() const { return static_cast<bool>(trace_); }
+  void Tell(const std::string& line) const {
+    if (trace_) trace_(line);
+  }
   Runtime* runtime() const { return runtime_; }
   SnapshotModel* model() { return &model_; }
   SnapshotCounters* counters() { return &counters_; }

@@ -202,6 +202,10 @@ class UnorderedWriteRun {
       const int g = static_cast<int>(rng.Uniform(static_cast<uint64_t>(drawn_.groups)));
       const std::string version = absl::StrCat("w", id, ".", i);
       const SequenceNumber seq = WriteGroup(g, version);
+      if (config_.trace) {
+        Tell(absl::StrCat("writer", id, " op ", i, ": write group ", g, " = ", version,
+                          seq == 0 ? " -> failed" : " -> sequence " + std::to_string(seq)));
+      }
       if (seq == 0) return;
       // Read your own write right away, without a snapshot.
       const std::string key =
@@ -215,10 +219,17 @@ class UnorderedWriteRun {
     }
   }
 
+  // One story line (only called when the run is traced).
+  void Tell(const std::string& line) { sim_.TraceEvent(line); }
+
   void Maintain(sim::ChoiceTape* rng) {
-    const Status s = rng->OneIn(2) ? db_->Flush(FlushOptions())
-                                   : db_->CompactRange(CompactRangeOptions(), nullptr, nullptr);
+    const bool flush = rng->OneIn(2);
+    const Status s = flush ? db_->Flush(FlushOptions())
+                           : db_->CompactRange(CompactRangeOptions(), nullptr, nullptr);
     engine_ops_++;
+    if (config_.trace) {
+      Tell(std::string(flush ? "writer: flush -> " : "writer: compact all -> ") + s.ToString());
+    }
     if (!s.ok()) Fail("no spurious errors", "", "OK", s.ToString(), "Flush/CompactRange failed");
   }
 
@@ -227,11 +238,17 @@ class UnorderedWriteRun {
   // so unpaced readers would finish before the writers got going.
   void Reader(sim::ChoiceTape* tape, int max_reads) {
     sim::ChoiceTape& rng = *tape;
-    for (int i = 0; i < max_reads && writers_running_ > 0 && failure_.property.empty();
+    for (int i = 0; i < max_reads && writers_running_ > 0 && failure_.property.empty() &&
+                    rng.Proceed(kMoreOpsOneIn);
          i++, ops_++) {
       sim_.runtime()->SleepForMicroseconds(rng.Uniform(8));
       const int g = static_cast<int>(rng.Uniform(static_cast<uint64_t>(drawn_.groups)));
-      if (rng.OneIn(2)) {
+      const bool at_snapshot = rng.OneIn(2);
+      if (config_.trace) {
+        Tell(absl::StrCat("reader op ", i, ": read group ", g,
+                          at_snapshot ? " at a snapshot, twice" : " with an iterator"));
+      }
+      if (at_snapshot) {
         ReadAtSnapshot(g, &rng);
       } else {
         ReadWithIterator(g);
