@@ -8,6 +8,7 @@
 #include "bench_flags.h"
 #include "bench_runner.h"
 #include "command_table.h"
+#include "fuzz_command.h"
 #include "replay_command.h"
 #include "shrink_command.h"
 #include "run_command.h"
@@ -48,6 +49,8 @@ int RunHelpCommand(std::span<const std::string> args, std::ostream& out, std::os
 constexpr Command kCommands[] = {
     {"bench", "db_bench-style benchmarks on Shale, LevelDB and RocksDB", RunBenchCommand,
      BenchUsage},
+    {"fuzz", "coverage-guided simulation: libFuzzer over a scenario's choice tapes",
+     RunFuzzCommand, FuzzUsage},
     {"help", "list commands, or show one command's flags", RunHelpCommand, nullptr},
     {"replay", "re-run one seed in-process (a failure file, or --scenario --seed)",
      RunReplayCommand, ReplayUsage},

@@ -7,6 +7,7 @@
 #include "flag_set.h"
 #include "report/failure_file.h"
 #include "report/file_io.h"
+#include "run_target.h"
 #include "report/run_json.h"
 #include "shrinker.h"
 
@@ -14,13 +15,16 @@ namespace shale::cli {
 namespace {
 
 struct ShrinkFlagValues {
+  RunTargetFlags target;
   std::string out;
   int64_t max_seconds = 60;
   bool help = false;
 };
 
 void DefineShrinkFlags(FlagSet* f, ShrinkFlagValues* v) {
-  f->AddString("out", &v->out, "where to write the shrunk failure file (default FILE.shrunk.json)");
+  DefineRunTargetFlags(f, &v->target);
+  f->AddString("out", &v->out,
+               "the shrunk failure file (default FILE.shrunk.json, or TAPE.shrunk.json)");
   f->AddInt("max_seconds", &v->max_seconds, 1, 24 * 3600, "time limit, seconds");
   f->AddBool("help", &v->help, "print this list");
 }
@@ -46,16 +50,6 @@ bool InStory(const std::string& line) {
 bool Fail(std::ostream& err, const std::string& message) {
   err << "shale shrink: " << message << "\n";
   return false;
-}
-
-bool ReadFailure(const std::string& path, report::FailureFile* file, std::ostream& err) {
-  std::string text, error;
-  if (!report::ReadWholeFile(path, &text, &error)) return Fail(err, error);
-  if (!report::DecodeFailureFile(text, file, &error)) return Fail(err, path + ": " + error);
-  if (scenario::FindScenario(file->config.scenario) == nullptr) {
-    return Fail(err, path + ": unknown scenario '" + file->config.scenario + "'");
-  }
-  return true;
 }
 
 bool WriteShrunk(const std::string& path, const ShrinkOutcome& o, std::ostream& err) {
@@ -108,13 +102,17 @@ int RunShrinkCommand(std::span<const std::string> args, std::ostream& out, std::
     return kExitOk;
   }
   const auto& pos = flags.positional();
-  if (pos.size() != 1) {
-    err << "shale shrink: give one failure FILE\n";
+  RunTarget target;
+  if (!ResolveRunTarget(pos, v.target, /*from_seed=*/false, &target, &error)) {
+    err << "shale shrink: " << error << "\n";
     return kExitUsage;
   }
-  report::FailureFile file;
-  if (!ReadFailure(pos[0], &file, err)) return kExitUsage;
-  const std::string out_path = v.out.empty() ? DefaultOut(pos[0]) : v.out;
+  const std::string named = pos.empty() ? v.target.tape : pos[0];
+  if (named.empty() && v.out.empty()) {
+    err << "shale shrink: give --out for a run named by --seed\n";
+    return kExitUsage;
+  }
+  const std::string out_path = v.out.empty() ? DefaultOut(named) : v.out;
   ShrinkOptions options;
   options.max_seconds = static_cast<double>(v.max_seconds);
   options.progress = [&err](const ShrinkProgress& p) {
@@ -126,8 +124,8 @@ int RunShrinkCommand(std::span<const std::string> args, std::ostream& out, std::
     err << line << std::flush;
   };
   ShrinkOutcome o;
-  if (!Shrink(file.config, options, &o, &error)) {
-    err << "shale shrink: " << pos[0] << ": " << error << "\n";
+  if (!Shrink(target.config, options, &o, &error)) {
+    err << "shale shrink: " << (named.empty() ? "the run" : named) << ": " << error << "\n";
     return kExitUsage;
   }
   if (!WriteShrunk(out_path, o, err)) return kExitUsage;

@@ -1,7 +1,10 @@
-// `shale shrink FILE [--out SHRUNK.json] [--max_seconds N]`: cuts the
-// failure in FILE (a failure file) down to a small run that fails the same
-// property (shrinker.h), writes it as a new, self-contained failure file
-// (default: FILE's name with .shrunk.json), and prints it as a numbered
+// `shale shrink FILE [--out SHRUNK.json] [--max_seconds N]`, or
+// `shale shrink --scenario S --tape TAPE|--seed N [--planted_bugs B] ...`
+// (run_target.h): cuts the failure in FILE (a failure file), or of the run
+// the flags name (e.g. a fuzzer's crash input), down to a small run that
+// fails the same property (shrinker.h), writes it as a new, self-contained
+// failure file (default: FILE's or TAPE's name with .shrunk.json; --out is
+// required with --seed), and prints it as a numbered
 // story: each client's operations with their results, crashes, recovery
 // checks, and the failed check with expected and observed values.
 // A progress line goes to stderr about once a second.

@@ -110,7 +110,7 @@ TEST_CASE("shale shrink writes a failure file that shale replay reproduces", "[s
 }
 
 TEST_CASE("shale shrink rejects bad input with one line", "[shrink][cli]") {
-  RequireShrinkError({}, "give one failure FILE");
+  RequireShrinkError({}, "give a failure FILE");
   RequireShrinkError({"/nonexistent/f.json"}, "/nonexistent/f.json");
   RequireShrinkError({"a.json", "--max_seconds", "0"}, "max_seconds");
   // A file whose run passes has nothing to shrink.

@@ -1,0 +1,91 @@
+#include "run_target.h"
+
+#include <limits>
+
+#include "planted_bugs.h"
+#include "report/failure_file.h"
+#include "report/file_io.h"
+#include "report/tape_codec.h"
+#include "seed_range.h"
+
+namespace shale::cli {
+namespace {
+
+constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+
+bool Fail(std::string* error, std::string message) {
+  *error = std::move(message);
+  return false;
+}
+
+bool FromFile(const std::string& path, bool from_seed, RunTarget* target, std::string* error) {
+  std::string text;
+  report::FailureFile file;
+  if (!report::ReadWholeFile(path, &text, error)) return false;
+  if (!report::DecodeFailureFile(text, &file, error)) return Fail(error, path + ": " + *error);
+  target->config = file.config;
+  if (from_seed) target->config.tape.reset();
+  target->expected_hash = file.trace_hash;
+  return true;
+}
+
+bool FromFlags(const RunTargetFlags& v, RunTarget* target, std::string* error) {
+  if (v.scenario.empty() || (v.seed.empty() == v.tape.empty())) {
+    return Fail(error, "give a failure FILE, or --scenario and one of --seed or --tape");
+  }
+  scenario::RunConfig& c = target->config;
+  c.scenario = v.scenario;
+  if (!v.tape.empty()) {
+    std::string tape;
+    if (!report::ReadWholeFile(v.tape, &tape, error)) return false;
+    if (tape.size() > report::kMaxTapeBytes) {
+      return Fail(error, v.tape + ": a tape of " + std::to_string(tape.size()) +
+                             " bytes is over the limit of " +
+                             std::to_string(report::kMaxTapeBytes));
+    }
+    c.tape = std::move(tape);
+  } else if (!ParseUint64(v.seed, &c.seed)) {
+    return Fail(error, "bad value for --seed: '" + v.seed + "'");
+  }
+  if (!ParsePlantedBugs(v.planted_bugs, &c.planted_bugs, error)) return false;
+  if (v.strategy != "" && v.strategy != "random" && v.strategy != "pct") {
+    return Fail(error, "unknown strategy '" + v.strategy + "' (want random or pct)");
+  }
+  c.ops = static_cast<int>(v.ops);
+  c.crashes = static_cast<int>(v.crashes);
+  c.strategy = v.strategy;
+  c.faults = v.faults;
+  return true;
+}
+
+}  // namespace
+
+void DefineRunTargetFlags(FlagSet* f, RunTargetFlags* v) {
+  f->AddString("scenario", &v->scenario, "scenario name (instead of FILE)");
+  f->AddString("seed", &v->seed, "seed (with --scenario)");
+  f->AddString("tape", &v->tape, "choice-tape file to run (with --scenario; e.g. a fuzzer's crash)");
+  f->AddInt("ops", &v->ops, 0, kIntMax, "workload operations; 0 = scenario default");
+  f->AddInt("crashes", &v->crashes, -1, kIntMax, "crashes; -1 = scenario default");
+  f->AddString("strategy", &v->strategy, "scheduler: random, pct, or empty = drawn from the tape");
+  f->AddString("faults", &v->faults, "I/O faults: on, off, or empty = drawn from the tape");
+  f->AddString("planted_bugs", &v->planted_bugs, "NAME[,NAME]: checker self-test (see below)");
+}
+
+bool ResolveRunTarget(std::span<const std::string> positional, const RunTargetFlags& v,
+                      bool from_seed, RunTarget* target, std::string* error) {
+  if (positional.size() > 1) return Fail(error, "unexpected argument '" + positional[1] + "'");
+  if (positional.size() == 1 && !v.scenario.empty()) {
+    return Fail(error, "give FILE or --scenario, not both");
+  }
+  if (positional.empty() && from_seed) return Fail(error, "--from_seed needs a failure FILE");
+  if (positional.size() == 1 ? !FromFile(positional[0], from_seed, target, error)
+                             : !FromFlags(v, target, error)) {
+    return false;
+  }
+  if (scenario::FindScenario(target->config.scenario) == nullptr) {
+    return Fail(error, "unknown scenario '" + target->config.scenario + "' (see 'shale scenarios')");
+  }
+  return true;
+}
+
+}  // namespace shale::cli
