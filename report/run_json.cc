@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdio>
 #include <stdexcept>
+#include <vector>
 
 #include "report/json_internal.h"
 
@@ -78,6 +79,23 @@ scenario::RunResult RunResultFromJson(const json& j, bool* trace_hash_known) {
   return r;
 }
 
+// Whether any value in j is a floating-point number. Shale's formats hold
+// only integers, and converting a float to an integer type is undefined
+// behaviour when it is out of range, so decoders refuse floats up front.
+// An explicit stack: a deeply nested input cannot overflow the call stack.
+bool HasFloat(const json& j) {
+  std::vector<const json*> pending = {&j};
+  while (!pending.empty()) {
+    const json* value = pending.back();
+    pending.pop_back();
+    if (value->is_number_float()) return true;
+    if (value->is_structured()) {
+      for (const json& child : *value) pending.push_back(&child);
+    }
+  }
+  return false;
+}
+
 bool ParseObject(std::string_view text, std::string_view what, json* out, std::string* error) {
   *out = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (out->is_discarded()) {
@@ -86,6 +104,10 @@ bool ParseObject(std::string_view text, std::string_view what, json* out, std::s
   }
   if (!out->is_object()) {
     *error = std::string(what) + ": not a JSON object";
+    return false;
+  }
+  if (HasFloat(*out)) {
+    *error = std::string(what) + ": a number is not an integer (every number here is one)";
     return false;
   }
   return true;

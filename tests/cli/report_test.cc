@@ -235,3 +235,17 @@ TEST_CASE("a format field of the wrong JSON type is an error, not an exception",
   CHECK_FALSE(report::DecodeReport(R"({"format": 7})", &r, &error));
   CHECK(error.find("not a shale report") != std::string::npos);
 }
+
+TEST_CASE("a floating-point number anywhere is an error, not a conversion", "[report]") {
+  // Found by fuzz/report_json_fuzzer.cc: get<uint64_t>() of 1.3e120 is
+  // undefined behaviour (UBSan: outside the range of unsigned long).
+  report::FailureFile f;
+  report::Report r;
+  std::string error;
+  CHECK_FALSE(report::DecodeFailureFile(
+      R"({"format": "shale-failure", "seed": 1.3e120, "ops": 1, "crashes": 1})", &f, &error));
+  CHECK(error.find("not an integer") != std::string::npos);
+  CHECK_FALSE(report::DecodeReport(
+      R"({"format": "shale-report", "campaign": {"wall_ms": 2.5}, "entries": []})", &r, &error));
+  CHECK(error.find("not an integer") != std::string::npos);
+}
