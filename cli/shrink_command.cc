@@ -6,6 +6,7 @@
 #include "command_table.h"
 #include "flag_set.h"
 #include "report/failure_file.h"
+#include "planted_bugs.h"
 #include "report/file_io.h"
 #include "run_target.h"
 #include "report/run_json.h"
@@ -147,7 +148,8 @@ std::string ShrinkUsage() {
   ShrinkFlagValues v;
   FlagSet flags("shrink");
   DefineShrinkFlags(&flags, &v);
-  return "usage: shale shrink FILE [flags]\n" + flags.Usage();
+  return "  FILE                  a failure file (DIR/failures/<scenario>-<seed>.json)\n" +
+         flags.Usage() + PlantedBugsUsage();
 }
 
 }  // namespace shale::cli

@@ -58,11 +58,10 @@ class ChoiceTape {
     if (n == 1) return 0;
     const int bytes = BytesFor(n);
     // Big-endian within the draw, so its first byte weighs most.
-    uint64_t raw = 0;
-    const uint64_t little = ReadBytes(bytes);
-    for (int i = 0; i < bytes; i++) raw = (raw << 8) | ((little >> (8 * i)) & 0xff);
+    const uint64_t raw = __builtin_bswap64(ReadBytes(bytes)) >> (64 - 8 * bytes);
     return static_cast<uint64_t>((static_cast<unsigned __int128>(raw) * n) >> (8 * bytes));
   }
+
   // True only for the top value of Uniform(n). REQUIRES: n > 0.
   bool OneIn(uint64_t n) { return Uniform(n) == n - 1; }
   // False only when Uniform(n) is 0. REQUIRES: n > 0.
@@ -100,16 +99,21 @@ class ChoiceTape {
   // log256(n) for a power of two; at most 8.
   static int BytesFor(uint64_t n) {
     const bool power_of_two = (n & (n - 1)) == 0;
-    int bytes = 1;
-    for (; bytes < 8; bytes++) {
-      const unsigned __int128 span = static_cast<unsigned __int128>(1) << (8 * bytes);
-      if (power_of_two ? span >= n : span >= static_cast<unsigned __int128>(n) * 32) break;
-    }
-    return bytes;
+    const int bits = power_of_two ? 63 - __builtin_clzll(n) : 69 - __builtin_clzll(n - 1);
+    return bits <= 8 ? 1 : bits >= 64 ? 8 : (bits + 7) / 8;
   }
 
-  // count bytes, the first lowest.
+  // count bytes (1..8), the first lowest. Reads straight from the PRNG
+  // word when the explicit bytes are used up and the word has enough left.
   uint64_t ReadBytes(int count) {
+    if (prefix_pos_ >= prefix_.size() && tail_word_left_ >= count) {
+      const uint64_t value =
+          count == 8 ? tail_word_ : tail_word_ & ((uint64_t{1} << (8 * count)) - 1);
+      tail_word_ = count == 8 ? 0 : tail_word_ >> (8 * count);
+      tail_word_left_ -= count;
+      consumed_bytes_ += static_cast<uint64_t>(count);
+      return value;
+    }
     uint64_t value = 0;
     for (int i = 0; i < count; i++) value |= static_cast<uint64_t>(NextByte()) << (8 * i);
     return value;
