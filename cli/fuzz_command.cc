@@ -90,7 +90,9 @@ int RunFuzzCommand(std::span<const std::string> args, std::ostream& out, std::os
     out << FuzzUsage();
     return kExitOk;
   }
-  if (!flags.positional().empty()) return Usage(err, "unexpected argument '" + flags.positional()[0] + "'");
+  if (!flags.positional().empty()) {
+    return Usage(err, "unexpected argument '" + flags.positional()[0] + "'");
+  }
   if (v.scenario.empty()) return Usage(err, "give --scenario");
   if (scenario::FindScenario(v.scenario) == nullptr) {
     return Usage(err, "unknown scenario '" + v.scenario + "' (see 'shale scenarios')");
@@ -100,8 +102,10 @@ int RunFuzzCommand(std::span<const std::string> args, std::ostream& out, std::os
   std::string target = v.scenario;
   std::replace(target.begin(), target.end(), '-', '_');
   std::error_code ec;
-  const std::string fuzzer = std::filesystem::absolute(
-      v.fuzzer.empty() ? "build-fuzz/fuzz/fuzz_sim_" + target : v.fuzzer, ec).string();
+  const std::string fuzzer =
+      std::filesystem::absolute(v.fuzzer.empty() ? "build-fuzz/fuzz/fuzz_sim_" + target : v.fuzzer,
+                                ec)
+          .string();
   if (ec || ::access(fuzzer.c_str(), X_OK) != 0) {
     return Usage(err, "no fuzzer binary at " + fuzzer + " (build it: bash fuzz/build)");
   }

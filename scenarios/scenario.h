@@ -1,7 +1,8 @@
 // Scenario: one named kind of simulated run (`shale scenarios` lists them).
 //
-// A scenario runs one seed: it builds a Simulation from the seed, draws its
-// configuration (swarm: options, fault kinds and rates) from the seed's PRNG,
+// A scenario runs one seed: it builds a Simulation from the seed (or from
+// RunConfig::tape), draws its configuration (swarm: options, fault kinds and
+// rates) from the run's choice tape (sim/choice_tape.h),
 // runs the workload with crashes and checks, and returns a RunResult. The
 // same RunConfig always gives the same RunResult (trace_hash included), in
 // every build type and with both compilers.
@@ -27,8 +28,8 @@ struct RunConfig {
   std::optional<std::string> tape;
   int ops = 0;              // workload operations per seed (0 = scenario default)
   int crashes = 3;          // crashes per seed (-1 = scenario default)
-  std::string strategy;     // "random" | "pct" | "" (drawn from the seed)
-  std::string faults;       // "on" | "off" | "" (drawn from the seed)
+  std::string strategy;     // "random" | "pct" | "" (drawn from the tape)
+  std::string faults;       // "on" | "off" | "" (drawn from the tape)
   bool trace = false;       // collect the event trace (shale replay --trace)
   uint64_t planted_bugs = 0;  // shale::PlantedBug bits, for checker tests
 };

@@ -64,7 +64,7 @@ class FlashUnderTest {
   bool FlushSurvivesCrash() const { return !fs_options_.buffer_across_flush; }
 
   // Program and erase failures from now on, each drawn from rng at the
-  // call, at rates drawn from the seed; counted in *faults_by_kind.
+  // call, at rates drawn from the tape; counted in *faults_by_kind.
   void EnableMediaFaults(std::map<std::string, uint64_t>* faults_by_kind);
   void set_violation_sink(std::function<void(const sim::FlashRuleViolation&)> sink);
 

@@ -1,0 +1,40 @@
+// shale fuzz: bad input exits 2 with one line and starts nothing (the
+// sessions themselves need the libFuzzer build; fuzz/sim_fuzzer.cc).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "command_table.h"
+#include "fuzz_command.h"
+
+using namespace shale::cli;
+
+namespace {
+
+void RequireFuzzError(std::vector<std::string> args, const std::string& needle) {
+  std::ostringstream out, err;
+  const int code = RunFuzzCommand(args, out, err);
+  const std::string text = err.str();
+  INFO("stderr: " << text);
+  CHECK(code == kExitUsage);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+  CHECK(text.rfind("shale fuzz: ", 0) == 0);
+  CHECK(text.find(needle) != std::string::npos);
+  CHECK(out.str().empty());
+}
+
+}  // namespace
+
+TEST_CASE("shale fuzz rejects bad input with one line", "[cli][fuzz]") {
+  RequireFuzzError({}, "give --scenario");
+  RequireFuzzError({"--scenario", "nope"}, "unknown scenario 'nope'");
+  RequireFuzzError({"--scenario", "crash-recovery", "--seconds", "0"}, "seconds");
+  RequireFuzzError({"--scenario", "crash-recovery", "--planted_bugs", "no_such_bug"},
+                   "no_such_bug");
+  RequireFuzzError({"--scenario", "crash-recovery", "--fuzzer", "/nonexistent/fuzzer"},
+                   "no fuzzer binary at /nonexistent/fuzzer");
+  RequireFuzzError({"--scenario", "crash-recovery", "extra"}, "unexpected argument 'extra'");
+}
