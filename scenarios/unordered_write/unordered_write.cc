@@ -167,7 +167,7 @@ class UnorderedWriteRun {
     }
     for (int r = 0; r < drawn_.readers; r++) {
       tasks.push_back(sim_.runtime()->StartThread(
-          absl::StrCat("reader", r), [this, per_task] { Reader(sim_.rng(), 4 * per_task); }));
+          absl::StrCat("reader", r), [this, per_task, r] { Reader(sim_.rng(), 4 * per_task, r); }));
     }
     for (auto& t : tasks) t->Join();
     CheckOwnReads();
@@ -236,16 +236,20 @@ class UnorderedWriteRun {
   // Reads until the writers are done (at most max_reads), a few simulated
   // microseconds apart: reads cost no simulated time, writes do (WAL I/O),
   // so unpaced readers would finish before the writers got going.
-  void Reader(sim::ChoiceTape* tape, int max_reads) {
+  static constexpr uint64_t kReaderPaceUs = 8;
+
+  void Reader(sim::ChoiceTape* tape, int max_reads, int id) {
     sim::ChoiceTape& rng = *tape;
     for (int i = 0; i < max_reads && writers_running_ > 0 && failure_.property.empty() &&
                     rng.Proceed(kMoreOpsOneIn);
          i++, ops_++) {
-      sim_.runtime()->SleepForMicroseconds(rng.Uniform(8));
+      // 1..8 us; the tape's zero is the full pace, so a smaller tape reads
+      // less often, never more.
+      sim_.runtime()->SleepForMicroseconds(kReaderPaceUs - rng.Uniform(kReaderPaceUs));
       const int g = static_cast<int>(rng.Uniform(static_cast<uint64_t>(drawn_.groups)));
       const bool at_snapshot = rng.OneIn(2);
       if (config_.trace) {
-        Tell(absl::StrCat("reader op ", i, ": read group ", g,
+        Tell(absl::StrCat("reader", id, " op ", i, ": read group ", g,
                           at_snapshot ? " at a snapshot, twice" : " with an iterator"));
       }
       if (at_snapshot) {
