@@ -110,6 +110,11 @@ Status Writer::Sync() {
   return s;
 }
 
-Status Writer::Close() { return dest_->Close(); }
+Status Writer::Close() {
+  // Nothing is written after Close, whatever a caller still holding the log
+  // tries: later AddRecord and Sync calls return this error.
+  if (first_error_.ok()) first_error_ = Status::IOError("log is closed", std::to_string(log_number_));
+  return dest_->Close();
+}
 
 }  // namespace shale::log

@@ -32,6 +32,8 @@ class Writer {
   // tail (Linux may evict the dirty pages of a failed fsync), and a record
   // appended past that gap would be read back after a lost one.
   [[nodiscard]] Status Sync();
+  // Closes the file. Later AddRecord and Sync calls fail (IOError) and
+  // write nothing; Close again is a no-op.
   [[nodiscard]] Status Close();
 
   // TEST ONLY (planted kBugDirectWalSkipsSyncPadding): Sync does not pad.

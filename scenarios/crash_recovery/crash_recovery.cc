@@ -64,7 +64,8 @@ constexpr const char* kRefusedTorn = "refusals of a torn WAL, reopened point-in-
 constexpr const char* kRefusedDamaged = "refusals of a damaged WAL, reopened point-in-time";
 // Crash checks that waived durability: the first after such a refusal.
 constexpr const char* kDurabilityWaived = "crash checks waiving durability (refused damaged WAL)";
-// A seed's tape skips one crash in this many (a tape's zero skips it).
+// A seed's tape ends the run at the next phase's end, instead of crashing,
+// once in this many phases (a tape's zero ends it there).
 constexpr uint64_t kCrashOneIn = 256;
 // Median 31.6k scheduling points per default-size PCT run.
 constexpr PctCalibration kPctCalibration{8, kDefaultOps};
@@ -311,13 +312,15 @@ class CrashRecoveryRun {
     const int crashes = config_.crashes < 0 ? 3 : config_.crashes;
     const int ops_per_phase = std::max(1, (config_.ops > 0 ? config_.ops : kDefaultOps) / (crashes + 1));
     for (int phase = 0; phase <= crashes && !state_.failed && !detected(); phase++) {
-      // "Crash after this phase?": zero on the tape skips the crash.
+      // "Crash after this phase?": zero on the tape makes it the last phase
+      // (a phase is one incarnation: operation indices, and the values and
+      // transaction names built from them, are unique within it).
       const bool crash = phase < crashes && sim_.rng()->Proceed(kCrashOneIn);
       RunClients(ops_per_phase, /*crash_after=*/crash);
       // A task parked at a crash point may hold the DB's mutex.
       if (!state_.crash_point_reached) NoteDeepestLevel();
-      if (state_.failed) break;
-      if (crash) CrashAndRecover();
+      if (state_.failed || !crash) break;
+      CrashAndRecover();
     }
     if (!state_.failed && !detected() && db_ != nullptr) CloseAndVerify();
     if (db_ != nullptr) {

@@ -359,3 +359,18 @@ TEST_CASE("read errors and apply errors are returned as is", "[wal]") {
     REQUIRE(result.records == 0);
   }
 }
+
+TEST_CASE("a closed log writes nothing more: AddRecord and Sync fail", "[wal]") {
+  // A DB whose WAL switch failed after closing the old log keeps it as its
+  // log until the error stops writes; a second write queue's leader that
+  // checked before the error must get an error, never an append.
+  std::string contents;
+  auto writer = NewMemLogWriter(&contents);
+  REQUIRE(writer->AddRecord("before").ok());
+  REQUIRE(writer->Close().ok());
+  const std::string closed = contents;
+  CHECK(writer->AddRecord("after").IsIOError());
+  CHECK(writer->Sync().IsIOError());
+  CHECK(writer->Close().ok());
+  CHECK(contents == closed);
+}
