@@ -1,6 +1,6 @@
 // `shale fuzz --scenario S --seconds N [--jobs J] [--planted_bugs B]
 //  [--fuzzer PATH] [--out DIR]`: a coverage-guided simulation session. It
-// runs the scenario's libFuzzer target (fuzz/sim_fuzzer.cc, built by
+// runs the scenario's libFuzzer target (fuzz/sim_fuzz_target.cc, built by
 // fuzz/build into build-fuzz/fuzz/fuzz_sim_<scenario>), whose inputs are
 // choice tapes, for N seconds with J worker processes. The corpus grows in
 // DIR/corpus (default DIR: fuzz/sessions/sim-<scenario>); a failing input

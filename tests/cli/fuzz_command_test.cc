@@ -1,5 +1,5 @@
 // shale fuzz: bad input exits 2 with one line and starts nothing (the
-// sessions themselves need the libFuzzer build; fuzz/sim_fuzzer.cc).
+// sessions themselves need the libFuzzer build; fuzz/sim_fuzz_target.cc).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
