@@ -68,4 +68,20 @@ inline void RequireOneErrorLine(const CliRun& run, const std::string& needle) {
   REQUIRE(run.out.empty());
 }
 
+// run(args) exits 2 with exactly one "<prefix>..." line containing needle,
+// and nothing on stdout (the commands whose errors name themselves, e.g.
+// "shale shrink: ").
+inline void RequireCommandError(CommandFn run, std::vector<std::string> args,
+                                const std::string& prefix, const std::string& needle) {
+  std::ostringstream out, err;
+  const int code = run(args, out, err);
+  const std::string text = err.str();
+  INFO("stderr: " << text);
+  CHECK(code == kExitUsage);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+  CHECK(text.rfind(prefix, 0) == 0);
+  CHECK(text.find(needle) != std::string::npos);
+  CHECK(out.str().empty());
+}
+
 }  // namespace shale::cli::testing

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_test_support.h"
 #include "command_table.h"
 #include "fuzz_command.h"
 
@@ -15,15 +16,7 @@ using namespace shale::cli;
 namespace {
 
 void RequireFuzzError(std::vector<std::string> args, const std::string& needle) {
-  std::ostringstream out, err;
-  const int code = RunFuzzCommand(args, out, err);
-  const std::string text = err.str();
-  INFO("stderr: " << text);
-  CHECK(code == kExitUsage);
-  CHECK(std::count(text.begin(), text.end(), '\n') == 1);
-  CHECK(text.rfind("shale fuzz: ", 0) == 0);
-  CHECK(text.find(needle) != std::string::npos);
-  CHECK(out.str().empty());
+  testing::RequireCommandError(RunFuzzCommand, std::move(args), "shale fuzz: ", needle);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "cli_test_support.h"
 #include "command_table.h"
 #include "common/temp_dir.h"
 #include "report/failure_file.h"
@@ -37,15 +38,7 @@ scenario::RunConfig FailingConfig() {
 
 // Exit 2 and exactly one "shale shrink: ..." line containing needle.
 void RequireShrinkError(std::vector<std::string> args, const std::string& needle) {
-  std::ostringstream out, err;
-  const int code = RunShrinkCommand(args, out, err);
-  const std::string text = err.str();
-  INFO("stderr: " << text);
-  CHECK(code == kExitUsage);
-  CHECK(std::count(text.begin(), text.end(), '\n') == 1);
-  CHECK(text.rfind("shale shrink: ", 0) == 0);
-  CHECK(text.find(needle) != std::string::npos);
-  CHECK(out.str().empty());
+  testing::RequireCommandError(RunShrinkCommand, std::move(args), "shale shrink: ", needle);
 }
 
 }  // namespace
