@@ -60,9 +60,16 @@ bool RunCampaign(const RunOptions& options, const CampaignEnv& env, std::ostream
   Progress progress(err, env.terminal, total);
   uint64_t done = 0;
   bool ok = true;
-  const PoolConfig pool{options.jobs, options.timeout_ms, SeedsPerWorker(total, options.jobs)};
+  // A campaign that stops at its Nth failure hands out one seed at a time,
+  // so no batch runs on past the failure that stops it.
+  const int per_worker = options.max_failures > 0 ? 1 : SeedsPerWorker(total, options.jobs);
+  const PoolConfig pool{options.jobs, options.timeout_ms, per_worker};
+  const auto may_start = [&] {
+    return ok && (options.max_failures == 0 ||
+                  outputs.tally().totals().failed < options.max_failures);
+  };
   RunWorkers(
-      pool, [&](scenario::RunConfig* job) { return ok && jobs.Next(job); },
+      pool, [&](scenario::RunConfig* job) { return may_start() && jobs.Next(job); },
       [&](const WorkerOutcome& o) {
         ok = ok && outputs.Add(EntryFor(options, o), error);
         progress.Update(++done, outputs.tally().totals().failed);

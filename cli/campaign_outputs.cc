@@ -20,6 +20,7 @@ report::CampaignInfo Info(const RunOptions& o) {
   c.faults = o.faults;
   c.planted_bugs = o.planted_bugs;
   c.jobs = o.jobs;
+  c.max_failures = o.max_failures;
   return c;
 }
 

@@ -41,6 +41,11 @@ int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env,
   CampaignResult result;
   if (!RunCampaign(options, env, err, &result, &error)) return UsageError(err, "run", error);
   PrintRunSummary(result.tally, result.wall_ms, ReportPath(options.out_dir), out);
+  const uint64_t planned = ShardSeedCount(options.seeds, options.shard) * options.scenarios.size();
+  if (result.tally.totals().seeds < planned) {
+    out << "  stopped at --max_failures " << options.max_failures << ": "
+        << result.tally.totals().seeds << " of " << planned << " seeds run\n";
+  }
   return result.tally.totals().failed == 0 ? kExitOk : kExitFailure;
 }
 

@@ -17,7 +17,7 @@ constexpr int64_t kMaxTimeoutS = 7 * 24 * 3600;
 
 struct RunFlagValues {
   std::string scenario, seeds, shard, strategy, faults, out, planted_bugs;
-  int64_t jobs = 0, ops = 0, crashes = 3, timeout_s = 120;
+  int64_t jobs = 0, ops = 0, crashes = 3, timeout_s = 120, max_failures = 0;
   bool help = false;
 };
 
@@ -32,6 +32,8 @@ void DefineRunFlags(FlagSet* f, RunFlagValues* v) {
   f->AddString("faults", &v->faults, "I/O faults: on, off, or empty = drawn from seed");
   f->AddString("out", &v->out, "output directory; empty = out/run-<scenario>-<A>-<B>");
   f->AddInt("timeout_s", &v->timeout_s, 1, kMaxTimeoutS, "wall-clock limit per seed's worker");
+  f->AddInt("max_failures", &v->max_failures, 0, kIntMax,
+            "stop starting seeds after this many fail (running ones finish); 0 = run all");
   f->AddString("planted_bugs", &v->planted_bugs, "NAME[,NAME]: checker self-test (see below)");
   f->AddBool("help", &v->help, "print this list");
 }
@@ -86,6 +88,7 @@ bool CheckAndFill(const RunFlagValues& v, RunOptions* o, std::string* error) {
   o->strategy = v.strategy;
   o->faults = v.faults;
   o->timeout_ms = v.timeout_s * 1000;
+  o->max_failures = static_cast<uint64_t>(v.max_failures);
   o->out_dir = !v.out.empty() ? v.out
                               : "out/run-" + v.scenario + "-" + std::to_string(o->seeds.first) +
                                     "-" + std::to_string(o->seeds.last);

@@ -7,6 +7,7 @@
 //   --ops N, --crashes N, --strategy random|pct|""  (scenario::RunConfig)
 //   --out DIR             default out/run-<scenario>-<A>-<B>
 //   --timeout_s S         wall-clock watchdog per worker (default 120)
+//   --max_failures N      start no more seeds once N have failed (0 = no limit)
 //   --planted_bugs NAMES  checker self-test: plant these engine bugs (planted_bugs.h)
 //
 // A campaign is capped at kMaxCampaignSeeds (scenario, seed) pairs; larger
@@ -41,6 +42,7 @@ struct RunOptions {
   uint64_t planted_bugs = 0;
   std::string out_dir;
   int64_t timeout_ms = 120'000;
+  uint64_t max_failures = 0;  // 0: run every seed
 };
 
 enum class RunParse { kRun, kHelp, kUsageError };

@@ -36,6 +36,7 @@ json CampaignToJson(const CampaignInfo& c) {
               {"shard", c.shard},         {"ops", c.ops},
               {"crashes", c.crashes},     {"strategy", c.strategy}, {"faults", c.faults},
               {"planted_bugs", c.planted_bugs}, {"jobs", c.jobs},
+              {"max_failures", c.max_failures},
               {"merged_from", c.merged_from}};
 }
 
@@ -50,6 +51,7 @@ CampaignInfo CampaignFromJson(const json& j) {
   c.faults = j.value("faults", "");
   c.planted_bugs = j.value("planted_bugs", uint64_t{0});
   c.jobs = j.value("jobs", int64_t{0});
+  c.max_failures = j.value("max_failures", uint64_t{0});
   c.wall_ms = j.value("wall_ms", uint64_t{0});
   if (j.contains("merged_from")) {
     c.merged_from = j.at("merged_from").get<std::vector<std::string>>();

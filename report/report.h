@@ -15,6 +15,8 @@
 // Blanks may follow the final "}".
 //   campaign: how the seeds were run (scenarios, seeds "A..B", shard "K/N"
 //             or "", ops, crashes, strategy, faults, planted_bugs, jobs,
+//             max_failures: the --max_failures limit, 0 for none (with
+//             one, the entries may not cover all of "seeds"),
 //             merged_from: input files when merged, and last wall_ms, a
 //             blank-padded fixed-width number so it can be set in place
 //             when the campaign ends; 0 until then)
@@ -61,6 +63,7 @@ struct CampaignInfo {
   std::string faults;
   uint64_t planted_bugs = 0;
   int64_t jobs = 0;
+  uint64_t max_failures = 0;      // 0: every seed of the range was to run
   uint64_t wall_ms = 0;           // merged: the slowest input (shards run in parallel)
   std::vector<std::string> merged_from;
 };

@@ -143,6 +143,27 @@ TEST_CASE("a worker runs seeds in turn and a crash among them costs one seed", "
   }
 }
 
+// --max_failures N starts no seed after the Nth failure, so a sweep for a
+// bug ends at the first seed that finds it.
+TEST_CASE("run stops starting seeds at --max_failures", "[cli][run]") {
+  const TempDir temp("maxfail");
+  const std::string& dir = temp.path;
+  const CliRun run = Run({"--scenario=test-fail-on-7", "--seeds=1..100", "--jobs=1",
+                          "--max_failures=2", "--out=" + dir});
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == kExitFailure);
+  REQUIRE(run.out.find("14 seeds, 12 passed, 2 FAILED") != std::string::npos);
+  REQUIRE(run.out.find("stopped at --max_failures 2: 14 of 100 seeds run") != std::string::npos);
+  const report::Report r = LoadReport(dir + "/report.json");
+  REQUIRE(r.entries.size() == 14);
+  REQUIRE(r.campaign.max_failures == 2);
+  REQUIRE(r.complete);
+  const CliRun all = Run({"--scenario=test-fail-on-7", "--seeds=1..20", "--jobs=2",
+                          "--max_failures=5", "--out=" + dir + "/all"});
+  REQUIRE(all.out.find("20 seeds, 18 passed, 2 FAILED") != std::string::npos);
+  REQUIRE(all.out.find("stopped at") == std::string::npos);
+}
+
 TEST_CASE("shards split a campaign and merge joins them", "[cli][run][merge]") {
   const TempDir temp("shards");
   const std::string& dir = temp.path;
