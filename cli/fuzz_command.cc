@@ -1,5 +1,6 @@
 #include "fuzz_command.h"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,8 +41,8 @@ int Usage(std::ostream& err, const std::string& message) {
   return kExitUsage;
 }
 
-// Runs argv in dir with SHALE_FUZZ_PLANTED_BUGS=bugs; returns its exit
-// status (128+signal if killed), or -1 with *error if it could not start.
+// Runs argv in dir, its output to dir/fuzz.log, with
+// SHALE_FUZZ_PLANTED_BUGS=bugs; returns its exit status (128+signal if killed), or -1 with *error if it could not start.
 int RunChild(const std::vector<std::string>& argv, const std::string& dir,
              const std::string& bugs, std::string* error) {
   std::vector<char*> args;
@@ -55,6 +56,8 @@ int RunChild(const std::vector<std::string>& argv, const std::string& dir,
   }
   if (pid == 0) {
     if (::chdir(dir.c_str()) != 0) ::_exit(126);
+    const int log = ::open("fuzz.log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (log < 0 || ::dup2(log, STDOUT_FILENO) < 0 || ::dup2(log, STDERR_FILENO) < 0) ::_exit(126);
     if (!bugs.empty()) ::setenv("SHALE_FUZZ_PLANTED_BUGS", bugs.c_str(), 1);
     ::execv(args[0], args.data());
     ::_exit(127);
@@ -111,11 +114,15 @@ int RunFuzzCommand(std::span<const std::string> args, std::ostream& out, std::os
   }
   const std::string dir = v.out.empty() ? "fuzz/sessions/sim-" + v.scenario : v.out;
   if (!report::MakeDirectories(dir + "/corpus", &error)) return Usage(err, error);
+  // Fork mode: each simulated crash abandons its process's memory on
+  // purpose (sim/simulation.h), so one long-lived fuzzing process would
+  // grow without bound; libFuzzer's fork mode runs inputs in child
+  // processes it restarts, merges their corpora, and stops at the first
+  // failing input (an out-of-memory child is ignored and replaced).
   const std::vector<std::string> argv = {
       fuzzer, "-max_total_time=" + std::to_string(v.seconds),
-      "-jobs=" + std::to_string(v.jobs), "-workers=" + std::to_string(v.jobs),
-      "-max_len=65536", "-len_control=0", "-timeout=60", "-rss_limit_mb=4096",
-      "-print_final_stats=1", "-artifact_prefix=./", "corpus"};
+      "-fork=" + std::to_string(v.jobs), "-max_len=65536", "-len_control=0", "-timeout=60",
+      "-rss_limit_mb=4096", "-print_final_stats=1", "-artifact_prefix=./", "corpus"};
   out << "shale fuzz: " << v.scenario << " for " << v.seconds << " s, " << v.jobs
       << " job(s), in " << dir << "\n" << std::flush;
   const int rc = RunChild(argv, dir, v.planted_bugs, &error);
@@ -130,7 +137,7 @@ int RunFuzzCommand(std::span<const std::string> args, std::ostream& out, std::os
         << bugs_flag << "\n";
   }
   out << "shale fuzz: " << crashes.size() << " failing input(s); fuzzer exit status " << rc
-      << " (worker logs: " << dir << "/fuzz-*.log)\n";
+      << " (its log: " << dir << "/fuzz.log)\n";
   return crashes.empty() && rc == 0 ? kExitOk : kExitFailure;
 }
 

@@ -2,10 +2,13 @@
 //  [--fuzzer PATH] [--out DIR]`: a coverage-guided simulation session. It
 // runs the scenario's libFuzzer target (fuzz/sim_fuzz_target.cc, built by
 // fuzz/build into build-fuzz/fuzz/fuzz_sim_<scenario>), whose inputs are
-// choice tapes, for N seconds with J worker processes. The corpus grows in
-// DIR/corpus (default DIR: fuzz/sessions/sim-<scenario>); a failing input
-// is saved as DIR/crash-<sha1> (libFuzzer's layout), and for each one the
-// command prints how to replay and shrink it.
+// choice tapes, for N seconds in libFuzzer's fork mode with J child
+// processes at a time (a simulated crash leaks its process's memory on
+// purpose, so children are restarted). The corpus grows in DIR/corpus
+// (default DIR: fuzz/sessions/sim-<scenario>) and the fuzzer's output goes
+// to DIR/fuzz.log; the first failing input is saved as DIR/crash-<sha1>
+// (libFuzzer's layout), and for it the command prints how to replay and
+// shrink it.
 // Exit codes: 0 no failure found; 1 a failure found (or the fuzzer itself
 // failed); 2 bad usage, or no fuzzer binary.
 //

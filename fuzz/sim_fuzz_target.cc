@@ -11,6 +11,12 @@
 // SHALE_FUZZ_PLANTED_BUGS (names, as --planted_bugs takes them) plants bugs:
 // checker self-tests and the seeds-versus-fuzzer benchmark. `shale fuzz`
 // runs these targets.
+//
+// SHALE_FUZZ_SWEEP_FROM=N turns the target into a seed sweep for that
+// benchmark: each call ignores its input and runs seed N, N+1, ... as
+// `shale run` would, so libFuzzer's edge count measures what a seed sweep
+// covers, in the same instrumented binary as the fuzzer.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -26,6 +32,19 @@
 namespace {
 
 uint64_t g_planted_bugs = 0;
+bool g_sweep = false;
+uint64_t g_next_seed = 0;  // with g_sweep: the seed the next call runs
+
+// Reads SHALE_FUZZ_SWEEP_FROM (absent: no sweep); false if it is not a number.
+bool ReadSweepStart() {
+  const char* from = std::getenv("SHALE_FUZZ_SWEEP_FROM");
+  if (from == nullptr) return true;
+  char* end = nullptr;
+  errno = 0;
+  g_next_seed = std::strtoull(from, &end, 10);
+  g_sweep = true;
+  return errno == 0 && end != from && *end == '\0';
+}
 
 }  // namespace
 
@@ -41,13 +60,21 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     std::fprintf(stderr, "sim fuzzer: SHALE_FUZZ_PLANTED_BUGS: %s\n", error.c_str());
     std::exit(2);
   }
+  if (!ReadSweepStart()) {
+    std::fprintf(stderr, "sim fuzzer: SHALE_FUZZ_SWEEP_FROM: not a seed number\n");
+    std::exit(2);
+  }
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   shale::scenario::RunConfig config;
   config.scenario = SHALE_FUZZ_SCENARIO;
-  config.tape = std::string(reinterpret_cast<const char*>(data), size);
+  if (g_sweep) {
+    config.seed = g_next_seed++;
+  } else {
+    config.tape = std::string(reinterpret_cast<const char*>(data), size);
+  }
   config.planted_bugs = g_planted_bugs;
   const shale::scenario::RunResult r =
       shale::scenario::FindScenario(config.scenario)->Run(config);
