@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Turns bench/scripts/seeds_vs_fuzzer.sh output (stdin) into the README's
+Markdown tables: median time to first detection per planted bug and arm (a
+capped run counts as longer than the cap, so a median past the cap prints
+as "> CAP s"), and median edges covered at each mark."""
+import statistics
+import sys
+from collections import defaultdict
+
+
+def median_text(values, cap):
+    values = sorted(values)
+    mid = values[len(values) // 2] if len(values) % 2 else None
+    if mid is None:
+        lo, hi = values[len(values) // 2 - 1], values[len(values) // 2]
+        if hi == float("inf"):
+            return f"> {cap:.0f} s"
+        return f"{(lo + hi) / 2:.1f} s"
+    return f"> {cap:.0f} s" if mid == float("inf") else f"{mid:.1f} s"
+
+
+def main():
+    detect = defaultdict(lambda: defaultdict(list))
+    caps = defaultdict(float)
+    edges = defaultdict(lambda: defaultdict(list))
+    execs = defaultdict(lambda: defaultdict(list))
+    for line in sys.stdin:
+        f = line.split()
+        if f[:1] == ["detect"] and len(f) == 7:
+            key = (f[1], f[2])
+            seconds = float(f[5])
+            caps[key] = max(caps[key], seconds)
+            detect[key][f[4]].append(seconds if f[6] == "found" else float("inf"))
+        elif f[:1] == ["edges"] and len(f) == 7:
+            edges[(f[1], int(f[4]))][f[3]].append(int(f[5]))
+            execs[(f[1], int(f[4]))][f[3]].append(int(f[6]))
+    if detect:
+        print("| planted bug | scenario | seed sweep | fuzzer | found (sweep / fuzzer) |")
+        print("| --- | --- | --- | --- | --- |")
+        for (bug, scenario), arms in detect.items():
+            cap = caps[(bug, scenario)]
+            found = " / ".join(
+                f"{sum(v != float('inf') for v in arms[a])}/{len(arms[a])}" for a in ("seeds", "fuzzer"))
+            print(f"| `{bug}` | {scenario} | {median_text(arms['seeds'], cap)} | "
+                  f"{median_text(arms['fuzzer'], cap)} | {found} |")
+    if edges:
+        print()
+        print("| scenario | after | seed sweep: edges (runs) | fuzzer: edges (runs) |")
+        print("| --- | --- | --- | --- |")
+        for (scenario, mark), arms in sorted(edges.items()):
+            cells = []
+            for arm in ("seeds", "fuzzer"):
+                cells.append(f"{statistics.median(arms[arm]):.0f} "
+                             f"({statistics.median(execs[(scenario, mark)][arm]):.0f})")
+            print(f"| {scenario} | {mark // 60} min | {cells[0]} | {cells[1]} |")
+
+
+if __name__ == "__main__":
+    main()
