@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "absl/strings/escaping.h"
 #include "common/scenario_checks.h"
 #include "scenarios/crash_recovery/crash_recovery.h"
 #include "scenarios/crash_recovery/workload.h"
@@ -347,4 +348,30 @@ TEST_CASE("crash-recovery on a tape of zeros is a short default run", "[scenario
   CHECK(r.crashes == 0); // every "crash after this phase?" reads zero
   CHECK(r.options_drawn.at("faults") == "off");
   CHECK(r.options_drawn.at("transactions") == "off");
+}
+
+// A tape the simulation fuzzer found (fuzz_sim_crash_recovery): faults are
+// drawn on but none fires before the clean Close; then the reopen, and an
+// eio_write injected into the final Close failed it. That failure is
+// injected damage, not a spurious error, and the run passes.
+TEST_CASE("crash-recovery takes a final Close failed by an injected fault as damage",
+          "[scenario][faults][tape]") {
+  std::string tape;
+  REQUIRE(absl::Base64Unescape(
+      "AAAAEBAQEBAQEBAQ/////////////////9f///////////////////////////////////7///////////////8g"
+      "ICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgAAAAAAAAAAAAAAAAAAAAAAAA"
+      "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+      "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAACAg////////////////////////////"
+      "////////////////////////////////////////////////////////////////EBAQEBAQEBAQEP///////wX/"
+      "/////////////////0H//////w==",
+      &tape));
+  REQUIRE(tape.size() == 349);
+  RunConfig config;
+  config.scenario = "crash-recovery";
+  config.tape = tape;
+  const RunResult r = CrashRecoveryScenario()->Run(config);
+  INFO(Describe(r));
+  CHECK(r.passed);
+  CHECK(r.options_drawn.at("faults") == "on");
+  CHECK(r.faults_by_kind.count("eio_write") == 1);
 }
