@@ -4,6 +4,7 @@
 #include <chrono>
 #include <tuple>
 
+#include "scenarios/scenario_run.h"
 #include "sim/choice_tape.h"
 
 namespace shale::cli {
@@ -164,6 +165,46 @@ bool ZeroSuffixPass(Search* s) {
   return kept;
 }
 
+// Whole operations, last first: deletes the draws of `count` operations
+// in a row (from one operation mark to the mark `count` later, or to the
+// tape's end), so the draws after them stay whole.
+bool DeleteOperationsPass(Search* s, size_t count) {
+  bool kept = false;
+  for (size_t k = s->best_result().operation_marks.size(); k > 0 && !s->OutOfTime();) {
+    const std::vector<uint64_t>& marks = s->best_result().operation_marks;
+    k = std::min(k, marks.size());
+    k = k > count ? k - count : 0;
+    const std::string& tape = *s->best().tape;
+    const uint64_t begin = marks[k];
+    const uint64_t end = k + count < marks.size() ? marks[k + count] : tape.size();
+    if (begin >= end || end > tape.size()) continue;
+    scenario::RunConfig c = s->best();
+    c.tape->erase(begin, end - begin);
+    kept |= s->Try(c);
+  }
+  return kept;
+}
+
+// Stops a client before an operation, last operations first: zeroes that
+// operation's "one more?" draw (scenario::MoreOps).
+bool StopClientsPass(Search* s) {
+  const size_t width = static_cast<size_t>(sim::ChoiceTape::DrawBytes(scenario::kMoreOpsOneIn));
+  bool kept = false;
+  for (size_t k = s->best_result().operation_marks.size(); k > 0 && !s->OutOfTime();) {
+    const std::vector<uint64_t>& marks = s->best_result().operation_marks;
+    k = std::min(k, marks.size()) - 1;
+    const std::string& tape = *s->best().tape;
+    const uint64_t begin = marks[k];
+    if (begin + width > tape.size() || tape.find_first_not_of('\0', begin) >= begin + width) {
+      continue;
+    }
+    scenario::RunConfig c = s->best();
+    std::fill_n(c.tape->begin() + static_cast<long>(begin), width, '\0');
+    kept |= s->Try(c);
+  }
+  return kept;
+}
+
 // Deletes, or zeroes, the spans [end - width, end) for end = the tape's
 // length, then width less, and so on back to the start (so a kept edit
 // never moves the spans still to try).
@@ -220,6 +261,8 @@ bool Shrink(const scenario::RunConfig& config, const ShrinkOptions& options,
     progress = StructuralPass(&s);
     progress |= ExplorePass(&s, options.max_seconds);
     progress |= ZeroSuffixPass(&s);
+    for (size_t count : {16, 4, 1}) progress |= DeleteOperationsPass(&s, count);
+    progress |= StopClientsPass(&s);
     for (size_t width : {256, 64, 16, 4, 2, 1}) progress |= SpanPass(&s, width, /*zero=*/false);
     for (size_t width : {64, 16, 4, 1}) progress |= SpanPass(&s, width, /*zero=*/true);
     progress |= LowerBytesPass(&s);

@@ -8,11 +8,16 @@
 // passes, repeated until a round keeps nothing or time runs out:
 //   * structural: fewer crashes, I/O faults off, the uniform scheduler,
 //     a lower operation limit (halving from what the run did);
+//   * small fresh runs: new tapes at operation limits 4, 8, 16, ... (for
+//     the first 40% of the time);
 //   * on the tape, as Hypothesis shrinks choice sequences: zero the tape
-//     from a point on (binary search), delete spans (64, 16, 4, 2, 1
-//     bytes, from the end), zero spans, and lower single bytes (binary
-//     search toward zero). Zero is every draw's default choice, so these
-//     stop clients early, skip crashes and faults and pick first tasks.
+//     from a point on (binary search); delete whole operations (16, 4, 1
+//     at a time, from the operation marks the run recorded, so the draws
+//     after them stay whole); stop a client before an operation (zero its
+//     "one more?" draw); delete spans (256 ... 1 bytes, from the end),
+//     zero spans, and lower single bytes (binary search toward zero).
+//     Zero is every draw's default choice, so these stop clients early,
+//     skip crashes and faults and pick first tasks.
 //
 // Thread safety: runs the scenario in this thread; one Shrink at a time.
 #pragma once

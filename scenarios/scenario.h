@@ -60,6 +60,9 @@ struct RunResult {
   // Bytes of the choice tape the run read: its first tape_bytes bytes (of
   // config.tape, or of the seed's endless tape) replay it exactly.
   uint64_t tape_bytes = 0;
+  // Where each workload operation's draws start in that tape
+  // (ChoiceTape::operation_marks), for the shrinker; not written to files.
+  std::vector<uint64_t> operation_marks;
   std::map<std::string, uint64_t> faults_by_kind;  // sorted: deterministic output
   std::map<std::string, std::string> options_drawn;
   // Events seen that are not failures, by name: e.g. a violation of a

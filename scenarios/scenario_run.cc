@@ -29,6 +29,7 @@ void RecordSimulation(sim::Simulation* sim, RunResult* result) {
   result->sim_time_ns = sim->now_ns();
   result->steps = sim->steps();
   result->tape_bytes = sim->rng()->consumed_bytes();
+  result->operation_marks = sim->rng()->operation_marks();
   const bool pct = sim->strategy() == sim::Strategy::kPct;
   result->scheduler = pct ? "pct" : "random";
   result->pct_change_points = pct ? sim->pct_changes_fired() : 0;

@@ -23,6 +23,13 @@ namespace shale::scenario {
 // an endless tape stops it once in this many operations.
 inline constexpr uint64_t kMoreOpsOneIn = 65536;
 
+// "One more operation?": marks where the operation's draws start (for the
+// shrinker's whole-operation edits), then asks Proceed(kMoreOpsOneIn).
+inline bool MoreOps(sim::ChoiceTape* tape) {
+  tape->MarkOperation();
+  return tape->Proceed(kMoreOpsOneIn);
+}
+
 // At most this many trace lines are kept (the hash covers every event).
 inline constexpr size_t kMaxTraceLines = 2'000'000;
 

@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "util/random.h"
 
@@ -77,6 +78,17 @@ class ChoiceTape {
 
   // How many bytes the draws so far read.
   uint64_t consumed_bytes() const { return consumed_bytes_; }
+
+  // Notes that a workload operation's draws start here (at
+  // consumed_bytes()), so a shrinker can delete whole operations rather
+  // than byte spans that cut draws apart. Marks past kMaxOperationMarks
+  // are not kept; marks change no draw.
+  static constexpr size_t kMaxOperationMarks = size_t{1} << 20;
+  void MarkOperation() {
+    if (operation_marks_.size() < kMaxOperationMarks) operation_marks_.push_back(consumed_bytes_);
+  }
+  // The marked offsets, ascending.
+  const std::vector<uint64_t>& operation_marks() const { return operation_marks_; }
   // The first n bytes of this tape (n may pass what was read): with n =
   // consumed_bytes(), a tape that replays this run exactly.
   std::string Prefix(uint64_t n) const {
@@ -87,6 +99,9 @@ class ChoiceTape {
     return bytes;
   }
   std::string Consumed() const { return Prefix(consumed_bytes_); }
+
+  // The bytes one Uniform(n) draw reads (0 for n == 1).
+  static int DrawBytes(uint64_t n) { return n == 1 ? 0 : BytesFor(n); }
 
   // The 64-bit hash of explicit tape bytes (FNV-1a; seeds the tail PRNG).
   static uint64_t TapeHash(const std::string& bytes) {
@@ -143,6 +158,7 @@ class ChoiceTape {
   uint64_t tail_word_ = 0;   // the PRNG word being read out
   int tail_word_left_ = 0;   // its bytes not yet read
   uint64_t consumed_bytes_ = 0;
+  std::vector<uint64_t> operation_marks_;
 };
 
 }  // namespace shale::sim

@@ -25,7 +25,7 @@ class Client {
       : s_(state), o_(options), rng_(tape), id_(id) {}
 
   void Run(int ops) {
-    for (int i = 0; i < ops && !s_->failed && rng_->Proceed(kMoreOpsOneIn); i++) {
+    for (int i = 0; i < ops && !s_->failed && MoreOps(rng_); i++) {
       op_index_ = i;
       Step(i);
       s_->ops_done++;

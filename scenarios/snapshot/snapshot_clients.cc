@@ -23,7 +23,7 @@ class Writer {
       : s_(state), o_(options), rng_(tape), id_(id) {}
 
   void Run(int ops) {
-    for (int i = 0; i < ops && !s_->failed() && rng_->Proceed(kMoreOpsOneIn); i++) {
+    for (int i = 0; i < ops && !s_->failed() && MoreOps(rng_); i++) {
       op_index_ = i;
       Step(i);
       s_->NoteWriterOp();
@@ -118,7 +118,7 @@ class Reader {
       : s_(state), o_(options), rng_(tape), id_(id) {}
 
   void Run(int ops, std::vector<HeldSnapshot>* survivors) {
-    for (int i = 0; i < ops && !s_->failed() && rng_->Proceed(kMoreOpsOneIn); i++) {
+    for (int i = 0; i < ops && !s_->failed() && MoreOps(rng_); i++) {
       // Paced in bursts of kBurst operations: a wait costs scheduling points.
       if (i % kBurst == 0) {
         s_->WaitForWriterOps(id_, o_.writer_ops_total * static_cast<uint64_t>(i) /

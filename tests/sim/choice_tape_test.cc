@@ -102,3 +102,34 @@ TEST_CASE("an explicit tape that runs out goes on from its hash", "[tape]") {
   ChoiceTape again(a.Consumed());
   CHECK(Draws(&again, 20) == da);
 }
+
+// Operation marks note where draws start and change none of them; zeroing
+// the bytes of the Proceed draw at a mark stops there.
+TEST_CASE("operation marks sit at the start of a draw and change no draw", "[tape]") {
+  ChoiceTape marked(7), plain(7);
+  std::vector<uint64_t> with_marks, without;
+  for (int i = 0; i < 20; i++) {
+    marked.MarkOperation();
+    with_marks.push_back(marked.Proceed(65536));
+    with_marks.push_back(marked.Uniform(1000));
+    without.push_back(plain.Proceed(65536));
+    without.push_back(plain.Uniform(1000));
+  }
+  CHECK(with_marks == without);
+  const std::vector<uint64_t>& marks = marked.operation_marks();
+  REQUIRE(marks.size() == 20);
+  const int proceed_bytes = ChoiceTape::DrawBytes(65536);
+  CHECK(proceed_bytes == 2);
+  CHECK(ChoiceTape::DrawBytes(1) == 0);
+  for (size_t i = 0; i < marks.size(); i++) {
+    CHECK(marks[i] == i * static_cast<uint64_t>(proceed_bytes + ChoiceTape::DrawBytes(1000)));
+  }
+  std::string bytes = marked.Consumed();
+  bytes[marks[5]] = bytes[marks[5] + 1] = '\0';
+  ChoiceTape edited(bytes);
+  for (int i = 0; i < 5; i++) {
+    CHECK(edited.Proceed(65536) == (without[2 * i] != 0));
+    edited.Uniform(1000);
+  }
+  CHECK_FALSE(edited.Proceed(65536));
+}
