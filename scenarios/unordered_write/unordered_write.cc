@@ -197,7 +197,7 @@ class UnorderedWriteRun {
 
   void Writer(sim::ChoiceTape* tape, int n, int id) {
     sim::ChoiceTape& rng = *tape;
-    for (int i = 0; i < n && failure_.property.empty() && rng.Proceed(kMoreOpsOneIn);
+    for (int i = 0; i < n && failure_.property.empty() && MoreOps(&rng);
          i++, ops_++) {
       const int g = static_cast<int>(rng.Uniform(static_cast<uint64_t>(drawn_.groups)));
       const std::string version = absl::StrCat("w", id, ".", i);
@@ -241,7 +241,7 @@ class UnorderedWriteRun {
   void Reader(sim::ChoiceTape* tape, int max_reads, int id) {
     sim::ChoiceTape& rng = *tape;
     for (int i = 0; i < max_reads && writers_running_ > 0 && failure_.property.empty() &&
-                    rng.Proceed(kMoreOpsOneIn);
+                    MoreOps(&rng);
          i++, ops_++) {
       // 1..8 us; the tape's zero is the full pace, so a smaller tape reads
       // less often, never more.
