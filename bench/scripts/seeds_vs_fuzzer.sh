@@ -7,8 +7,8 @@
 #       time to its first detection by a seed sweep (`shale run --jobs 1
 #       --max_failures 1`, release build) and by the fuzzer (`shale fuzz
 #       --jobs 1`, the coverage-only build from `fuzz/build --speed`), at
-#       most CAP_S seconds each. Both arms use the default campaign shape
-#       (the fuzzer's target takes no run flags). Prints one line per run:
+#       most CAP_S seconds each, at the default campaign shape. Prints one
+#       line per run:
 #         detect BUG SCENARIO RUN seeds|fuzzer SECONDS found|capped
 #   edges [SECONDS] [RUNS] [SCENARIO]   edges covered after 60, 300 and 900
 #       s (those within SECONDS) by the fuzzer and by a seed sweep run in
@@ -19,43 +19,57 @@
 # two), so they share whatever noise the machine has. Pipe the output to
 # bench/scripts/seeds_vs_fuzzer_table.py for the README's tables.
 # Usage: bench/scripts/seeds_vs_fuzzer.sh detect|edges ...
+# Environment: SHALE (default build/shale), SPEED_BUILD (default
+# build-fuzz-speed, from `fuzz/build --speed`), ROWS (a file that sets
+# planted_rows; default bench/scripts/planted_rows.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 shale=${SHALE:-build/shale}
 speed=${SPEED_BUILD:-build-fuzz-speed}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-source ${ROWS:-bench/scripts/planted_rows.sh}
+source "${ROWS:-bench/scripts/planted_rows.sh}"
 
 now() { date +%s.%N; }
 since() { echo "$(now) - $1" | bc; }
 
+# verdict BUG SCENARIO REPLAY_ARGS...: "found" if the failing run passes on
+# the correct engine (so the planted bug made it fail), else "false-alarm".
+verdict() {
+  local bug=$1 scenario=$2
+  shift 2
+  "$shale" replay "$@" >/dev/null 2>&1 && echo found || echo "false-alarm($bug)"
+}
+
 # seed_arm BUG SCENARIO RUN CAP: one seed sweep from seed RUN*10^6+1.
 seed_arm() {
-  local first=$(($3 * 1000000 + 1)) start rc
+  local first=$(($3 * 1000000 + 1)) dir=$work/seeds-$1-$2-$3 start secs failure seed
   start=$(now)
   timeout "$4" "$shale" run --scenario "$2" --seeds "$first..$((first + 999999))" --jobs 1 \
-    --max_failures 1 --planted_bugs "$1" --out "$work/seeds-$1-$2-$3" >/dev/null 2>&1
-  rc=$?
-  printf 'detect %s %s %s seeds %.2f %s\n' "$1" "$2" "$3" "$(since "$start")" \
-    "$([[ $rc -eq 1 ]] && echo found || echo capped)"
+    --max_failures 1 --planted_bugs "$1" --out "$dir" >/dev/null 2>&1
+  secs=$(since "$start")
+  failure=$(ls "$dir"/failures/*.json 2>/dev/null | head -1)
+  seed=$(basename "${failure:-none}" .json)
+  printf 'detect %s %s %s seeds %.2f %s\n' "$1" "$2" "$3" "$secs" \
+    "$([[ -n $failure ]] && verdict "$1" "$2" --scenario "$2" --seed "${seed##*-}" || echo capped)"
 }
 
 # fuzz_arm BUG SCENARIO RUN CAP: one fuzzing session from an empty corpus.
 fuzz_arm() {
-  local target=${2//-/_} start rc
+  local target=${2//-/_} dir=$work/fuzz-$1-$2-$3 start secs crash
   start=$(now)
   "$shale" fuzz --scenario "$2" --seconds "$4" --planted_bugs "$1" \
-    --fuzzer "$speed/fuzz/fuzz_sim_$target" --out "$work/fuzz-$1-$2-$3" >/dev/null 2>&1
-  rc=$?
-  printf 'detect %s %s %s fuzzer %.2f %s\n' "$1" "$2" "$3" "$(since "$start")" \
-    "$([[ $rc -eq 1 ]] && ls "$work/fuzz-$1-$2-$3"/crash-* >/dev/null 2>&1 && echo found || echo capped)"
+    --fuzzer "$speed/fuzz/fuzz_sim_$target" --out "$dir" >/dev/null 2>&1
+  secs=$(since "$start")
+  crash=$(ls "$dir"/crash-* 2>/dev/null | head -1)
+  printf 'detect %s %s %s fuzzer %.2f %s\n' "$1" "$2" "$3" "$secs" \
+    "$([[ -n $crash ]] && verdict "$1" "$2" --scenario "$2" --tape "$crash" || echo capped)"
 }
 
 detect() {
-  local cap=${1:-120} runs=${2:-5} row bug scenario extra run
+  local cap=${1:-120} runs=${2:-5} row bug scenario run
   for row in "${planted_rows[@]}"; do
-    read -r bug scenario extra <<<"$row"
+    read -r bug scenario <<<"$row"
     for ((run = 1; run <= runs; run++)); do
       seed_arm "$bug" "$scenario" "$run" "$cap" &
       fuzz_arm "$bug" "$scenario" "$run" "$cap"

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Turns bench/scripts/seeds_vs_fuzzer.sh output (stdin) into the README's
 Markdown tables: median time to first detection per planted bug and arm (a
-capped run counts as longer than the cap, so a median past the cap prints
-as "> CAP s"), and median edges covered at each mark."""
+capped run, or one whose failure also fails on the correct engine, counts
+as longer than the cap, so a median past the cap prints as "> CAP s"; such
+false alarms are listed), and median edges covered at each mark."""
 import statistics
 import sys
 from collections import defaultdict
@@ -15,8 +16,8 @@ def median_text(values, cap):
         lo, hi = values[len(values) // 2 - 1], values[len(values) // 2]
         if hi == float("inf"):
             return f"> {cap:.0f} s"
-        return f"{(lo + hi) / 2:.1f} s"
-    return f"> {cap:.0f} s" if mid == float("inf") else f"{mid:.1f} s"
+        return f"{(lo + hi) / 2:.2f} s"
+    return f"> {cap:.0f} s" if mid == float("inf") else f"{mid:.2f} s"
 
 
 def main():
@@ -24,12 +25,15 @@ def main():
     caps = defaultdict(float)
     edges = defaultdict(lambda: defaultdict(list))
     execs = defaultdict(lambda: defaultdict(list))
+    false_alarms = []
     for line in sys.stdin:
         f = line.split()
         if f[:1] == ["detect"] and len(f) == 7:
             key = (f[1], f[2])
             seconds = float(f[5])
             caps[key] = max(caps[key], seconds)
+            if f[6].startswith("false-alarm"):
+                false_alarms.append(line.strip())
             detect[key][f[4]].append(seconds if f[6] == "found" else float("inf"))
         elif f[:1] == ["edges"] and len(f) == 7:
             edges[(f[1], int(f[4]))][f[3]].append(int(f[5]))
@@ -43,6 +47,8 @@ def main():
                 f"{sum(v != float('inf') for v in arms[a])}/{len(arms[a])}" for a in ("seeds", "fuzzer"))
             print(f"| `{bug}` | {scenario} | {median_text(arms['seeds'], cap)} | "
                   f"{median_text(arms['fuzzer'], cap)} | {found} |")
+    for line in false_alarms:
+        print(f"false alarm (the failing run fails on the correct engine too): {line}")
     if edges:
         print()
         print("| scenario | after | seed sweep: edges (runs) | fuzzer: edges (runs) |")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's shrink table: for every planted bug (the rows of
-# tests/bugs/planted_bugs_test.cc), find its first failing seed with
-# `shale run` (seeds 1..300, the test's campaign shape), shrink that failure
-# file with `shale shrink` (60 s limit), and print one Markdown row:
+# tests/bugs/planted_bugs_test.cc), find its first failing seed with a
+# default-shape sweep from seed 1 (`shale run --max_failures 1`), shrink
+# that failure file with `shale shrink` (60 s limit), and print one
+# Markdown row:
 #   | bug | scenario | property | ops before -> after | crashes | shrink time | replays |
 # "replays" checks the shrunk file through the binary: `shale replay` must
 # exit 1 (the failure reproduces) with a matching trace hash.
@@ -19,14 +20,13 @@ source bench/scripts/planted_rows.sh
 echo "| planted bug | scenario | property | ops before → after | crashes before → after | shrink time | shrunk file replays |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 for row in "${planted_rows[@]}"; do
-  read -r bug scenario extra <<<"$row"
+  read -r bug scenario <<<"$row"
   dir=$work/$bug-$scenario
-  # shellcheck disable=SC2086
-  "$shale" run --scenario "$scenario" --seeds 1..300 --jobs 1 --planted_bugs "$bug" $extra \
-    --out "$dir" >/dev/null 2>&1
-  first=$(ls "$dir"/failures/*.json 2>/dev/null | sed 's/.*-\([0-9]*\)\.json$/\1 &/' | sort -n | head -1 | cut -d' ' -f2)
+  "$shale" run --scenario "$scenario" --seeds 1..100000 --jobs 1 --max_failures 1 \
+    --planted_bugs "$bug" --out "$dir" >/dev/null 2>&1
+  first=$(ls "$dir"/failures/*.json 2>/dev/null | head -1)
   if [[ -z $first ]]; then
-    echo "| \`$bug\` | $scenario | — | not found in 300 seeds | | | |"
+    echo "| \`$bug\` | $scenario | — | not found in 100000 seeds | | | |"
     continue
   fi
   start=$(date +%s.%N)
