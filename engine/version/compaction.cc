@@ -16,7 +16,7 @@ uint64_t TotalFileSize(const std::vector<FileMetaData*>& files) {
 
 }  // namespace
 
-Compaction::Compaction(const VersionSet* vset, Version* input_version, int level,
+Compaction::Compaction(VersionSet* vset, Version* input_version, int level,
                        int output_level, bool is_manual)
     : vset_(vset),
       input_version_(input_version),
@@ -83,6 +83,7 @@ bool Compaction::ShouldStopBefore(const Slice& internal_key) {
 void Compaction::ReleaseInputs() {
   if (released_) return;
   released_ = true;
+  vset_->ForgetRunning(this);
   for (auto& which : inputs_) {
     for (FileMetaData* f : which) {
       assert(f->being_compacted);

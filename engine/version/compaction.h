@@ -74,15 +74,16 @@ class Compaction {
   // user key, so a user key is never split across output files.
   bool ShouldStopBefore(const Slice& internal_key);
 
-  // Clears being_compacted on every input. Idempotent. REQUIRES: DB mutex.
+  // Clears being_compacted on every input and frees the output range for
+  // other compactions. Idempotent. REQUIRES: DB mutex.
   void ReleaseInputs();
 
  private:
   friend class VersionSet;
-  Compaction(const VersionSet* vset, Version* input_version, int level, int output_level,
+  Compaction(VersionSet* vset, Version* input_version, int level, int output_level,
              bool is_manual);
 
-  const VersionSet* const vset_;
+  VersionSet* const vset_;
   Version* const input_version_;
   const int level_;
   const int output_level_;
@@ -92,6 +93,10 @@ class Compaction {
   VersionEdit edit_;
   std::vector<FileMetaData*> inputs_[2];
   std::vector<FileMetaData*> grandparents_;  // files in output_level()+1 overlapping inputs
+  // The key range the outputs may cover in output_level(): from the
+  // smallest to the largest key of all inputs. No other running compaction
+  // may write into it (VersionSet::OutputRangeBusy).
+  InternalKey output_smallest_, output_largest_;
   bool released_ = false;
 
   // ShouldStopBefore state.

@@ -1,12 +1,17 @@
 // Leveled compaction picking: VersionSet::NeedsCompaction, PickCompaction,
 // CompactRange (contracts in version_set.h).
 //
-// Concurrency: a flush, the compaction thread and a manual CompactRange may
-// each hold a Compaction. Every picked input (both levels) is marked
+// Concurrency: the compaction thread and manual CompactRange calls may each
+// hold a Compaction. Every picked input (both levels) is marked
 // being_compacted, and a pick that needs a marked file is abandoned, so two
-// compactions never share a file. Because GetOverlappingInputs widens to a
-// fixpoint, two compactions with disjoint inputs also write disjoint key
-// ranges into each level.
+// compactions never share a file. Disjoint inputs are not enough for
+// disjoint outputs: a manual compaction's inputs may leave gaps in its
+// level, a file can land in a gap while it runs and be compacted into the
+// output level, and the manual compaction's outputs, spanning the gap, then
+// overlap it. So each running compaction also reserves its output range
+// (the span of all its inputs) in its output level, and a pick whose
+// output range meets a reserved one at the same level is abandoned too, as
+// RocksDB's picker checks output ranges against running compactions.
 #include <algorithm>
 #include <utility>
 
@@ -70,6 +75,9 @@ bool VersionSet::SetupOtherInputs(Compaction* c) {
   all.insert(all.end(), c->inputs_[1].begin(), c->inputs_[1].end());
   InternalKey all_start, all_limit;
   GetRange(*icmp_, all, &all_start, &all_limit);
+  if (OutputRangeBusy(c->output_level_, all_start, all_limit)) return false;
+  c->output_smallest_ = all_start;
+  c->output_largest_ = all_limit;
   c->grandparents_.clear();
   if (c->output_level_ + 1 < num_levels_) {
     current_->GetOverlappingInputs(c->output_level_ + 1, &all_start, &all_limit,
@@ -115,15 +123,33 @@ bool VersionSet::PickLevelInputs(int level, Compaction* c) {
   return false;
 }
 
-// Marks both input lists of a compaction being_compacted.
-static void MarkInputs(std::vector<FileMetaData*>* inputs, bool* released) {
+bool VersionSet::OutputRangeBusy(int output_level, const InternalKey& smallest,
+                                 const InternalKey& largest) const {
+  const Comparator* ucmp = icmp_->user_comparator();
+  for (const Compaction* r : running_compactions_) {
+    if (r->output_level_ != output_level) continue;
+    if (ucmp->Compare(largest.user_key(), r->output_smallest_.user_key()) < 0) continue;
+    if (ucmp->Compare(r->output_largest_.user_key(), smallest.user_key()) < 0) continue;
+    return true;
+  }
+  return false;
+}
+
+void VersionSet::MarkRunning(Compaction* c) {
   for (int which = 0; which < 2; which++) {
-    for (FileMetaData* f : inputs[which]) {
+    for (FileMetaData* f : c->inputs_[which]) {
       assert(!f->being_compacted);
       f->being_compacted = true;
     }
   }
-  *released = false;
+  c->released_ = false;
+  running_compactions_.push_back(c);
+}
+
+void VersionSet::ForgetRunning(const Compaction* c) {
+  const auto it = std::find(running_compactions_.begin(), running_compactions_.end(), c);
+  assert(it != running_compactions_.end());
+  if (it != running_compactions_.end()) running_compactions_.erase(it);
 }
 
 Compaction* VersionSet::PickCompaction() {
@@ -138,7 +164,7 @@ Compaction* VersionSet::PickCompaction() {
   for (const auto& [score, level] : scored) {
     auto* c = new Compaction(this, current_, level, level + 1, /*is_manual=*/false);
     if (PickLevelInputs(level, c)) {
-      MarkInputs(c->inputs_, &c->released_);
+      MarkRunning(c);
       return c;
     }
     delete c;
@@ -161,7 +187,7 @@ Compaction* VersionSet::CompactRange(int level, const InternalKey* begin, const 
     delete c;
     return nullptr;
   }
-  MarkInputs(c->inputs_, &c->released_);
+  MarkRunning(c);
   return c;
 }
 

@@ -178,6 +178,13 @@ class VersionSet {
   void ApplyCompactPointers(const VersionEdit& edit);
   double LevelScore(int level) const;
   bool AnyBeingCompacted(const std::vector<FileMetaData*>& files) const;
+  // True if a running compaction may write into [smallest, largest] (user
+  // keys) of output_level.
+  bool OutputRangeBusy(int output_level, const InternalKey& smallest,
+                       const InternalKey& largest) const;
+  // Marks c's inputs being_compacted and reserves its output range.
+  void MarkRunning(Compaction* c);
+  void ForgetRunning(const Compaction* c);
   bool PickLevelInputs(int level, Compaction* c);
   bool SetupOtherInputs(Compaction* c);
   Iterator* NewLevelIterator(const ReadOptions& options, const std::vector<FileMetaData*>* files);
@@ -202,6 +209,9 @@ class VersionSet {
   Version dummy_versions_;  // head of the circular list of live versions
   Version* current_ = nullptr;
   std::string compact_pointer_[kMaxNumLevels];  // per level: where to resume
+  // Picked compactions not yet released (at most one per picker: the
+  // compaction thread and each manual CompactRange).
+  std::vector<const Compaction*> running_compactions_;
 };
 
 // Initializes an empty DB in dbname: writes MANIFEST-000001 holding the

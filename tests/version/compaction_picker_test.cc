@@ -142,6 +142,53 @@ TEST_CASE("CompactRange takes whole user keys across file boundaries", "[picker]
   CHECK_FALSE(busy);
 }
 
+// A manual compaction's inputs leave a gap in their level; a file that
+// lands in the gap while it runs must not be compacted into the output
+// level inside the manual compaction's output range, or the two outputs
+// would overlap there (the DB then refuses the edit as corruption).
+TEST_CASE("a running compaction reserves its output range in the output level", "[picker]") {
+  VersionSetFixture t;
+  const uint64_t left = t.AddFile(2, IKey("a"), IKey("b"));
+  const uint64_t right = t.AddFile(2, IKey("e"), IKey("f"));
+  std::unique_ptr<Compaction> manual;
+  {
+    MutexLock lock(t.mu_.get());
+    bool busy = true;
+    const InternalKey a = IKey("a"), f = IKey("f");
+    manual.reset(t.vset_->CompactRange(2, &a, &f, &busy));
+  }
+  REQUIRE(manual != nullptr);
+  CHECK(Numbers(manual->inputs(0)) == Set{left, right});
+  CHECK(manual->output_level() == 3);
+  const uint64_t gap = t.AddFile(2, IKey("c"), IKey("d"), 1u << 30);
+  const uint64_t outside = t.AddFile(2, IKey("x"), IKey("y"), 1u << 30);
+  REQUIRE(t.vset_->NeedsCompaction());
+  // Only the file outside [a, f] may go to level 3 now.
+  auto auto_pick = Pick(t);
+  REQUIRE(auto_pick != nullptr);
+  CHECK(Numbers(auto_pick->inputs(0)) == Set{outside});
+  Release(t, &auto_pick);
+  auto blocked = Pick(t);
+  if (blocked != nullptr) CHECK(Numbers(blocked->inputs(0)) != Set{gap});
+  Release(t, &blocked);
+  // So is a second manual compaction over the gap: busy until the first ends.
+  {
+    MutexLock lock(t.mu_.get());
+    bool busy = false;
+    const InternalKey c = IKey("c");
+    std::unique_ptr<Compaction> again(t.vset_->CompactRange(2, &c, &c, &busy));
+    CHECK(again == nullptr);
+    CHECK(busy);
+  }
+  Release(t, &manual);
+  MutexLock lock(t.mu_.get());
+  bool busy = true;
+  const InternalKey c = IKey("c");
+  std::unique_ptr<Compaction> after(t.vset_->CompactRange(2, &c, &c, &busy));
+  REQUIRE(after != nullptr);
+  CHECK(Numbers(after->inputs(0)) == Set{gap});
+}
+
 TEST_CASE("IsBaseLevelForKey looks below the output level", "[picker]") {
   VersionSetFixture t;
   t.AddFile(1, IKey("a"), IKey("z"));
