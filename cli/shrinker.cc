@@ -173,6 +173,7 @@ bool DeleteOperationsPass(Search* s, size_t count) {
   for (size_t k = s->best_result().operation_marks.size(); k > 0 && !s->OutOfTime();) {
     const std::vector<uint64_t>& marks = s->best_result().operation_marks;
     k = std::min(k, marks.size());
+    if (k == 0) break;
     k = k > count ? k - count : 0;
     const std::string& tape = *s->best().tape;
     const uint64_t begin = marks[k];
@@ -192,7 +193,9 @@ bool StopClientsPass(Search* s) {
   bool kept = false;
   for (size_t k = s->best_result().operation_marks.size(); k > 0 && !s->OutOfTime();) {
     const std::vector<uint64_t>& marks = s->best_result().operation_marks;
-    k = std::min(k, marks.size()) - 1;
+    k = std::min(k, marks.size());
+    if (k == 0) break;
+    k--;
     const std::string& tape = *s->best().tape;
     const uint64_t begin = marks[k];
     if (begin + width > tape.size() || tape.find_first_not_of('\0', begin) >= begin + width) {
