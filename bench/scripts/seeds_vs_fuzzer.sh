@@ -79,16 +79,22 @@ detect() {
 }
 
 # libfuzzer_edges LOG SECONDS LABEL RUN SCENARIO: the edge count ("cov:")
-# at each mark, from a log whose lines start with their time since start.
+# and executions at each mark, from a log whose lines start with their time
+# since start; "ended T" when the process stopped (on a failure) at T s,
+# before the mark.
 libfuzzer_edges() {
   local mark
   for mark in 60 300 900; do
     ((mark <= $2)) || continue
     awk -v mark="$mark" -v label="$3" -v run="$4" -v scen="$5" '
-      $1 <= mark { for (i = 2; i <= NF; i++) {
+      { last = $1 }
+      $1 <= mark && / cov: / { for (i = 2; i <= NF; i++) {
                      if ($i == "cov:") cov = $(i + 1)
                      if ($i ~ /^#[0-9]+:?$/) execs = substr($i, 2) + 0 } }
-      END { printf "edges %s %s %s %d %d %d\n", scen, run, label, mark, cov, execs }' "$1"
+      /^[0-9.]+ SHALE FAILURE/ { failed = $1 }
+      END { printf "edges %s %s %s %d %d %d", scen, run, label, mark, cov, execs
+            if (failed != "" && failed + 0 < mark) printf " ended %d", failed
+            printf "\n" }' "$1"
   done
 }
 

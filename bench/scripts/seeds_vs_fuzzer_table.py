@@ -4,6 +4,7 @@ Markdown tables: median time to first detection per planted bug and arm (a
 capped run, or one whose failure also fails on the correct engine, counts
 as longer than the cap, so a median past the cap prints as "> CAP s"; such
 false alarms are listed), and median edges covered at each mark."""
+import argparse
 import statistics
 import sys
 from collections import defaultdict
@@ -21,11 +22,16 @@ def median_text(values, cap):
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--cap", type=float, default=None,
+                        help="the detection cap in seconds (default: the longest run seen)")
+    args = parser.parse_args()
     detect = defaultdict(lambda: defaultdict(list))
     caps = defaultdict(float)
     edges = defaultdict(lambda: defaultdict(list))
     execs = defaultdict(lambda: defaultdict(list))
     false_alarms = []
+    ended = []
     for line in sys.stdin:
         f = line.split()
         if f[:1] == ["detect"] and len(f) == 7:
@@ -35,14 +41,17 @@ def main():
             if f[6].startswith("false-alarm"):
                 false_alarms.append(line.strip())
             detect[key][f[4]].append(seconds if f[6] == "found" else float("inf"))
-        elif f[:1] == ["edges"] and len(f) == 7:
+        elif f[:1] == ["edges"] and len(f) in (7, 9):
+            if len(f) == 9:  # the process stopped on a failure before this mark
+                ended.append(f"{f[3]} run {f[2]} stopped at {f[8]} s on a failure")
+                continue
             edges[(f[1], int(f[4]))][f[3]].append(int(f[5]))
             execs[(f[1], int(f[4]))][f[3]].append(int(f[6]))
     if detect:
         print("| planted bug | scenario | seed sweep | fuzzer | found (sweep / fuzzer) |")
         print("| --- | --- | --- | --- | --- |")
         for (bug, scenario), arms in detect.items():
-            cap = caps[(bug, scenario)]
+            cap = args.cap if args.cap is not None else caps[(bug, scenario)]
             found = " / ".join(
                 f"{sum(v != float('inf') for v in arms[a])}/{len(arms[a])}" for a in ("seeds", "fuzzer"))
             print(f"| `{bug}` | {scenario} | {median_text(arms['seeds'], cap)} | "
@@ -51,14 +60,19 @@ def main():
         print(f"false alarm (the failing run fails on the correct engine too): {line}")
     if edges:
         print()
-        print("| scenario | after | seed sweep: edges (runs) | fuzzer: edges (runs) |")
-        print("| --- | --- | --- | --- |")
+        print("| scenario | after | runs (sweep / fuzzer) | seed sweep: edges [min–max] | executions "
+              "| fuzzer: edges [min–max] | executions |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
         for (scenario, mark), arms in sorted(edges.items()):
             cells = []
             for arm in ("seeds", "fuzzer"):
-                cells.append(f"{statistics.median(arms[arm]):.0f} "
-                             f"({statistics.median(execs[(scenario, mark)][arm]):.0f})")
-            print(f"| {scenario} | {mark // 60} min | {cells[0]} | {cells[1]} |")
+                values = arms[arm]
+                cells.append(f"{statistics.median(values):.0f} [{min(values)}–{max(values)}] | "
+                             f"{statistics.median(execs[(scenario, mark)][arm]):.0f}")
+            runs = f"{len(arms['seeds'])} / {len(arms['fuzzer'])}"
+            print(f"| {scenario} | {mark // 60} min | {runs} | {cells[0]} | {cells[1]} |")
+        for note in sorted(set(ended)):
+            print(f"\n(left out at the marks after it: {note})")
 
 
 if __name__ == "__main__":
