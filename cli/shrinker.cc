@@ -165,47 +165,51 @@ bool ZeroSuffixPass(Search* s) {
   return kept;
 }
 
+// Calls try_at(k) for operation marks k from the last back to the first,
+// `step` at a time, re-reading the marks before each call (a kept edit
+// changes them). try_at returns whether it kept an edit; so does this.
+template <typename TryAt>
+bool FromLastOperation(Search* s, size_t step, TryAt try_at) {
+  bool kept = false;
+  for (size_t k = s->best_result().operation_marks.size(); k > 0 && !s->OutOfTime();) {
+    k = std::min(k, s->best_result().operation_marks.size());
+    if (k == 0) break;
+    k = k > step ? k - step : 0;
+    kept |= try_at(k);
+  }
+  return kept;
+}
+
 // Whole operations, last first: deletes the draws of `count` operations
 // in a row (from one operation mark to the mark `count` later, or to the
 // tape's end), so the draws after them stay whole.
 bool DeleteOperationsPass(Search* s, size_t count) {
-  bool kept = false;
-  for (size_t k = s->best_result().operation_marks.size(); k > 0 && !s->OutOfTime();) {
+  return FromLastOperation(s, count, [&](size_t k) {
     const std::vector<uint64_t>& marks = s->best_result().operation_marks;
-    k = std::min(k, marks.size());
-    if (k == 0) break;
-    k = k > count ? k - count : 0;
     const std::string& tape = *s->best().tape;
     const uint64_t begin = marks[k];
     const uint64_t end = k + count < marks.size() ? marks[k + count] : tape.size();
-    if (begin >= end || end > tape.size()) continue;
+    if (begin >= end || end > tape.size()) return false;
     scenario::RunConfig c = s->best();
     c.tape->erase(begin, end - begin);
-    kept |= s->Try(c);
-  }
-  return kept;
+    return s->Try(c);
+  });
 }
 
 // Stops a client before an operation, last operations first: zeroes that
 // operation's "one more?" draw (scenario::MoreOps).
 bool StopClientsPass(Search* s) {
   const size_t width = static_cast<size_t>(sim::ChoiceTape::DrawBytes(scenario::kMoreOpsOneIn));
-  bool kept = false;
-  for (size_t k = s->best_result().operation_marks.size(); k > 0 && !s->OutOfTime();) {
-    const std::vector<uint64_t>& marks = s->best_result().operation_marks;
-    k = std::min(k, marks.size());
-    if (k == 0) break;
-    k--;
+  return FromLastOperation(s, 1, [&](size_t k) {
     const std::string& tape = *s->best().tape;
-    const uint64_t begin = marks[k];
+    const uint64_t begin = s->best_result().operation_marks[k];
     if (begin + width > tape.size() || tape.find_first_not_of('\0', begin) >= begin + width) {
-      continue;
+      return false;
     }
     scenario::RunConfig c = s->best();
     std::fill_n(c.tape->begin() + static_cast<long>(begin), width, '\0');
-    kept |= s->Try(c);
-  }
-  return kept;
+    return s->Try(c);
+  });
 }
 
 // Deletes, or zeroes, the spans [end - width, end) for end = the tape's
