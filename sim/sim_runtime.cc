@@ -194,6 +194,15 @@ void SimRuntime::SleepNanos(uint64_t ns, const char* what) {
 void SimRuntime::YieldPoint(const char* name) {
   scheduler_->NotePoint(name);
   trace_->Fold(name);
+  if (preempt_one_in_ > 0 && tape_->OneIn(preempt_one_in_)) {
+    const uint64_t us = 1 + tape_->Uniform(preempt_max_us_);
+    trace_->Fold(us);
+    if (scheduler_->tracing()) {
+      scheduler_->TraceEvent("preempted: " + scheduler_->task_name(scheduler_->current()) +
+                             " at " + name + " for " + std::to_string(us) + " us");
+    }
+    return SleepNanos(us * 1000, name);
+  }
   scheduler_->Point(name);
 }
 

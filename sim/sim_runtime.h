@@ -42,8 +42,16 @@ class SimClock final : public Clock {
 
 class SimRuntime final : public Runtime {
  public:
-  SimRuntime(Scheduler* scheduler, TraceHash* trace, const uint64_t* now_ns)
-      : scheduler_(scheduler), trace_(trace), now_ns_(now_ns) {}
+  // preempt_one_in, preempt_max_us: as in SimulationOptions; draws come
+  // from tape.
+  SimRuntime(Scheduler* scheduler, TraceHash* trace, const uint64_t* now_ns, ChoiceTape* tape,
+             uint64_t preempt_one_in, uint64_t preempt_max_us)
+      : scheduler_(scheduler),
+        trace_(trace),
+        now_ns_(now_ns),
+        tape_(tape),
+        preempt_one_in_(preempt_one_in),
+        preempt_max_us_(preempt_max_us > 0 ? preempt_max_us : 1) {}
 
   std::unique_ptr<Mutex> NewMutex() override;
   std::unique_ptr<CondVar> NewCondVar(Mutex* mu) override;
@@ -63,6 +71,9 @@ class SimRuntime final : public Runtime {
   Scheduler* const scheduler_;
   TraceHash* const trace_;
   const uint64_t* const now_ns_;
+  ChoiceTape* const tape_;
+  const uint64_t preempt_one_in_;  // 0: no preemption
+  const uint64_t preempt_max_us_;
   uint64_t next_mutex_id_ = 0;
   uint64_t next_condvar_id_ = 0;
   std::function<bool(const char*)> hook_;

@@ -47,7 +47,8 @@ class Simulation::Impl {
  public:
   Impl(Simulation* sim, const SimulationOptions& options)
       : scheduler(options, SchedulerState{&sim->tape_, &sim->trace_, &sim->now_ns_, &sim->steps_}),
-        runtime(&scheduler, &sim->trace_, &sim->now_ns_),
+        runtime(&scheduler, &sim->trace_, &sim->now_ns_, &sim->tape_, options.preempt_one_in,
+                options.preempt_max_us),
         clock(&sim->now_ns_) {}
 
   Scheduler scheduler;

@@ -66,6 +66,16 @@ struct SimulationOptions {
   uint64_t pct_expected_steps = 200000;    // where change points are drawn from
   uint64_t max_steps = 50'000'000;         // scheduling points before failing
   uint64_t max_sim_time_ns = 3'600'000'000'000ull;  // one simulated hour
+  // Preemption at the engine's named yield points (Runtime::YieldPoint).
+  // When preempt_one_in > 0, each such point draws OneIn(preempt_one_in);
+  // if it comes up, the running task is descheduled for a drawn 1 ..
+  // preempt_max_us microseconds of simulated time, as a thread the OS
+  // preempts between two steps. Meanwhile other tasks run and timers fire,
+  // so a window that takes no simulated time (a sequence published before
+  // its memtable insert) can be entered by a task that was asleep. Zero
+  // (the default, and a tape's zero) neither draws nor preempts.
+  uint64_t preempt_one_in = 0;
+  uint64_t preempt_max_us = 64;
   size_t task_stack_bytes = 256 << 10;
   int max_tasks = 256;
 };

@@ -158,6 +158,57 @@ TEST_CASE("sleepers wake in deadline order", "[sim]") {
   REQUIRE(sim.now_ns() == 30'000);
 }
 
+// A task opens a window, yields at a named point and closes it; a second
+// task wakes from a 5 us sleep and looks. Returns whether it saw the window
+// open, and the simulated time the window closed at in *closed_ns.
+static bool SleeperSeesWindow(SimulationOptions options, uint64_t* closed_ns) {
+  Simulation sim(options);
+  Runtime* rt = sim.runtime();
+  bool open = false, seen = false;
+  REQUIRE(sim.Run([&] {
+    auto sleeper = rt->StartThread("sleeper", [&] {
+      rt->SleepForMicroseconds(5);
+      seen = open;
+    });
+    auto window = rt->StartThread("window", [&] {
+      open = true;
+      rt->YieldPoint("window.open");
+      open = false;
+      *closed_ns = sim.now_ns();
+    });
+    sleeper->Join();
+    window->Join();
+  }).ok());
+  return seen;
+}
+
+TEST_CASE("preemption at a named yield point lets a sleeper into a window", "[sim]") {
+  int seen_preempted = 0;
+  for (uint64_t seed = 1; seed <= 200; seed++) {
+    SimulationOptions options = Seeded(seed);
+    uint64_t closed_ns = 1;
+    // Without preemption the window takes no simulated time: never seen.
+    REQUIRE_FALSE(SleeperSeesWindow(options, &closed_ns));
+    REQUIRE(closed_ns == 0);
+    options.preempt_one_in = 2;
+    options.preempt_max_us = 16;
+    const bool seen = SleeperSeesWindow(options, &closed_ns);
+    // Seen only when the window task was preempted past the sleeper's
+    // wake-up; never longer than the limit.
+    if (seen) REQUIRE(closed_ns >= 5'000);
+    REQUIRE(closed_ns <= 16'000);
+    seen_preempted += seen;
+  }
+  REQUIRE(seen_preempted > 0);
+  // A tape of zeros is the default choice: no preemption.
+  SimulationOptions zeros = Seeded(1);
+  zeros.tape = std::string(64, '\0');
+  zeros.preempt_one_in = 2;
+  uint64_t closed_ns = 1;
+  REQUIRE_FALSE(SleeperSeesWindow(zeros, &closed_ns));
+  REQUIRE(closed_ns == 0);
+}
+
 TEST_CASE("Join waits for the thread to finish", "[sim]") {
   for (uint64_t seed = 1; seed <= 10; seed++) {
     Simulation sim(Seeded(seed));
