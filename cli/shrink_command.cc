@@ -37,12 +37,12 @@ std::string DefaultOut(const std::string& path) {
   return (has ? path.substr(0, path.size() - suffix.size()) : path) + ".shrunk.json";
 }
 
-// The trace lines a story keeps: workload operations and what a crash,
-// a recovery or a check did (not scheduling, timers or I/O calls).
+// The trace lines a story keeps: workload operations, preemptions and what
+// a crash, a recovery or a check did (not scheduling, timers or I/O calls).
 bool InStory(const std::string& line) {
   for (const char* prefix : {"client", "writer", "reader", "snapshot", "crash", "disk:", "check:",
                              "recovery", "recovered", "windows rule", "device rule",
-                             "close failed", "observed dropped"}) {
+                             "close failed", "observed dropped", "preempted"}) {
     if (line.rfind(prefix, 0) == 0) return true;
   }
   return false;

@@ -4,7 +4,7 @@
 // initial version of every group; run writer and reader tasks; then check
 // read-your-own-writes (deferred until every write is acknowledged, so each
 // observed version's sequence is known) and close. No faults, no crashes:
-// any error is a failure.
+// any error is a failure. Tasks may be preempted at named yield points.
 #include "scenarios/unordered_write/unordered_write.h"
 
 #include <map>
@@ -101,10 +101,24 @@ struct OwnRead {
   std::string observed;  // "" when the key was not found
 };
 
+// Threads are preempted at the engine's named yield points (one in
+// kPreemptOneIn, for up to kPreemptMaxUs): the promises here are about
+// races, and a reader that sleeps between reads could otherwise never
+// land inside a write's window, which takes no simulated time.
+constexpr uint64_t kPreemptOneIn = 8;
+constexpr uint64_t kPreemptMaxUs = 64;
+
+sim::SimulationOptions SimOptions(const RunConfig& config) {
+  sim::SimulationOptions o = SimOptionsFor(config, kPctCalibration);
+  o.preempt_one_in = kPreemptOneIn;
+  o.preempt_max_us = kPreemptMaxUs;
+  return o;
+}
+
 class UnorderedWriteRun {
  public:
   UnorderedWriteRun(const RunConfig& config, RunResult* result)
-      : config_(config), result_(result), sim_(SimOptionsFor(config, kPctCalibration)) {}
+      : config_(config), result_(result), sim_(SimOptions(config)) {}
 
   void Execute() {
     drawn_ = DrawConfig(sim_.rng());

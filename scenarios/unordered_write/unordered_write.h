@@ -13,7 +13,9 @@
 // snapshot later. A kept promise's violation fails the seed; a dropped
 // promise's violation is counted in RunResult::observed, and the campaign
 // summary reports per mode and promise "kept" or "dropped — first observed
-// at seed S" (cli/run_summary.cc).
+// at seed S" (cli/run_summary.cc). Tasks are preempted at the engine's
+// named yield points (sim::SimulationOptions::preempt_one_in), so a reader
+// can land inside a write that takes no simulated time.
 #pragma once
 
 #include "scenarios/scenario.h"
