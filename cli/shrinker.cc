@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <tuple>
 
 #include "scenarios/scenario_run.h"
@@ -121,27 +122,71 @@ bool StructuralPass(Search* s) {
   return kept;
 }
 
-// Small runs first, as a generator of examples would: for op limits 4, 8,
-// ..., below the smallest failing run so far, up to kExploreRuns fresh
-// seeds' tapes each (a bug most seeds find shows in some small run too),
-// within the first kExploreShare of the time limit; the first that fails
-// the property is kept and shrunk on.
-constexpr int kExploreRuns = 256;
+// Small runs first, as a generator of examples would: new tapes at op
+// limits 4, 8, ..., below the smallest failing run so far (a bug most runs
+// find shows in some small run too). Every other tape keeps that run's
+// opening draws (its tape before the first operation mark: the options,
+// the client count, the setup's schedule) and goes on with new bytes,
+// since a bug often needs its options more than its schedule; the rest
+// are fresh seeds' tapes. The first that fails the property is kept and
+// shrunk on. Exploring stops at kExploreShare of the time limit and after
+// kExploreMaxRuns runs; each Pass makes up to kExploreBatch runs per
+// limit, going on from the tapes the last one tried.
+constexpr int kExploreBatch = 256;
+constexpr uint64_t kExploreMaxRuns = 16384;
 constexpr double kExploreShare = 0.4;
+constexpr uint64_t kExploreFirstLimit = 4;
 
-bool ExplorePass(Search* s, double max_seconds) {
-  const uint64_t base = s->best().seed * 0x9e3779b97f4a7c15ull;
-  for (uint64_t limit = 4; limit < s->best_result().ops; limit *= 2) {
-    for (int i = 0; i < kExploreRuns && s->Seconds() < kExploreShare * max_seconds; i++) {
-      scenario::RunConfig c = s->best();
-      c.ops = static_cast<int>(limit);
-      c.tape.reset();
-      c.seed = base + limit * kExploreRuns + static_cast<uint64_t>(i);
-      if (s->Try(c)) return true;
+class Explorer {
+ public:
+  explicit Explorer(double max_seconds) : max_seconds_(max_seconds) {}
+
+  // True if a run was kept.
+  bool Pass(Search* s) {
+    for (uint64_t limit = kExploreFirstLimit; limit < s->best_result().ops; limit *= 2) {
+      for (int i = 0; i < kExploreBatch && HasBudget(*s); i++) {
+        if (s->Try(Candidate(*s, limit))) return true;
+      }
     }
+    return false;
   }
-  return false;
-}
+
+  // Whether a Pass could still run: time and runs left, and a limit below
+  // the best run's ops.
+  bool HasBudget(const Search& s) const {
+    return runs_ < kExploreMaxRuns && s.Seconds() < kExploreShare * max_seconds_ &&
+           kExploreFirstLimit < s.best_result().ops;
+  }
+
+ private:
+  scenario::RunConfig Candidate(const Search& s, uint64_t limit) {
+    const uint64_t index = runs_per_limit_[limit]++;
+    runs_++;
+    scenario::RunConfig c = s.best();
+    c.ops = static_cast<int>(limit);
+    const uint64_t fresh = Mix(s.best().seed ^ Mix(limit) ^ Mix(~index));
+    const std::vector<uint64_t>& marks = s.best_result().operation_marks;
+    if (index % 2 == 1 && !marks.empty() && marks.front() <= c.tape->size()) {
+      c.tape->resize(marks.front());
+      for (int b = 0; b < 8; b++) c.tape->push_back(static_cast<char>(fresh >> (8 * b)));
+    } else {
+      c.tape.reset();
+      c.seed = fresh;
+    }
+    return c;
+  }
+
+  // SplitMix64's finalizer.
+  static uint64_t Mix(uint64_t x) {
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  }
+
+  const double max_seconds_;
+  uint64_t runs_ = 0;
+  std::map<uint64_t, uint64_t> runs_per_limit_;  // the next tape's index at each limit
+};
 
 // The smallest k (binary search) such that zeroing the tape from k on still
 // fails.
@@ -256,6 +301,19 @@ bool LowerBytesPass(Search* s) {
   return kept;
 }
 
+// One round of every pass; true if one kept an edit.
+bool Round(Search* s, Explorer* explorer) {
+  bool progress = StructuralPass(s);
+  progress |= explorer->Pass(s);
+  progress |= ZeroSuffixPass(s);
+  for (size_t count : {16, 4, 1}) progress |= DeleteOperationsPass(s, count);
+  progress |= StopClientsPass(s);
+  for (size_t width : {256, 64, 16, 4, 2, 1}) progress |= SpanPass(s, width, /*zero=*/false);
+  for (size_t width : {64, 16, 4, 1}) progress |= SpanPass(s, width, /*zero=*/true);
+  progress |= LowerBytesPass(s);
+  return progress;
+}
+
 }  // namespace
 
 bool Shrink(const scenario::RunConfig& config, const ShrinkOptions& options,
@@ -263,16 +321,12 @@ bool Shrink(const scenario::RunConfig& config, const ShrinkOptions& options,
   const scenario::Scenario* scenario = scenario::FindScenario(config.scenario);
   Search s(scenario, options);
   if (!s.Start(config, error, outcome)) return false;
-  bool progress = true;
-  while (progress && !s.OutOfTime()) {
-    progress = StructuralPass(&s);
-    progress |= ExplorePass(&s, options.max_seconds);
-    progress |= ZeroSuffixPass(&s);
-    for (size_t count : {16, 4, 1}) progress |= DeleteOperationsPass(&s, count);
-    progress |= StopClientsPass(&s);
-    for (size_t width : {256, 64, 16, 4, 2, 1}) progress |= SpanPass(&s, width, /*zero=*/false);
-    for (size_t width : {64, 16, 4, 1}) progress |= SpanPass(&s, width, /*zero=*/true);
-    progress |= LowerBytesPass(&s);
+  Explorer explorer(options.max_seconds);
+  while (!s.OutOfTime()) {
+    bool progress = Round(&s, &explorer);
+    // Out of edits: new small tapes, while exploring has budget left.
+    while (!progress && explorer.HasBudget(s)) progress = explorer.Pass(&s);
+    if (!progress) break;
   }
   outcome->shrunk = s.best();
   outcome->shrunk_result = s.best_result();

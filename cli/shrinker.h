@@ -5,11 +5,14 @@
 // tape bytes): an edit is kept only if the run it gives still fails with
 // the same property and is smaller in that order. After each kept edit the
 // tape is cut to the bytes the run read, so it stays self-contained. The
-// passes, repeated until a round keeps nothing or time runs out:
+// passes, repeated until a round keeps nothing (and more small new runs
+// find nothing either) or time runs out:
 //   * structural: fewer crashes, I/O faults off, the uniform scheduler,
 //     a lower operation limit (halving from what the run did);
-//   * small fresh runs: new tapes at operation limits 4, 8, 16, ... (for
-//     the first 40% of the time);
+//   * small new runs: tapes at operation limits 4, 8, 16, ..., half of
+//     them fresh seeds' tapes and half the smallest run's opening draws
+//     (its options and setup) followed by new bytes (within 40% of the
+//     time limit and a cap on runs);
 //   * on the tape, as Hypothesis shrinks choice sequences: zero the tape
 //     from a point on (binary search); delete whole operations (16, 4, 1
 //     at a time, from the operation marks the run recorded, so the draws
