@@ -129,12 +129,16 @@ bool StructuralPass(Search* s) {
 // the client count, the setup's schedule) and goes on with new bytes,
 // since a bug often needs its options more than its schedule; the rest
 // are fresh seeds' tapes. The first that fails the property is kept and
-// shrunk on. Exploring stops at kExploreShare of the time limit and after
-// kExploreMaxRuns runs; each Pass makes up to kExploreBatch runs per
-// limit, going on from the tapes the last one tried.
-constexpr int kExploreBatch = 256;
-constexpr uint64_t kExploreMaxRuns = 16384;
-constexpr double kExploreShare = 0.4;
+// shrunk on. Each Pass gives every limit about the same time: up to
+// kExploreBatchOps / limit runs, going on from the tapes the last Pass
+// tried. Exploring stops at kExploreShare of the time limit and after
+// kExploreMaxRuns runs. Before any edit it explores for up to
+// kExploreFirstShare of the time limit: small runs are cheap, and a
+// small failing run found directly beats many edits of a long one.
+constexpr uint64_t kExploreBatchOps = 4096;
+constexpr uint64_t kExploreMaxRuns = 65536;
+constexpr double kExploreShare = 0.6;
+constexpr double kExploreFirstShare = 0.3;
 constexpr uint64_t kExploreFirstLimit = 4;
 
 class Explorer {
@@ -144,17 +148,27 @@ class Explorer {
   // True if a run was kept.
   bool Pass(Search* s) {
     for (uint64_t limit = kExploreFirstLimit; limit < s->best_result().ops; limit *= 2) {
-      for (int i = 0; i < kExploreBatch && HasBudget(*s); i++) {
+      for (uint64_t i = 0; i < std::max<uint64_t>(1, kExploreBatchOps / limit) && HasBudget(*s);
+           i++) {
         if (s->Try(Candidate(*s, limit))) return true;
       }
     }
     return false;
   }
 
+  // Passes until one keeps a run (true) or exploring is out of budget, or
+  // past share of the time limit.
+  bool PassesUntil(Search* s, double share) {
+    while (HasBudget(*s, share)) {
+      if (Pass(s)) return true;
+    }
+    return false;
+  }
+
   // Whether a Pass could still run: time and runs left, and a limit below
   // the best run's ops.
-  bool HasBudget(const Search& s) const {
-    return runs_ < kExploreMaxRuns && s.Seconds() < kExploreShare * max_seconds_ &&
+  bool HasBudget(const Search& s, double share = kExploreShare) const {
+    return runs_ < kExploreMaxRuns && s.Seconds() < std::min(share, kExploreShare) * max_seconds_ &&
            kExploreFirstLimit < s.best_result().ops;
   }
 
@@ -322,11 +336,10 @@ bool Shrink(const scenario::RunConfig& config, const ShrinkOptions& options,
   Search s(scenario, options);
   if (!s.Start(config, error, outcome)) return false;
   Explorer explorer(options.max_seconds);
+  (void)explorer.PassesUntil(&s, kExploreFirstShare);
   while (!s.OutOfTime()) {
-    bool progress = Round(&s, &explorer);
     // Out of edits: new small tapes, while exploring has budget left.
-    while (!progress && explorer.HasBudget(s)) progress = explorer.Pass(&s);
-    if (!progress) break;
+    if (!Round(&s, &explorer) && !explorer.PassesUntil(&s, kExploreShare)) break;
   }
   outcome->shrunk = s.best();
   outcome->shrunk_result = s.best_result();

@@ -11,8 +11,8 @@
 //     a lower operation limit (halving from what the run did);
 //   * small new runs: tapes at operation limits 4, 8, 16, ..., half of
 //     them fresh seeds' tapes and half the smallest run's opening draws
-//     (its options and setup) followed by new bytes (within 40% of the
-//     time limit and a cap on runs);
+//     (its options and setup) followed by new bytes, about as much time
+//     at each limit (within 60% of the time limit and a cap on runs);
 //   * on the tape, as Hypothesis shrinks choice sequences: zero the tape
 //     from a point on (binary search); delete whole operations (16, 4, 1
 //     at a time, from the operation marks the run recorded, so the draws
