@@ -42,7 +42,7 @@ std::string DefaultOut(const std::string& path) {
 bool InStory(const std::string& line) {
   for (const char* prefix : {"client", "writer", "reader", "snapshot", "crash", "disk:", "check:",
                              "recovery", "recovered", "windows rule", "device rule",
-                             "close failed", "observed dropped", "preempted"}) {
+                             "close failed", "observed dropped", "preempted", "cut short"}) {
     if (line.rfind(prefix, 0) == 0) return true;
   }
   return false;

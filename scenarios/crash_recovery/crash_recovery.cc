@@ -562,6 +562,18 @@ class CrashRecoveryRun {
     return power_loss;
   }
 
+  // Story lines for the writes the crash cut short (a client's line comes
+  // only when its call returns): each may or may not have happened.
+  void TellCutShort() {
+    if (!config_.trace) return;
+    for (const WriteRecord& w : history_->writes()) {
+      if (w.outcome != WriteRecord::Outcome::kPending) continue;
+      sim_.TraceEvent("cut short by the crash: " +
+                      (w.ops.empty() ? std::string("a transaction's prepare") : DescribeKeyOps(w.ops)) +
+                      (w.sync ? " (sync)" : "") + (w.wal ? "" : " (no WAL)"));
+    }
+  }
+
   // Starts recovery in a task and crashes partway through it (or just after
   // it finished): recovery itself must be crash safe.
   // The step is drawn among as many as the last successful recovery took.
@@ -583,6 +595,7 @@ class CrashRecoveryRun {
     (void)db_.release();  // abandoned with the crashed process
     state_.db = nullptr;
     state_.txn_db = nullptr;
+    TellCutShort();
     history_->AbandonPending();
     // After any power loss in the chain, only what must survive one does.
     if (sim_.rng()->OneIn(4)) power_loss = CrashDuringRecovery() || power_loss;
