@@ -7,6 +7,7 @@
 
 #include "scenarios/scenario_run.h"
 #include "sim/choice_tape.h"
+#include "util/hash.h"
 
 namespace shale::cli {
 
@@ -156,8 +157,10 @@ class Explorer {
     return false;
   }
 
-  // Passes until one keeps a run (true) or exploring is out of budget, or
-  // past share of the time limit.
+  // Starts Passes until one keeps a run (true), exploring is out of budget,
+  // or share of the time limit has passed. A Pass started before then runs
+  // on within the whole budget (kExploreShare).
+  // REQUIRES: share <= kExploreShare.
   bool PassesUntil(Search* s, double share) {
     while (HasBudget(*s, share)) {
       if (Pass(s)) return true;
@@ -168,7 +171,7 @@ class Explorer {
   // Whether a Pass could still run: time and runs left, and a limit below
   // the best run's ops.
   bool HasBudget(const Search& s, double share = kExploreShare) const {
-    return runs_ < kExploreMaxRuns && s.Seconds() < std::min(share, kExploreShare) * max_seconds_ &&
+    return runs_ < kExploreMaxRuns && s.Seconds() < share * max_seconds_ &&
            kExploreFirstLimit < s.best_result().ops;
   }
 
@@ -178,7 +181,7 @@ class Explorer {
     runs_++;
     scenario::RunConfig c = s.best();
     c.ops = static_cast<int>(limit);
-    const uint64_t fresh = Mix(s.best().seed ^ Mix(limit) ^ Mix(~index));
+    const uint64_t fresh = MixWord(s.best().seed ^ MixWord(limit) ^ MixWord(~index));
     const std::vector<uint64_t>& marks = s.best_result().operation_marks;
     if (index % 2 == 1 && !marks.empty() && marks.front() <= c.tape->size()) {
       c.tape->resize(marks.front());
@@ -188,13 +191,6 @@ class Explorer {
       c.seed = fresh;
     }
     return c;
-  }
-
-  // SplitMix64's finalizer.
-  static uint64_t Mix(uint64_t x) {
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
   }
 
   const double max_seconds_;

@@ -27,6 +27,10 @@ inline uint64_t Avalanche(uint64_t z) {
 }
 }  // namespace hash_internal
 
+// One word mixed to a well-spread word (the splitmix64 finalizer; a
+// bijection): distinct inputs give distinct, unrelated-looking outputs.
+inline uint64_t MixWord(uint64_t x) { return hash_internal::Avalanche(x); }
+
 inline uint64_t Hash64(const char* data, size_t n, uint64_t seed = 0) {
   using namespace hash_internal;
   uint64_t h = seed ^ (static_cast<uint64_t>(n) * kMul1);
