@@ -32,6 +32,7 @@
 #include "scenarios/crash_recovery/crash_recovery.h"
 #include "scenarios/crash_recovery/crash_trigger.h"
 #include "scenarios/crash_recovery/disk_under_test.h"
+#include "scenarios/crash_recovery/drawn_config.h"
 #include "scenarios/crash_recovery/fault_plan.h"
 #include "scenarios/crash_recovery/recovered_txns.h"
 #include "scenarios/crash_recovery/workload.h"
@@ -70,128 +71,6 @@ constexpr uint64_t kCrashOneIn = 256;
 // Median 31.6k scheduling points per default-size PCT run.
 constexpr PctCalibration kPctCalibration{8, kDefaultOps};
 
-struct Drawn {
-  Options options;
-  WorkloadOptions workload;
-  sim::LatencyProfile latency;
-  int clients = 2;
-  std::map<std::string, std::string> described;
-  bool transactions = false;
-  TransactionDBOptions txn_options;
-  // kPerKey under unordered_write through one queue: each writer inserts
-  // its keys after its sequence is published, so readers may see part of a
-  // batch (DrawWriteQueues).
-  ReadVisibility read_visibility = ReadVisibility::kWholeBatch;
-};
-
-// Swarm: engine options and workload shape drawn from the seed, within
-// valid ranges, small enough that many files and >= 3 levels form.
-Drawn DrawConfig(sim::ChoiceTape* rng) {
-  Drawn d;
-  Options& o = d.options;
-  o.create_if_missing = true;
-  o.write_buffer_size = size_t{4096} << rng->Uniform(4);          // 4..32 KiB
-  o.target_file_size_base = uint64_t{4096} << rng->Uniform(4);    // 4..32 KiB
-  o.max_bytes_for_level_base = uint64_t{16384} << rng->Uniform(3);
-  o.max_bytes_for_level_multiplier = 2.0 + static_cast<double>(rng->Uniform(5));
-  o.level0_file_num_compaction_trigger = 2 + static_cast<int>(rng->Uniform(3));
-  o.block_size = size_t{256} << rng->Uniform(4);
-  o.bloom_bits_per_key = rng->OneIn(4) ? 0 : 10;
-  o.max_open_files = rng->OneIn(3) ? -1 : 20 + static_cast<int>(rng->Uniform(40));
-  // Mostly RocksDB's default; the mode that reports all WAL damage gets bit
-  // flips in WAL files too (FaultPlan, WalDamageReported).
-  const uint64_t mode = rng->Uniform(6);
-  o.wal_recovery_mode = mode == 0   ? WALRecoveryMode::kTolerateCorruptedTailRecords
-                        : mode == 1 ? WALRecoveryMode::kAbsoluteConsistency
-                                    : WALRecoveryMode::kPointInTimeRecovery;
-  d.workload.key_space = 100 << rng->Uniform(3);
-  d.workload.skewed_keys = rng->OneIn(2);
-  d.workload.sync_one_in = 2 + static_cast<int>(rng->Uniform(12));
-  d.workload.no_wal_one_in = 4 + static_cast<int>(rng->Uniform(20));
-  d.clients = 2 + static_cast<int>(rng->Uniform(3));
-  // Vanilla or pipelined writes here; unordered ones: DrawWriteQueues.
-  o.enable_pipelined_write = rng->OneIn(3);
-  o.allow_concurrent_memtable_write = !rng->OneIn(3);
-  // Half the runs roll the MANIFEST every few KiB of edits, so crashes and
-  // faults meet the switch of CURRENT during the workload, not only at Open.
-  o.max_manifest_file_size = rng->OneIn(2) ? uint64_t{1024} << rng->Uniform(3) : o.max_manifest_file_size;
-  d.latency = DrawDisk(rng, &d.described);
-  auto& m = d.described;
-  DescribeEngineSizes(o, &m);
-  m["max_manifest_file_size"] = std::to_string(o.max_manifest_file_size);
-  m["wal_recovery_mode"] = mode == 0 ? "tolerate-tail" : mode == 1 ? "absolute" : "point-in-time";
-  m["key_space"] = std::to_string(d.workload.key_space);
-  m["skewed_keys"] = d.workload.skewed_keys ? "true" : "false";
-  m["sync_one_in"] = std::to_string(d.workload.sync_one_in);
-  m["no_wal_one_in"] = std::to_string(d.workload.no_wal_one_in);
-  m["clients"] = std::to_string(d.clients);
-  m["write_mode"] = o.enable_pipelined_write ? "pipelined" : "vanilla";
-  m["allow_concurrent_memtable_write"] = o.allow_concurrent_memtable_write ? "true" : "false";
-  return d;
-}
-
-// Transactions on or off (the default), and the write policy.
-void DrawTransactions(sim::ChoiceTape* tape, Drawn* d) {
-  sim::ChoiceTape& rng = *tape;
-  d->transactions = rng.OneIn(2);
-  const bool write_prepared = rng.OneIn(2);
-  d->txn_options.write_policy =
-      write_prepared ? TxnWritePolicy::kWritePrepared : TxnWritePolicy::kWriteCommitted;
-  d->workload.transactions = d->transactions;
-  d->described["transactions"] = !d->transactions ? "off"
-                                 : write_prepared ? "write-prepared"
-                                                  : "write-committed";
-}
-
-// Lock waits, in simulated time (a run may use one simulated hour). With
-// faults off nothing holds a key for long, so a plain write that waits 10
-// minutes has met a lost wakeup or a leaked lock: its TimedOut fails the run
-// (no spurious errors). A transaction may meet a deadlock that a plain write
-// closed (plain writes do not detect deadlocks): it times out after 10 s and
-// rolls back, no failure. With faults on, a transaction whose Commit failed
-// may hold its keys until the next crash; both waits are short then, their
-// errors indeterminate.
-void SetLockTimeouts(bool faults_enabled, TransactionDBOptions* o) {
-  o->transaction_lock_timeout_ms = faults_enabled ? 1'000 : 10'000;
-  o->default_lock_timeout_ms = faults_enabled ? 1'000 : 600'000;
-}
-
-// The write queues:
-//   * Without transactions, a quarter of the runs write unordered. Their
-//     writes reach the WAL in sequence order (one queue), so every recovery
-//     promise holds; reads keep per-key consistency and read-your-own-writes,
-//     but a write in flight below a snapshot's sequence may still appear at
-//     it (WorkloadOptions::snapshots_immutable).
-//   * WritePrepared runs use two write queues half the time, and write
-//     unordered in half of those (as RocksDB requires, through two queues).
-//     A commit publishes through the second queue after its data landed,
-//     so snapshots stay immutable; recovery replays the WAL, whose order
-//     the oracle gets from the recovery sequence of each write.
-void DrawWriteQueues(sim::ChoiceTape* tape, Drawn* d) {
-  sim::ChoiceTape& rng = *tape;
-  const bool write_prepared =
-      d->transactions && d->txn_options.write_policy == TxnWritePolicy::kWritePrepared;
-  Options& o = d->options;
-  if (write_prepared) {
-    if (!rng.OneIn(2)) return;
-    o.two_write_queues = true;
-    o.enable_pipelined_write = false;
-    o.unordered_write = rng.OneIn(2);
-  } else if (!d->transactions && rng.OneIn(4)) {
-    o.unordered_write = true;
-    o.enable_pipelined_write = false;
-    d->workload.snapshots_immutable = false;
-    d->read_visibility = ReadVisibility::kPerKey;  // keys inserted after the publish
-  } else {
-    return;
-  }
-  if (o.unordered_write) o.allow_concurrent_memtable_write = true;
-  d->described["write_mode"] = o.unordered_write ? "unordered" : "vanilla";
-  d->described["allow_concurrent_memtable_write"] = o.allow_concurrent_memtable_write ? "true" : "false";
-  if (o.two_write_queues) d->described["two_write_queues"] = "true";
-}
-
-// Everything one run holds; lives on the Run() stack.
 class CrashRecoveryRun {
  public:
   CrashRecoveryRun(const RunConfig& config, RunResult* result, DiskModel model)

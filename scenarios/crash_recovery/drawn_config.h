@@ -1,0 +1,49 @@
+// The crash-recovery workload's configuration, drawn from a run's tape:
+// engine options and workload shape (swarm), transactions and their write
+// policy, and the write queues. The simulated scenarios and the
+// real-backend scenario draw it the same way, so a seed names the same
+// configuration in both.
+//
+// Thread safety: stateless functions over the tape they are given.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "scenarios/crash_recovery/workload.h"
+#include "scenarios/oracle/history.h"
+#include "shale/options.h"
+#include "shale/transaction_db.h"
+#include "sim/choice_tape.h"
+#include "sim/disk/sim_disk.h"
+
+namespace shale::scenario {
+
+struct Drawn {
+  Options options;
+  WorkloadOptions workload;
+  sim::LatencyProfile latency;
+  int clients = 2;
+  std::map<std::string, std::string> described;
+  bool transactions = false;
+  TransactionDBOptions txn_options;
+  // kPerKey under unordered_write through one queue: each writer inserts
+  // its keys after its sequence is published, so readers may see part of a
+  // batch (DrawWriteQueues).
+  ReadVisibility read_visibility = ReadVisibility::kWholeBatch;
+};
+
+// Swarm: engine options and workload shape drawn from the seed, within
+// valid ranges, small enough that many files and >= 3 levels form.
+Drawn DrawConfig(sim::ChoiceTape* rng);
+
+// Transactions on or off (the default), and the write policy.
+void DrawTransactions(sim::ChoiceTape* tape, Drawn* d);
+
+// The lock-wait limits for a run with I/O faults on or off (see the .cc).
+void SetLockTimeouts(bool faults_enabled, TransactionDBOptions* o);
+
+// The write queues: two queues and unordered writes (see the .cc).
+void DrawWriteQueues(sim::ChoiceTape* tape, Drawn* d);
+
+}  // namespace shale::scenario
