@@ -111,6 +111,7 @@ void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepa
     t.prepare_phase = state->phase;
     t.prepare_id = NamedTxn::kRecoveredSection;
     t.end_attempt_phase = state->phase;
+    if (state->txn_changed) state->txn_changed(name);
     Status st;
     uint64_t id = 0;
     if (commit) {
@@ -125,6 +126,7 @@ void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepa
       t.commit_id = id;
       t.end_sync = false;
       t.settled = false;
+      if (state->txn_changed) state->txn_changed(name);
       continue;
     }
     failed = true;

@@ -144,6 +144,7 @@ class Client {
       // The section changes no key: History tracks only its durability.
       named->prepare_id = s_->history->BeginWrite({}, /*wal=*/true, wo.sync);
       named->prepare_phase = s_->phase;
+      if (s_->txn_changed) s_->txn_changed(name);
       st = txn->Prepare();
       s_->EndWrite(named->prepare_id, st, /*sequence=*/0);
       s_->engine_ops++;
@@ -164,7 +165,10 @@ class Client {
   void Finish(Transaction* txn, NamedTxn* named, std::vector<KeyOp> ops, bool commit, bool sync) {
     Status st;
     uint64_t id = 0;
-    if (named != nullptr) named->end_attempt_phase = s_->phase;
+    if (named != nullptr) {
+      named->end_attempt_phase = s_->phase;
+      if (s_->txn_changed) s_->txn_changed(txn->GetName());
+    }
     if (commit) {
       st = CommitTracked(s_, txn, std::move(ops), sync, &id);
     } else if (named != nullptr) {
@@ -178,6 +182,7 @@ class Client {
       named->end_phase = s_->phase;
       named->commit_id = id;
       named->end_sync = sync;
+      if (s_->txn_changed) s_->txn_changed(txn->GetName());
     }
     CheckStatus(st, commit ? "Commit" : "Rollback");
   }
@@ -450,6 +455,7 @@ Status CommitTracked(WorkloadState* state, Transaction* txn, std::vector<KeyOp> 
                      uint64_t* id) {
   *id = state->history->BeginWrite(std::move(ops), /*wal=*/true, sync);
   state->txn_commits.insert(*id);
+  if (state->commit_noted) state->commit_noted(*id);
   const Status st = txn->Commit();
   state->EndWrite(*id, st, *txn);
   return st;
@@ -525,6 +531,7 @@ void WorkloadState::Fail(const std::string& property, const std::string& key,
   failure.observed = observed;
   failure.message = message;
   failure.step = step ? step() : 0;
+  if (failed_hook) failed_hook();
 }
 
 void WorkloadState::WaitForOps(uint64_t target) {

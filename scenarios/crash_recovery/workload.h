@@ -132,6 +132,14 @@ struct WorkloadState {
   uint64_t txn_lock_busy = 0;      // Busy (deadlock detected) from Put/Delete
   uint64_t txn_lock_timeouts = 0;  // TimedOut from Put/Delete
 
+  // Set where another process keeps a copy of this state (the real-backend
+  // child's journal): told, after the change, of each change to a
+  // named_txns record (by name), of each id added to txn_commits, and of
+  // the first failure.
+  std::function<void(const std::string& name)> txn_changed;
+  std::function<void(uint64_t id)> commit_noted;
+  std::function<void()> failed_hook;
+
   // Blocks the calling task (the scenario's main) until ops_done reaches
   // target, no client runs, a crash point was reached, or the run failed.
   // The task that gets there

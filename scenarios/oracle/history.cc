@@ -41,6 +41,7 @@ uint64_t History::BeginWrite(std::vector<KeyOp> ops, bool wal, bool sync) {
     if (ids.empty() || ids.back() != w.id) ids.push_back(w.id);
   }
   writes_.push_back(std::move(w));
+  if (observer_ != nullptr) observer_->BeganWrite(writes_.back().ops, wal, sync);
   return writes_.back().id;
 }
 
@@ -49,6 +50,7 @@ void History::EndWrite(uint64_t id, const Status& status, uint64_t sequence, uin
   WriteRecord& w = writes_[id];
   assert(w.outcome == WriteRecord::Outcome::kPending);
   w.end_event = ++events_;
+  if (observer_ != nullptr) observer_->EndedWrite(id, status, sequence, visible_at);
   if (!status.ok()) {
     w.outcome = WriteRecord::Outcome::kFailed;
     return;
@@ -63,6 +65,7 @@ void History::EndWrite(uint64_t id, const Status& status, uint64_t sequence, uin
 }
 
 void History::SyncWalDone(uint64_t token) {
+  if (observer_ != nullptr) observer_->BarrierDone(/*flush=*/false, token);
   for (uint64_t i = 0; i < token && i < ack_order_.size(); i++) {
     WriteRecord& w = writes_[ack_order_[i]];
     if (w.wal) w.must_survive = true;
@@ -70,6 +73,7 @@ void History::SyncWalDone(uint64_t token) {
 }
 
 void History::FlushDone(uint64_t token) {
+  if (observer_ != nullptr) observer_->BarrierDone(/*flush=*/true, token);
   for (uint64_t i = 0; i < token && i < ack_order_.size(); i++) {
     writes_[ack_order_[i]].must_survive = true;
   }
@@ -208,6 +212,7 @@ bool History::Observe(const std::string& key, const ReadStart& start, const Valu
   const WriteRecord* only = nullptr;
   const int count = Explanations(key, start, observed, &only);
   if (count == 1 && only != nullptr) MarkObserved(&writes_[only->id], key);
+  if (observer_ != nullptr) observer_->Observed(key, start, observed);
   return count > 0;
 }
 

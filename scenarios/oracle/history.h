@@ -99,6 +99,23 @@ struct ReadStart {
   uint64_t event = 0;
 };
 
+// Told of every change a workload makes to a History, in order, so that
+// another History given the same calls in the same order becomes the same
+// (the real-backend scenario's child streams them to its parent, whose
+// History then holds what the child's did when it was killed). Called
+// after the change, from the thread that made it.
+class HistoryObserver {
+ public:
+  virtual ~HistoryObserver() = default;
+  virtual void BeganWrite(const std::vector<KeyOp>& ops, bool wal, bool sync) = 0;
+  virtual void EndedWrite(uint64_t id, const Status& status, uint64_t sequence,
+                          uint64_t visible_at) = 0;
+  // SyncWalDone (flush false) or FlushDone (flush true) with token.
+  virtual void BarrierDone(bool flush, uint64_t token) = 0;
+  virtual void BeganRead() = 0;
+  virtual void Observed(const std::string& key, const ReadStart& start, const Value& observed) = 0;
+};
+
 class History {
  public:
   // REQUIRES: base is the DB's exact state when recording starts.
@@ -123,7 +140,11 @@ class History {
   // REQUIRES: the base has no unknown keys.
   State ExpectedState() const;
   // Call when a read starts (before any snapshot it takes).
-  ReadStart BeginRead() { return {acked_count_, ++events_}; }
+  ReadStart BeginRead() {
+    const ReadStart start{acked_count_, ++events_};
+    if (observer_ != nullptr) observer_->BeganRead();
+    return start;
+  }
   // Values key may have for a read that began at `start`: its value with
   // every write acknowledged before the read applied (the settled value),
   // or any value a pending, failed or later-acknowledged write gave it.
@@ -181,6 +202,10 @@ class History {
   // or held it in its base.
   bool WrittenInEarlierPhase(const std::string& key, const std::string& value) const;
   bool any_pending() const;
+  // From now on, observer hears of every BeginWrite, EndWrite,
+  // SyncWalDone, FlushDone, BeginRead and Observe (nullptr: none).
+  // REQUIRES: observer outlives this History or is unset first.
+  void set_observer(HistoryObserver* observer) { observer_ = observer; }
 
  private:
   // When a read first observed w's op on key (max: never), as visibility_
@@ -219,6 +244,7 @@ class History {
   // Fingerprints of (key, value) pairs of earlier histories: a few per
   // write, so the run's memory grows by 8 bytes per write at most.
   std::set<uint64_t> earlier_values_;
+  HistoryObserver* observer_ = nullptr;
 };
 
 }  // namespace shale::scenario
