@@ -42,7 +42,8 @@ uint64_t MsSince(std::chrono::steady_clock::time_point start) {
 report::SeedEntry EntryFor(const RunOptions& options, const WorkerOutcome& o) {
   report::SeedEntry e;
   e.result = o.result;
-  e.trace_hash_known = o.trace_hash_known;
+  // A real run's hash is no fingerprint: the same seed may take another path.
+  e.trace_hash_known = o.trace_hash_known && o.result.deterministic;
   e.wall_ms = o.wall_ms;
   if (!o.result.passed) e.replay = ReplayCommand(options.out_dir, o.result.scenario, o.result.seed);
   return e;

@@ -71,6 +71,7 @@ bool CampaignOutputs::WriteFailureFile(const report::SeedEntry& e, std::string* 
   if (e.trace_hash_known) f.trace_hash = e.result.trace_hash;
   f.failure = e.result.failure;
   f.options_drawn = e.result.options_drawn;
+  f.history = e.result.recorded_history;
   f.replay = e.replay;
   return report::WriteFileAtomically(FailurePath(options_.out_dir, e.result.scenario, e.result.seed),
                                      report::EncodeFailureFile(f), error);

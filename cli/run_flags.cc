@@ -48,7 +48,11 @@ bool ResolveScenarios(const std::string& flag, std::vector<std::string>* names, 
   if (flag.empty()) return Fail(error, "--scenario is required (a name or 'all'; see 'shale scenarios')");
   if (flag == "all") {
     if (all.empty()) return Fail(error, "no scenarios are registered yet (scenarios/builtin.cc lists none)");
-    for (const scenario::Scenario* s : all) names->push_back(s->name());
+    // Every simulated scenario: a real one writes real files and is not
+    // deterministic, so it runs only when named.
+    for (const scenario::Scenario* s : all) {
+      if (s->simulated()) names->push_back(s->name());
+    }
     return true;
   }
   if (scenario::FindScenario(flag) == nullptr) {
@@ -129,6 +133,7 @@ scenario::RunConfig ConfigFor(const RunOptions& o, const std::string& scenario, 
   c.strategy = o.strategy;
   c.faults = o.faults;
   c.planted_bugs = o.planted_bugs;
+  c.work_dir = o.out_dir;
   return c;
 }
 

@@ -1,6 +1,7 @@
 // The flags of `shale run`, parsed and checked into RunOptions.
 //
-//   --scenario NAME|all   required; "all" = every registered scenario
+//   --scenario NAME|all   required; "all" = every simulated scenario (real-backend
+//                         runs only when named)
 //   --seeds A..B          required; inclusive uint64 range (seed_range.h)
 //   --shard K/N           keep seeds with seed % N == K-1 (default: all)
 //   --jobs N              concurrent worker processes (0 = number of cores)

@@ -26,6 +26,7 @@ bool FromFile(const std::string& path, bool from_seed, RunTarget* target, std::s
   target->config = file.config;
   if (from_seed) target->config.tape.reset();
   target->expected_hash = file.trace_hash;
+  target->expected_property = file.failure.property;
   return true;
 }
 

@@ -26,6 +26,7 @@ void DefineRunTargetFlags(FlagSet* f, RunTargetFlags* v);
 struct RunTarget {
   scenario::RunConfig config;
   std::optional<uint64_t> expected_hash;  // a failure file's trace_hash
+  std::optional<std::string> expected_property;  // a failure file's failure property
 };
 
 // From the positional arguments (at most one FILE) and the flags. A FILE

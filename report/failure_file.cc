@@ -39,6 +39,7 @@ FailureFile FailureFileFromJson(const json& j) {
     f.options_drawn = j.at("options").get<std::map<std::string, std::string>>();
   }
   f.replay = j.value("replay", "");
+  if (j.contains("history")) f.history = j.at("history").get<std::vector<std::string>>();
   if (j.contains("tape")) {
     std::string tape, error;
     if (!DecodeTape(j.at("tape").get<std::string>(), j.at("tape_bytes").get<uint64_t>(), &tape,
@@ -68,6 +69,7 @@ std::string EncodeFailureFile(const FailureFile& f) {
       {"failure", internal::FailureToJson(f.failure)},
       {"options", f.options_drawn},
       {"replay", f.replay}};
+  if (!f.history.empty()) j["history"] = f.history;
   if (f.config.tape) {
     j["tape_bytes"] = f.config.tape->size();
     j["tape"] = EncodeTape(*f.config.tape);

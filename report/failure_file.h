@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "scenarios/scenario.h"
 
@@ -32,6 +33,9 @@ struct FailureFile {
   scenario::Failure failure;
   std::map<std::string, std::string> options_drawn;
   std::string replay;
+  // A real (not simulated) run's record of what it did
+  // (RunResult::recorded_history): "history", when not empty.
+  std::vector<std::string> history;
 };
 
 std::string EncodeFailureFile(const FailureFile& file);

@@ -44,6 +44,8 @@ json RunResultToJson(const scenario::RunResult& r, bool trace_hash_known) {
             {"pct_change_points", r.pct_change_points},
             {"options", r.options_drawn},
             {"failure", r.passed ? json(nullptr) : FailureToJson(r.failure)}};
+  if (!r.deterministic) j["deterministic"] = false;
+  if (!r.recorded_history.empty()) j["history"] = r.recorded_history;
   return j;
 }
 
@@ -76,6 +78,8 @@ scenario::RunResult RunResultFromJson(const json& j, bool* trace_hash_known) {
     r.options_drawn = j.at("options").get<std::map<std::string, std::string>>();
   }
   if (!r.passed) r.failure = FailureFromJson(j.at("failure"));
+  r.deterministic = j.value("deterministic", true);
+  if (j.contains("history")) r.recorded_history = j.at("history").get<std::vector<std::string>>();
   return r;
 }
 

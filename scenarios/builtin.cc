@@ -1,6 +1,7 @@
 // The one list of built-in scenarios.
 #include "scenarios/crash_recovery/crash_recovery.h"
 #include "scenarios/open_channel/open_channel.h"
+#include "scenarios/real_backend/real_backend.h"
 #include "scenarios/scenario.h"
 #include "scenarios/snapshot/snapshot.h"
 #include "scenarios/unordered_write/unordered_write.h"
@@ -17,6 +18,7 @@ void RegisterBuiltinScenarios() {
   RegisterScenario(UnorderedWriteScenario());
   RegisterScenario(WindowsScenario());
   RegisterScenario(OpenChannelScenario());
+  RegisterScenario(RealBackendScenario());
 }
 
 }  // namespace shale::scenario

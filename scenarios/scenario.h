@@ -32,6 +32,10 @@ struct RunConfig {
   std::string faults;       // "on" | "off" | "" (drawn from the tape)
   bool trace = false;       // collect the event trace (shale replay --trace)
   uint64_t planted_bugs = 0;  // shale::PlantedBug bits, for checker tests
+  // Where a scenario that runs on real files makes them (a directory per
+  // seed under it, removed when the seed passes); "" means TMPDIR (or
+  // /tmp). Simulated scenarios ignore it.
+  std::string work_dir;
 };
 
 struct Failure {
@@ -74,6 +78,13 @@ struct RunResult {
   std::string scheduler;           // "random" or "pct"
   uint64_t pct_change_points = 0;  // pct: change points that fired
   std::vector<std::string> trace;                 // when RunConfig::trace
+  // False for a run on real files and threads: the same config may take
+  // another path, so trace_hash (0) and tape_bytes (0) mean nothing and
+  // the failure file replays from the seed.
+  bool deterministic = true;
+  // A real run's record of what its process did, one line per event, for
+  // the failure file (empty for simulated runs, and when it passed).
+  std::vector<std::string> recorded_history;
 };
 
 class Scenario {
@@ -97,6 +108,9 @@ class Scenario {
     bool kept = true;
   };
   virtual std::vector<PromiseRow> promises() const { return {}; }
+  // False for a scenario that runs on real files and threads (not
+  // deterministic, and slower): `--scenario all` leaves it out.
+  virtual bool simulated() const { return true; }
   virtual const char* mode_option() const { return ""; }
 };
 
