@@ -65,7 +65,7 @@ void History::EndWrite(uint64_t id, const Status& status, uint64_t sequence, uin
 }
 
 void History::SyncWalDone(uint64_t token) {
-  if (observer_ != nullptr) observer_->BarrierDone(/*flush=*/false, token);
+  if (observer_ != nullptr) observer_->BarrierDone(HistoryObserver::Barrier::kSyncWal, token);
   for (uint64_t i = 0; i < token && i < ack_order_.size(); i++) {
     WriteRecord& w = writes_[ack_order_[i]];
     if (w.wal) w.must_survive = true;
@@ -73,9 +73,17 @@ void History::SyncWalDone(uint64_t token) {
 }
 
 void History::FlushDone(uint64_t token) {
-  if (observer_ != nullptr) observer_->BarrierDone(/*flush=*/true, token);
+  if (observer_ != nullptr) observer_->BarrierDone(HistoryObserver::Barrier::kFlush, token);
   for (uint64_t i = 0; i < token && i < ack_order_.size(); i++) {
     writes_[ack_order_[i]].must_survive = true;
+  }
+}
+
+void History::CloseDone(uint64_t token) {
+  if (observer_ != nullptr) observer_->BarrierDone(HistoryObserver::Barrier::kClose, token);
+  for (uint64_t i = 0; i < token && i < ack_order_.size(); i++) {
+    WriteRecord& w = writes_[ack_order_[i]];
+    if (!w.wal) w.must_survive = true;
   }
 }
 

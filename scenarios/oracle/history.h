@@ -110,8 +110,9 @@ class HistoryObserver {
   virtual void BeganWrite(const std::vector<KeyOp>& ops, bool wal, bool sync) = 0;
   virtual void EndedWrite(uint64_t id, const Status& status, uint64_t sequence,
                           uint64_t visible_at) = 0;
-  // SyncWalDone (flush false) or FlushDone (flush true) with token.
-  virtual void BarrierDone(bool flush, uint64_t token) = 0;
+  // SyncWalDone, FlushDone or CloseDone with token.
+  enum class Barrier : uint8_t { kSyncWal, kFlush, kClose };
+  virtual void BarrierDone(Barrier barrier, uint64_t token) = 0;
   virtual void BeganRead() = 0;
   virtual void Observed(const std::string& key, const ReadStart& start, const Value& observed) = 0;
 };
@@ -134,6 +135,10 @@ class History {
   uint64_t DurabilityBarrierStart() const { return acked_count_; }
   void SyncWalDone(uint64_t token);
   void FlushDone(uint64_t token);
+  // A clean Close (started at token) flushed the writes that skipped the
+  // WAL, as RocksDB's does; the others stay as durable as the WAL made
+  // them (Close does not sync it).
+  void CloseDone(uint64_t token);
 
   // The model's current state: base plus every acknowledged write in
   // sequence order (failed and pending writes left out).

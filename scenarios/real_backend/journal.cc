@@ -126,9 +126,9 @@ void JournalWriter::EndedWrite(uint64_t id, const Status& status, uint64_t seque
   Send(m);
 }
 
-void JournalWriter::BarrierDone(bool flush, uint64_t token) {
+void JournalWriter::BarrierDone(Barrier barrier, uint64_t token) {
   std::string m = Message(kBarrier);
-  m.push_back(flush ? 1 : 0);
+  PutVarint64(&m, static_cast<uint64_t>(barrier));
   PutVarint64(&m, token);
   Send(m);
 }
@@ -296,12 +296,22 @@ bool JournalReplica::Apply(Slice payload, std::string* error) {
       return true;
     }
     case kBarrier: {
-      const bool flush = f.Bool();
+      const uint64_t barrier = f.U64();
       const uint64_t token = f.U64();
-      if (!f.ok()) break;
-      Note(absl::StrCat(flush ? "flush" : "sync WAL", " done: the first ", token,
-                        " acknowledged writes are durable"));
-      flush ? history_->FlushDone(token) : history_->SyncWalDone(token);
+      if (!f.ok() || barrier > static_cast<uint64_t>(HistoryObserver::Barrier::kClose)) break;
+      static const char* const kNames[] = {"sync WAL", "flush", "close"};
+      Note(absl::StrCat(kNames[barrier], " done (the first ", token, " acknowledged writes)"));
+      switch (static_cast<HistoryObserver::Barrier>(barrier)) {
+        case HistoryObserver::Barrier::kSyncWal:
+          history_->SyncWalDone(token);
+          break;
+        case HistoryObserver::Barrier::kFlush:
+          history_->FlushDone(token);
+          break;
+        case HistoryObserver::Barrier::kClose:
+          history_->CloseDone(token);
+          break;
+      }
       return true;
     }
     case kBeginRead:

@@ -47,7 +47,7 @@ class JournalWriter final : public HistoryObserver, public PowerLossEvents {
   void BeganWrite(const std::vector<KeyOp>& ops, bool wal, bool sync) override;
   void EndedWrite(uint64_t id, const Status& status, uint64_t sequence,
                   uint64_t visible_at) override;
-  void BarrierDone(bool flush, uint64_t token) override;
+  void BarrierDone(Barrier barrier, uint64_t token) override;
   void BeganRead() override;
   void Observed(const std::string& key, const ReadStart& start, const Value& observed) override;
 

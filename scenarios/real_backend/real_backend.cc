@@ -34,9 +34,11 @@ namespace {
 using SteadyClock = std::chrono::steady_clock;
 
 // A child still running after this long is stuck (a run takes seconds).
-constexpr int64_t kMaxChildMs = 120'000;
+constexpr int64_t kMaxChildMs = 60'000;
 constexpr int kPollMs = 50;
 constexpr int kMaxOpenAttempts = 3;
+// The log reader's words for a last record cut short (wal/log_reader.cc).
+constexpr const char* kTruncatedTail = "truncated record at end of log";
 // A seed's tape ends the run after a phase, instead of killing its child,
 // once in this many phases (a tape's zero ends it there), as in simulation.
 constexpr uint64_t kCrashOneIn = 256;
@@ -71,31 +73,35 @@ class RealBackendRun {
     state_.history = history_.get();
     std::string kills;
     for (int phase = 0; phase <= crashes && result_->passed; phase++) {
-      // "Kill this child?": a tape's zero makes it the last (it closes).
-      std::optional<KillPoint> kill;
-      if (phase < crashes && tape_.Proceed(kCrashOneIn)) kill = DrawKillPoint(&tape_, draw_);
-      // Half the kills of a lossy run are power losses; so is half its
-      // ends after a clean close (the machine goes down after the process).
-      const bool power_loss = draw_.lossy && tape_.OneIn(2);
-      kills += (kills.empty() ? "" : "; ") + std::to_string(phase) + ": " +
-               (kill ? kill->Describe() + (power_loss ? ", power loss" : "") : "none");
-      phase_ = phase;
-      replica_ = std::make_unique<JournalReplica>(history_.get(), &state_, &ledger_);
-      ledger_.StartProcess();
-      const bool ran = RunChild(phase, kill);
-      result_->ops += replica_->writes_begun() + replica_->reads_begun();
-      history_lines_.push_back("phase " + std::to_string(phase) + " (kill " +
-                               (kill ? kill->Describe() : "none") + ")");
-      for (std::string& line : replica_->Lines()) history_lines_.push_back(std::move(line));
-      if (!ran) break;
-      Check(power_loss);
-      if (!kill) break;
+      if (!RunPhase(phase, crashes, &kills)) break;
     }
     result_->options_drawn["kills"] = kills;
     Finish();
   }
 
  private:
+  // One child, killed or not, then the check. False if the run ends here.
+  bool RunPhase(int phase, int crashes, std::string* kills) {
+    // "Kill this child?": a tape's zero makes it the last (it closes).
+    std::optional<KillPoint> kill;
+    if (phase < crashes && tape_.Proceed(kCrashOneIn)) kill = DrawKillPoint(&tape_, draw_);
+    // Half the kills of a lossy run are power losses; so is half its ends
+    // after a clean close (the machine goes down after the process).
+    const bool power_loss = draw_.lossy && tape_.OneIn(2);
+    const std::string told = (kill ? kill->Describe() : "none, closes") + (power_loss ? ", power loss" : "");
+    *kills += (kills->empty() ? "" : "; ") + std::to_string(phase) + ": " + told;
+    phase_ = phase;
+    replica_ = std::make_unique<JournalReplica>(history_.get(), &state_, &ledger_);
+    ledger_.StartProcess();
+    const bool ran = RunChild(phase, kill);
+    result_->ops += replica_->writes_begun() + replica_->reads_begun();
+    history_lines_.push_back("phase " + std::to_string(phase) + " (kill " + told + ")");
+    for (std::string& line : replica_->Lines()) history_lines_.push_back(std::move(line));
+    if (!ran) return false;
+    Check(power_loss);
+    return kill.has_value();
+  }
+
   void Describe() {
     result_->options_drawn = draw_.drawn.described;
     auto& m = result_->options_drawn;
@@ -252,6 +258,7 @@ class RealBackendRun {
       state_.named_txns = unrecovered_txns_;
     }
     chain_power_loss_ = chain_power_loss_ || power_loss;
+    if (killed_) NoteKilledLogs();
     history_->AbandonPending();
     if (power_loss && !PowerLoss()) return;
     const std::string copy = paths_.run + "/check";
@@ -324,13 +331,30 @@ class RealBackendRun {
       options.env = Env::Default();
       s = OpenRealDb(options, draw_.drawn, path, db, txn_db);
       if (s.ok()) return true;
-      const std::set<std::string> torn = InCopy(ledger_.torn_logs(), path);
+      std::set<std::string> torn = ledger_.torn_logs();
+      if (s.ToString().find(kTruncatedTail) != std::string::npos) {
+        torn.insert(killed_logs_.begin(), killed_logs_.end());
+      }
+      torn = InCopy(torn, path);
       if (ClassifyRefusal(s, options.wal_recovery_mode, {}, torn) == Refusal::kNone) break;
       result_->observed["refusals of a torn WAL, reopened point-in-time"]++;
       draw_.drawn.options.wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
     }
     Fail("recovery", "", "Open OK", s.ToString(), "DB::Open failed after the kill");
     return false;
+  }
+
+  // A kill can land between the two writes of one WAL record (the file
+  // writer's buffer filled mid-record): every log the killed child left may
+  // end in a truncated record, which a recovery mode stricter than point in
+  // time refuses. Only that refusal ("truncated record at end of log")
+  // naming one of these logs is accepted as the kill's.
+  void NoteKilledLogs() {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(paths_.db, ec)) {
+      const std::string path = entry.path().string();
+      if (IsLogFile(path)) killed_logs_.insert(path);
+    }
   }
 
   // The torn logs' paths as the copy at copy names them.
@@ -385,6 +409,7 @@ class RealBackendRun {
   std::unique_ptr<History> unrecovered_;
   std::map<std::string, NamedTxn> unrecovered_txns_;
   bool chain_power_loss_ = false;
+  std::set<std::string> killed_logs_;  // see NoteKilledLogs
   int phase_ = 0;
   bool killed_ = false;  // the current phase's child was killed
 };

@@ -93,10 +93,10 @@ RealDraw DrawRealRun(sim::ChoiceTape* tape, const RunConfig& config, int phases)
   DrawTransactions(tape, &r.drawn);
   DrawWriteQueues(tape, &r.drawn);
   // Real time: a transaction that met a deadlock a plain write closed
-  // times out after 1 s; a plain write that waits a minute met a lost
+  // times out after 1 s; a plain write that waits 30 s met a lost
   // wakeup or a leaked lock (its TimedOut fails the run).
   r.drawn.txn_options.transaction_lock_timeout_ms = 1'000;
-  r.drawn.txn_options.default_lock_timeout_ms = 60'000;
+  r.drawn.txn_options.default_lock_timeout_ms = 30'000;
   r.drawn.options.planted_bugs = static_cast<uint32_t>(config.planted_bugs);
   for (auto it = r.drawn.described.begin(); it != r.drawn.described.end();) {
     it = it->first.rfind("disk", 0) == 0 ? r.drawn.described.erase(it) : std::next(it);
@@ -189,7 +189,7 @@ void RunRealChild(const RealDraw& draw, const RealPaths& paths, int phase,
   if (!state->failed) {
     const uint64_t token = history->DurabilityBarrierStart();
     const Status closed = turn_db.Close();
-    if (closed.ok()) history->FlushDone(token);  // Close flushed
+    if (closed.ok()) history->CloseDone(token);
     journal.Closed(closed);
     if (!closed.ok()) state->Fail("no spurious errors", "", "OK", closed.ToString(), "Close failed");
   }
