@@ -13,6 +13,7 @@
 #include <string>
 
 #include "common/temp_dir.h"
+#include "scenarios/oracle/recovery_check.h"
 #include "scenarios/real_backend/journal.h"
 #include "scenarios/real_backend/power_loss_fs.h"
 #include "scenarios/real_backend/power_loss_ledger.h"
@@ -160,6 +161,7 @@ TEST_CASE("the journal rebuilds the child's History exactly, dropping a frame cu
   child.SyncWalDone(token);
   const uint64_t c = child.BeginWrite({KeyOp{"k3", "v3"}}, false, false);
   child.EndWrite(c, Status::OK(), 9);
+  child.CloseDone(child.DurabilityBarrierStart());
   ::close(fds[1]);
   std::string bytes;
   char buf[4096];
@@ -174,7 +176,7 @@ TEST_CASE("the journal rebuilds the child's History exactly, dropping a frame cu
   REQUIRE(replica.Feed(bytes.data(), bytes.size() - 3, &error));  // the last frame cut short
   CHECK(replica.unfinished_bytes() > 0);
   CHECK(parent.writes().size() == 3);
-  CHECK(parent.writes()[c].outcome == WriteRecord::Outcome::kPending);
+  CHECK_FALSE(parent.writes()[c].must_survive);  // the cut frame is the Close
   REQUIRE(replica.Feed(bytes.data() + bytes.size() - 3, 3, &error));
   REQUIRE(parent.writes().size() == child.writes().size());
   for (size_t i = 0; i < child.writes().size(); i++) {
@@ -188,10 +190,27 @@ TEST_CASE("the journal rebuilds the child's History exactly, dropping a frame cu
     CHECK(x.observed_event == y.observed_event);
     CHECK(x.ack_index == y.ack_index);
   }
+  CHECK(parent.writes()[c].must_survive);
   CHECK(parent.ExpectedState() == child.ExpectedState());
   CHECK(parent.observed_writes() == 1);
   CHECK(replica.writes_begun() == 3);
   CHECK(replica.reads_begun() == 1);
+}
+
+TEST_CASE("a clean Close makes durable only the writes that skipped the WAL") {
+  History h{State{}};
+  const uint64_t logged = h.BeginWrite({KeyOp{"k1", "v1"}}, /*wal=*/true, /*sync=*/false);
+  h.EndWrite(logged, Status::OK(), 1);
+  const uint64_t unlogged = h.BeginWrite({KeyOp{"k2", "v2"}}, /*wal=*/false, /*sync=*/false);
+  h.EndWrite(unlogged, Status::OK(), 2);
+  h.CloseDone(h.DurabilityBarrierStart());
+  CHECK_FALSE(h.writes()[logged].must_survive);
+  CHECK(h.writes()[unlogged].must_survive);
+  // After a power loss: the unlogged write must be there, and with it
+  // (prefix recovery) the logged one before it; losing both is not allowed.
+  CHECK(CheckRecovery(h, /*process_crash=*/false, State{{"k1", "v1"}, {"k2", "v2"}}).ok);
+  CHECK_FALSE(CheckRecovery(h, false, State{}).ok);
+  CHECK_FALSE(CheckRecovery(h, false, State{{"k1", "v1"}}).ok);
 }
 
 TEST_CASE("real-backend seeds pass on the correct engine, with kills and power losses") {
