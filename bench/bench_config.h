@@ -27,6 +27,9 @@ inline constexpr int64_t kMaxKeySizeBytes = 1024;
 inline constexpr int64_t kMaxValueSizeBytes = 16 << 20;
 inline constexpr int64_t kMaxThreads = 256;
 inline constexpr int64_t kMaxBatchSize = 100000;
+inline constexpr int64_t kMaxBloomBits = 64;
+inline constexpr int64_t kMaxBlockSizeBytes = 64 << 20;
+inline constexpr int64_t kMaxOpenFiles = 1'000'000;
 
 // /dev/shm/shale-bench if /dev/shm exists (RAM-backed, as the published
 // db_bench runs on fast storage), else /tmp/shale-bench.
@@ -46,6 +49,9 @@ struct BenchConfig {
   int64_t batch_size = 1;  // entries per write batch in the fill workloads
   uint64_t cache_size_bytes = 64ull << 20;
   uint64_t write_buffer_size_bytes = 64ull << 20;
+  int64_t bloom_bits = 10;             // bits per key; 0: no filter
+  int64_t block_size_bytes = 4096;     // table data block size
+  int64_t max_open_files = -1;         // table readers kept open; -1: all
   bool sync = false;
   bool disable_wal = false;
   bool use_existing = false;

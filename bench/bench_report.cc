@@ -48,10 +48,12 @@ void PrintHeader(const BenchConfig& c, std::ostream& out) {
   out << absl::StrFormat("FileSize:   %.1f MB (estimated)\n",
                          (key + value * 0.5) * entries / kMiB);
   out << absl::StrFormat("Threads:    %d\n", c.threads);
-  out << absl::StrFormat("Options:    write_buffer_size=%d cache_size=%d bloom_bits=10 "
-                         "compression=none sync=%d disable_wal=%d batch_size=%d\n",
-                         c.write_buffer_size_bytes, c.cache_size_bytes, int{c.sync},
-                         int{c.disable_wal}, c.batch_size);
+  out << absl::StrFormat("Options:    write_buffer_size=%d cache_size=%d bloom_bits=%d "
+                         "block_size=%d max_open_files=%d compression=none sync=%d "
+                         "disable_wal=%d batch_size=%d\n",
+                         c.write_buffer_size_bytes, c.cache_size_bytes, c.bloom_bits,
+                         c.block_size_bytes, c.max_open_files, int{c.sync}, int{c.disable_wal},
+                         c.batch_size);
   // Shale and RocksDB only: LevelDB has no such options (see KvOptions), so
   // a LevelDB-only run prints nothing about them.
   if (c.engine != "leveldb") {

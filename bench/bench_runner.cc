@@ -59,6 +59,9 @@ KvOptions ToKvOptions(const BenchConfig& c) {
   KvOptions o;
   o.write_buffer_size_bytes = c.write_buffer_size_bytes;
   o.cache_size_bytes = c.cache_size_bytes;
+  o.bloom_bits_per_key = static_cast<int>(c.bloom_bits);
+  o.block_size_bytes = static_cast<uint64_t>(c.block_size_bytes);
+  o.max_open_files = static_cast<int>(c.max_open_files);
   o.sync = c.sync;
   o.disable_wal = c.disable_wal;
   o.allow_concurrent_memtable_write = c.allow_concurrent_memtable_write;

@@ -30,7 +30,11 @@ namespace shale::bench {
 struct KvOptions {
   uint64_t write_buffer_size_bytes = 64ull << 20;
   uint64_t cache_size_bytes = 64ull << 20;
-  int bloom_bits_per_key = 10;
+  int bloom_bits_per_key = 10;  // 0: no bloom filter
+  uint64_t block_size_bytes = 4096;
+  // Table readers kept open (-1: all; LevelDB, which has no such setting,
+  // keeps its largest, 50,000).
+  int max_open_files = -1;
   bool sync = false;
   bool disable_wal = false;
   // Write path, with RocksDB's meaning (Shale and RocksDB; LevelDB has no

@@ -45,7 +45,8 @@ class ShaleKvStore final : public KvStore {
     options.create_if_missing = true;
     options.write_buffer_size = o.write_buffer_size_bytes;
     options.bloom_bits_per_key = o.bloom_bits_per_key;
-    options.max_open_files = -1;
+    options.block_size = o.block_size_bytes;
+    options.max_open_files = o.max_open_files;
     options.env = o.env;  // nullptr: the real backend
     options.block_cache = NewLRUCache(o.cache_size_bytes, /*num_shard_bits=*/4,
                                       o.env != nullptr ? o.env->runtime() : nullptr);

@@ -33,6 +33,11 @@ void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
             "entries per write batch (per thread) in the fill workloads");
   f->AddSize("cache_size", &c.cache_size_bytes, "block cache bytes");
   f->AddSize("write_buffer_size", &c.write_buffer_size_bytes, "memtable bytes");
+  f->AddInt("bloom_bits", &c.bloom_bits, 0, bench::kMaxBloomBits, "bloom filter bits per key; 0: none");
+  f->AddInt("block_size", &c.block_size_bytes, 256, bench::kMaxBlockSizeBytes, "table data block bytes");
+  f->AddInt("max_open_files", &c.max_open_files, -1, bench::kMaxOpenFiles,
+            "table readers kept open; -1: all (LevelDB: 50000); below 20 acts as 20 in Shale "
+            "and RocksDB, below 74 as 74 in LevelDB");
   f->AddBool("sync", &c.sync, "sync every write");
   f->AddBool("disable_wal", &c.disable_wal, "write no WAL");
   f->AddBool("allow_concurrent_memtable_write", &c.allow_concurrent_memtable_write,

@@ -61,12 +61,14 @@ class LevelDbKvStore final : public KvStore {
 
   Status Open(const std::string& path, const KvOptions& o) override {
     cache_.reset(leveldb::NewLRUCache(o.cache_size_bytes));
-    filter_.reset(leveldb::NewBloomFilterPolicy(o.bloom_bits_per_key));
+    filter_.reset(o.bloom_bits_per_key > 0 ? leveldb::NewBloomFilterPolicy(o.bloom_bits_per_key)
+                                           : nullptr);
     leveldb::Options options;
     options.create_if_missing = true;
     options.compression = leveldb::kNoCompression;
     options.write_buffer_size = o.write_buffer_size_bytes;
-    options.max_open_files = kLevelDbMaxOpenFiles;
+    options.max_open_files = o.max_open_files < 0 ? kLevelDbMaxOpenFiles : o.max_open_files;
+    options.block_size = o.block_size_bytes;
     options.block_cache = cache_.get();
     options.filter_policy = filter_.get();
     write_options_.sync = o.sync;

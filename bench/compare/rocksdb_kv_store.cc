@@ -66,12 +66,15 @@ class RocksDbKvStore final : public KvStore {
   Status Open(const std::string& path, const KvOptions& o) override {
     rocksdb::BlockBasedTableOptions table;
     table.block_cache = rocksdb::NewLRUCache(o.cache_size_bytes);
-    table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(o.bloom_bits_per_key));
+    if (o.bloom_bits_per_key > 0) {
+      table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(o.bloom_bits_per_key));
+    }
+    table.block_size = o.block_size_bytes;
     rocksdb::Options options;
     options.create_if_missing = true;
     options.compression = rocksdb::kNoCompression;
     options.write_buffer_size = o.write_buffer_size_bytes;
-    options.max_open_files = -1;
+    options.max_open_files = o.max_open_files;
     options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
     options.allow_concurrent_memtable_write = o.allow_concurrent_memtable_write;
     options.enable_pipelined_write = o.enable_pipelined_write;

@@ -48,7 +48,8 @@ TEST_CASE("unknown flag exits 2 with one line", "[cli]") {
 
 TEST_CASE("malformed numbers exit 2 with one line", "[cli]") {
   for (const char* bad : {"--num=abc", "--num=12x", "--num=", "--num=-5", "--threads=0",
-                          "--key_size=99999", "--num=99999999999999999999999"}) {
+                          "--key_size=99999", "--num=99999999999999999999999",
+                          "--max_open_files=-2", "--bloom_bits=65", "--block_size=100"}) {
     RequireOneErrorLine(Run({"bench", bad}), "bad value for --");
   }
   RequireOneErrorLine(Run({"bench", "--cache_size=64Q"}), "not a byte count");
@@ -65,7 +66,8 @@ TEST_CASE("bad benchmark or engine names exit 2 with one line", "[cli]") {
 TEST_CASE("good bench flags parse into the config", "[cli]") {
   const std::vector<std::string> args = {"--benchmarks=fillseq,readseq", "--num", "500",
                                          "--cache_size=8M", "--sync", "--disable_wal=false",
-                                         "--engine=all", "--db=/tmp/x"};
+                                         "--engine=all", "--db=/tmp/x", "--max_open_files=30",
+                                         "--bloom_bits=0", "--block_size=16384"};
   bench::BenchConfig config;
   std::string error;
   REQUIRE(ParseBenchFlags(args, &config, &error) == BenchParse::kRun);
@@ -77,6 +79,9 @@ TEST_CASE("good bench flags parse into the config", "[cli]") {
   REQUIRE_FALSE(config.disable_wal);
   REQUIRE(config.engine == "all");
   REQUIRE(config.db_path == "/tmp/x");
+  REQUIRE(config.max_open_files == 30);
+  REQUIRE(config.bloom_bits == 0);
+  REQUIRE(config.block_size_bytes == 16384);
 }
 
 TEST_CASE("help and version succeed", "[cli]") {
