@@ -530,12 +530,8 @@ class CrashRecoveryRun {
     Status s;
     for (int attempt = 0; attempt < kMaxOpenAttempts; attempt++) {
       PauseOnLastAttempt paused(plan_.get(), attempt, kMaxOpenAttempts);
-      out->clear();
       std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
-      for (it->SeekToFirst(); it->Valid(); it->Next()) {
-        (*out)[it->key().ToString()] = it->value().ToString();
-      }
-      s = it->status();
+      s = ReadAll(it.get(), out);
       if (s.ok()) break;
       if (!plan_->enabled()) break;
       if (NamesAnyPath(s, plan_->damaged_paths())) {

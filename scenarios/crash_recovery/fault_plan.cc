@@ -82,6 +82,12 @@ uint64_t LastWholeFragmentStart(const std::string& contents) {
   return last;
 }
 
+std::set<std::string> LogsTornByKill(const Status& s, const std::set<std::string>& killed_logs) {
+  // The log reader's words (wal/log_reader.cc).
+  if (s.ToString().find("truncated record at end of log") == std::string::npos) return {};
+  return killed_logs;
+}
+
 Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,
                         const std::set<std::string>& injected,
                         const std::set<std::string>& torn_logs) {

@@ -70,6 +70,13 @@ bool NamesAnyPath(const Status& s, const std::set<std::string>& paths);
 //                       point-in-time too, which stops silently at the
 //                       flip, so writes from it on may be lost.
 enum class Refusal : uint8_t { kNone, kReopenPointInTime, kStopsAtInjectedDamage };
+
+// A kill can land between the two writes of one WAL record (the file
+// writer's buffer filled mid-record), so any log a killed process left may
+// end in a truncated record. If s is that refusal ("truncated record at end
+// of log"), the killed logs count as torn for ClassifyRefusal (those s
+// names do); for any other error, none does.
+std::set<std::string> LogsTornByKill(const Status& s, const std::set<std::string>& killed_logs);
 Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,
                         const std::set<std::string>& injected,
                         const std::set<std::string>& torn_logs);

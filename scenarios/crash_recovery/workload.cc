@@ -562,6 +562,14 @@ void RunClient(WorkloadState* state, const WorkloadOptions& options, sim::Choice
   client.Run(ops);
 }
 
+Status ReadAll(Iterator* it, State* out) {
+  out->clear();
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    (*out)[it->key().ToString()] = it->value().ToString();
+  }
+  return it->status();
+}
+
 std::string KeyName(int index) {
   // "key%06d" without printf: it runs for every operation's key.
   std::string name = "key000000";

@@ -210,4 +210,9 @@ void RunClient(WorkloadState* state, const WorkloadOptions& options, sim::Choice
 
 std::string KeyName(int index);
 
+// Reads every key and value it yields, from the first, into *out,
+// replacing it; returns the iterator's status. The caller owns it (and so
+// when it is destroyed).
+Status ReadAll(Iterator* it, State* out);
+
 }  // namespace shale::scenario

@@ -37,8 +37,6 @@ using SteadyClock = std::chrono::steady_clock;
 constexpr int64_t kMaxChildMs = 60'000;
 constexpr int kPollMs = 50;
 constexpr int kMaxOpenAttempts = 3;
-// The log reader's words for a last record cut short (wal/log_reader.cc).
-constexpr const char* kTruncatedTail = "truncated record at end of log";
 // A seed's tape ends the run after a phase, instead of killing its child,
 // once in this many phases (a tape's zero ends it there), as in simulation.
 constexpr uint64_t kCrashOneIn = 256;
@@ -275,15 +273,10 @@ class RealBackendRun {
     TransactionDB* txn_db = nullptr;
     if (!Reopen(copy, &db, &txn_db)) return;
     State recovered;
-    {
-      std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
-      for (it->SeekToFirst(); it->Valid(); it->Next()) {
-        recovered[it->key().ToString()] = it->value().ToString();
-      }
-      if (!it->status().ok()) {
-        return Fail("recovery", "", "a readable DB", it->status().ToString(),
-                    "scanning the recovered DB failed");
-      }
+    const Status read = ReadAll(std::unique_ptr<Iterator>(db->NewIterator(ReadOptions())).get(),
+                                &recovered);
+    if (!read.ok()) {
+      return Fail("recovery", "", "a readable DB", read.ToString(), "scanning the recovered DB failed");
     }
     CheckScope scope;
     // A kill keeps the page cache; after a power loss anywhere in a chain
@@ -332,9 +325,7 @@ class RealBackendRun {
       s = OpenRealDb(options, draw_.drawn, path, db, txn_db);
       if (s.ok()) return true;
       std::set<std::string> torn = ledger_.torn_logs();
-      if (s.ToString().find(kTruncatedTail) != std::string::npos) {
-        torn.insert(killed_logs_.begin(), killed_logs_.end());
-      }
+      for (const std::string& log : LogsTornByKill(s, killed_logs_)) torn.insert(log);
       torn = InCopy(torn, path);
       if (ClassifyRefusal(s, options.wal_recovery_mode, {}, torn) == Refusal::kNone) break;
       result_->observed["refusals of a torn WAL, reopened point-in-time"]++;
@@ -344,11 +335,7 @@ class RealBackendRun {
     return false;
   }
 
-  // A kill can land between the two writes of one WAL record (the file
-  // writer's buffer filled mid-record): every log the killed child left may
-  // end in a truncated record, which a recovery mode stricter than point in
-  // time refuses. Only that refusal ("truncated record at end of log")
-  // naming one of these logs is accepted as the kill's.
+  // The logs a killed child left (see LogsTornByKill).
   void NoteKilledLogs() {
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(paths_.db, ec)) {

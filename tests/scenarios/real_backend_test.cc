@@ -13,6 +13,7 @@
 #include <string>
 
 #include "common/temp_dir.h"
+#include "scenarios/crash_recovery/fault_plan.h"
 #include "scenarios/oracle/recovery_check.h"
 #include "scenarios/real_backend/journal.h"
 #include "scenarios/real_backend/power_loss_fs.h"
@@ -211,6 +212,25 @@ TEST_CASE("a clean Close makes durable only the writes that skipped the WAL") {
   CHECK(CheckRecovery(h, /*process_crash=*/false, State{{"k1", "v1"}, {"k2", "v2"}}).ok);
   CHECK_FALSE(CheckRecovery(h, false, State{}).ok);
   CHECK_FALSE(CheckRecovery(h, false, State{{"k1", "v1"}}).ok);
+}
+
+TEST_CASE("only a truncated tail in a log a kill left is refused as the kill's") {
+  const std::set<std::string> killed = {"/db/000007.log"};
+  const Status truncated = Status::Corruption(
+      "/db/000007.log", "Corruption: truncated record at end of log: log 7 offset 96");
+  const Status corrupt =
+      Status::Corruption("/db/000007.log", "Corruption: corrupt record: log 7 offset 96");
+  const Status other_log = Status::Corruption(
+      "/db/000009.log", "Corruption: truncated record at end of log: log 9 offset 96");
+  const WALRecoveryMode absolute = WALRecoveryMode::kAbsoluteConsistency;
+  CHECK(ClassifyRefusal(truncated, absolute, {}, LogsTornByKill(truncated, killed)) ==
+        Refusal::kReopenPointInTime);
+  // The strict side: damage of another kind, or in a log the kill did not
+  // leave, stays a recovery failure.
+  CHECK(LogsTornByKill(corrupt, killed).empty());
+  CHECK(ClassifyRefusal(corrupt, absolute, {}, LogsTornByKill(corrupt, killed)) == Refusal::kNone);
+  CHECK(ClassifyRefusal(other_log, absolute, {}, LogsTornByKill(other_log, killed)) ==
+        Refusal::kNone);
 }
 
 TEST_CASE("real-backend seeds pass on the correct engine, with kills and power losses") {
