@@ -62,6 +62,7 @@ KvOptions ToKvOptions(const BenchConfig& c) {
   o.bloom_bits_per_key = static_cast<int>(c.bloom_bits);
   o.block_size_bytes = static_cast<uint64_t>(c.block_size_bytes);
   o.max_open_files = static_cast<int>(c.max_open_files);
+  o.target_file_size_base_bytes = c.target_file_size_base_bytes;
   o.sync = c.sync;
   o.disable_wal = c.disable_wal;
   o.allow_concurrent_memtable_write = c.allow_concurrent_memtable_write;

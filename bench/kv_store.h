@@ -35,6 +35,9 @@ struct KvOptions {
   // Table readers kept open (-1: all; LevelDB, which has no such setting,
   // keeps its largest, 50,000).
   int max_open_files = -1;
+  // Compaction output file size (LevelDB: max_file_size; its default is
+  // 2 MiB, set explicitly so every engine gets the same).
+  uint64_t target_file_size_base_bytes = 64ull << 20;
   bool sync = false;
   bool disable_wal = false;
   // Write path, with RocksDB's meaning (Shale and RocksDB; LevelDB has no
@@ -93,6 +96,9 @@ class KvStore {
   // OK with *value set, NotFound, or an error.
   [[nodiscard]] virtual Status Get(const Slice& key, std::string* value) = 0;
   virtual std::unique_ptr<KvCursor> NewCursor() = 0;
+  // Compacts the whole key range down through every level (db_bench's
+  // "compact"), waiting until it is done.
+  [[nodiscard]] virtual Status CompactAll() = 0;
   // The engine's own statistics text ("shale.stats", "rocksdb.stats", ...).
   virtual std::string StatsText() = 0;
 };

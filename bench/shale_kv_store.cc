@@ -47,6 +47,7 @@ class ShaleKvStore final : public KvStore {
     options.bloom_bits_per_key = o.bloom_bits_per_key;
     options.block_size = o.block_size_bytes;
     options.max_open_files = o.max_open_files;
+    options.target_file_size_base = o.target_file_size_base_bytes;
     options.env = o.env;  // nullptr: the real backend
     options.block_cache = NewLRUCache(o.cache_size_bytes, /*num_shard_bits=*/4,
                                       o.env != nullptr ? o.env->runtime() : nullptr);
@@ -89,6 +90,10 @@ class ShaleKvStore final : public KvStore {
 
   std::unique_ptr<KvCursor> NewCursor() override {
     return std::make_unique<ShaleCursor>(db_->NewIterator(ReadOptions()));
+  }
+
+  Status CompactAll() override {
+    return db_->CompactRange(CompactRangeOptions(), nullptr, nullptr);
   }
 
   std::string StatsText() override {

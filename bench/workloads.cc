@@ -156,6 +156,11 @@ std::vector<ThreadResult> RunByName(const std::string& name, const Context& ctx)
     if (name == "fillrandom" || name == "overwrite") return DoWrite(ctx, false, tid, r);
     if (name == "readrandom") return DoReadRandom(ctx, tid, r);
     if (name == "readseq") return DoReadSeq(ctx, r);
+    if (name == "compact") {
+      if (tid == 0) r->status = ctx.store->CompactAll();
+      r->ops = tid == 0 ? 1 : 0;
+      return;
+    }
     r->status = Status::InvalidArgument("unknown benchmark", name);
   });
 }

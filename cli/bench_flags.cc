@@ -19,7 +19,8 @@ struct BenchFlagValues {
 void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
   bench::BenchConfig& c = v->config;
   f->AddString("benchmarks", &v->benchmarks,
-               "comma list of fillseq,fillrandom,overwrite,readrandom,readseq,readwhilewriting "
+               "comma list of fillseq,fillrandom,overwrite,readrandom,readseq,readwhilewriting,"
+               "compact (the whole range, all levels) "
                "(and, with --fs=sim-flash, rawwrite,rawread)");
   f->AddInt("num", &c.num, 1, kInt64Max,
             "entries; keys are 0..num-1 and each thread of a fill writes num of them");
@@ -38,6 +39,8 @@ void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
   f->AddInt("max_open_files", &c.max_open_files, -1, bench::kMaxOpenFiles,
             "table readers kept open; -1: all (LevelDB: 50000); below 20 acts as 20 in Shale "
             "and RocksDB, below 74 as 74 in LevelDB");
+  f->AddSize("target_file_size_base", &c.target_file_size_base_bytes,
+             "compaction output file bytes (LevelDB: max_file_size)");
   f->AddBool("sync", &c.sync, "sync every write");
   f->AddBool("disable_wal", &c.disable_wal, "write no WAL");
   f->AddBool("allow_concurrent_memtable_write", &c.allow_concurrent_memtable_write,
@@ -132,6 +135,10 @@ bool CheckConfig(const bench::BenchConfig& c, std::string* error) {
   }
   if (c.db_path.empty()) {
     *error = "--db must not be empty";
+    return false;
+  }
+  if (c.target_file_size_base_bytes < 64 * 1024) {
+    *error = "--target_file_size_base must be at least 64K";
     return false;
   }
   // Both engines refuse to open with these (Shale: NotSupported); say so

@@ -69,6 +69,7 @@ class LevelDbKvStore final : public KvStore {
     options.write_buffer_size = o.write_buffer_size_bytes;
     options.max_open_files = o.max_open_files < 0 ? kLevelDbMaxOpenFiles : o.max_open_files;
     options.block_size = o.block_size_bytes;
+    options.max_file_size = o.target_file_size_base_bytes;
     options.block_cache = cache_.get();
     options.filter_policy = filter_.get();
     write_options_.sync = o.sync;
@@ -101,6 +102,11 @@ class LevelDbKvStore final : public KvStore {
 
   std::unique_ptr<KvCursor> NewCursor() override {
     return std::make_unique<LevelDbCursor>(db_->NewIterator(leveldb::ReadOptions()));
+  }
+
+  Status CompactAll() override {
+    db_->CompactRange(nullptr, nullptr);  // LevelDB's returns nothing
+    return Status::OK();
   }
 
   std::string StatsText() override {

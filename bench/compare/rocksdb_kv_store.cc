@@ -75,6 +75,7 @@ class RocksDbKvStore final : public KvStore {
     options.compression = rocksdb::kNoCompression;
     options.write_buffer_size = o.write_buffer_size_bytes;
     options.max_open_files = o.max_open_files;
+    options.target_file_size_base = o.target_file_size_base_bytes;
     options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
     options.allow_concurrent_memtable_write = o.allow_concurrent_memtable_write;
     options.enable_pipelined_write = o.enable_pipelined_write;
@@ -123,6 +124,10 @@ class RocksDbKvStore final : public KvStore {
 
   std::unique_ptr<KvCursor> NewCursor() override {
     return std::make_unique<RocksDbCursor>(db_->NewIterator(rocksdb::ReadOptions()));
+  }
+
+  Status CompactAll() override {
+    return FromRocks(db_->CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr));
   }
 
   std::string StatsText() override {

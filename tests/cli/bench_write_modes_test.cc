@@ -58,6 +58,7 @@ class RecordingStore final : public bench::KvStore {
   Status Get(const Slice&, std::string*) override { return Status::NotFound(); }
   std::unique_ptr<bench::KvCursor> NewCursor() override { return nullptr; }
   std::string StatsText() override { return ""; }
+  Status CompactAll() override { return Status::OK(); }
 
   Status Write(std::span<const bench::KvPair> pairs) override {
     std::unique_lock<std::mutex> lock(mu_);
