@@ -100,7 +100,7 @@ Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit) {
 
 Status DBImpl::VerifyNewTable(const FileMetaData& meta) {
   std::unique_ptr<Iterator> it(
-      table_cache_->NewIterator(ReadOptions(), meta.number, meta.file_size));
+      table_cache_->NewIterator(ReadOptions(), meta));
   it->SeekToFirst();
   if (it->status().ok() && !it->Valid()) {
     return Status::Corruption("new table is empty", TableFileName(dbname_, meta.number));

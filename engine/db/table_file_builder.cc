@@ -39,6 +39,7 @@ Status TableFileBuilder::Finish() {
   assert(builder_->NumEntries() > 0);
   Status s = builder_->Finish();
   meta_.file_size = builder_->FileSize();
+  if (s.ok()) meta_.tail_size_bytes = builder_->TailSizeBytes();
   if (s.ok()) s = writer_->Sync();
   Status close = writer_->Close();
   s = FirstError(s, close);

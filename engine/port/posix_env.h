@@ -25,7 +25,9 @@
 // own (the Runtime borrows its Clock, which must outlive it).
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -53,6 +55,17 @@ class PosixFileSystem final : public FileSystem {
   Status SyncDir(const std::string& dir) override;
   Status LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) override;
   Status UnlockFile(std::unique_ptr<FileLock> lock) override;
+
+ private:
+  // Directories remembered, at most (past it, each direct open asks).
+  static constexpr size_t kMaxAlignmentDirs = 1024;
+  // The direct I/O alignment for files in path's directory: asked of the
+  // file system (one fstat of fd) once per directory, then remembered, so
+  // opening a table reader costs no per-open discovery.
+  size_t DirectAlignmentFor(const std::string& path, int fd);
+
+  std::mutex alignment_mu_;
+  std::map<std::string, size_t> alignment_by_dir_;  // guarded by alignment_mu_
 };
 
 class PosixClock final : public Clock {

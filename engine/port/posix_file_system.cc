@@ -83,11 +83,24 @@ Status PosixFileSystem::NewSequentialFile(const std::string& path, const FileOpt
   return s;
 }
 
+size_t PosixFileSystem::DirectAlignmentFor(const std::string& path, int fd) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  std::lock_guard<std::mutex> lock(alignment_mu_);
+  const auto it = alignment_by_dir_.find(dir);
+  if (it != alignment_by_dir_.end()) return it->second;
+  const size_t alignment = DirectIoAlignment(fd);
+  if (alignment_by_dir_.size() < kMaxAlignmentDirs) alignment_by_dir_[dir] = alignment;
+  return alignment;
+}
+
 Status PosixFileSystem::NewRandomAccessFile(const std::string& path, const FileOptions& opts,
                                             std::unique_ptr<RandomAccessFile>* result) {
   int fd;
   Status s = OpenFile(path, O_RDONLY, opts.use_direct_io, &fd);
-  if (s.ok()) *result = std::make_unique<PosixRandomAccessFile>(path, fd, opts.use_direct_io);
+  if (!s.ok()) return s;
+  const size_t alignment = opts.use_direct_io ? DirectAlignmentFor(path, fd) : 1;
+  *result = std::make_unique<PosixRandomAccessFile>(path, fd, opts.use_direct_io, alignment);
   return s;
 }
 

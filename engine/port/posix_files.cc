@@ -64,9 +64,9 @@ Status PosixSequentialFile::Skip(uint64_t n) {
 
 // --- PosixRandomAccessFile --------------------------------------------------
 
-PosixRandomAccessFile::PosixRandomAccessFile(std::string path, int fd, bool direct)
-    : path_(std::move(path)), fd_(fd), direct_(direct),
-      alignment_(direct ? DirectIoAlignment(fd) : 1) {}
+PosixRandomAccessFile::PosixRandomAccessFile(std::string path, int fd, bool direct,
+                                             size_t alignment)
+    : path_(std::move(path)), fd_(fd), direct_(direct), alignment_(alignment) {}
 
 PosixRandomAccessFile::~PosixRandomAccessFile() { CloseFd(fd_); }
 

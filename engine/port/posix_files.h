@@ -37,7 +37,8 @@ class PosixSequentialFile final : public SequentialFile {
 
 class PosixRandomAccessFile final : public RandomAccessFile {
  public:
-  PosixRandomAccessFile(std::string path, int fd, bool direct);
+  // alignment: what direct reads need (1 when !direct).
+  PosixRandomAccessFile(std::string path, int fd, bool direct, size_t alignment);
   ~PosixRandomAccessFile() override;
   Status Read(uint64_t offset, size_t n, Slice* result, char* scratch) const override;
   size_t GetRequiredBufferAlignment() const override { return alignment_; }

@@ -62,7 +62,8 @@ uint32_t BlockChecksum(const Slice& contents, uint8_t type, uint64_t offset) {
 }
 
 Status ReadBlock(const RandomAccessFileReader* file, uint64_t file_size_bytes,
-                 const BlockHandle& handle, BlockContents* result) {
+                 const BlockHandle& handle, BlockContents* result,
+                 const FilePrefetch* prefetch) {
   const uint64_t offset = handle.offset();
   const uint64_t size = handle.size();
   if (offset > file_size_bytes || size > file_size_bytes - offset ||
@@ -72,8 +73,12 @@ Status ReadBlock(const RandomAccessFileReader* file, uint64_t file_size_bytes,
   const size_t n = static_cast<size_t>(size) + kBlockTrailerBytes;
   std::unique_ptr<char[]> buf(new char[n]);
   Slice got;
-  Status s = file->Read(offset, n, &got, buf.get());
-  if (!s.ok()) return s;
+  if (prefetch != nullptr && prefetch->Covers(offset, n)) {
+    got = Slice(prefetch->bytes.data() + (offset - prefetch->offset), n);
+  } else {
+    Status s = file->Read(offset, n, &got, buf.get());
+    if (!s.ok()) return s;
+  }
   if (got.size() != n) return Status::Corruption("truncated block read", file->path());
   const char* data = got.data();  // a file may return its own buffer
   const uint32_t stored = DecodeFixed32(data + size + 1);

@@ -81,11 +81,24 @@ struct BlockContents {
   std::unique_ptr<char[]> heap;
 };
 
+// Bytes of a file already read: [offset, offset + bytes.size()). Does not
+// own them.
+struct FilePrefetch {
+  uint64_t offset = 0;
+  Slice bytes;
+  bool Covers(uint64_t start, uint64_t n) const {
+    return start >= offset && n <= bytes.size() && start - offset <= bytes.size() - n;
+  }
+};
+
 // Reads the block at handle, verifies its trailer (type and checksum) and
 // hands back its contents. Corruption if the handle runs past file_size_bytes
-// or the read is short or the checksum fails.
+// or the read is short or the checksum fails. When prefetch (may be null)
+// holds the whole block and trailer, they come from it, not the file; the
+// checks are the same.
 [[nodiscard]] Status ReadBlock(const RandomAccessFileReader* file, uint64_t file_size_bytes,
-                               const BlockHandle& handle, BlockContents* result);
+                               const BlockHandle& handle, BlockContents* result,
+                               const FilePrefetch* prefetch = nullptr);
 
 // Properties block: version:varint32 (=1), then the ten TableProperties
 // fields as varint64 in declaration order.

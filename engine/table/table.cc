@@ -74,6 +74,8 @@ struct Table::Rep {
   BlockContents filter_contents;  // empty when the table has no filter
   std::unique_ptr<BloomFilterReader> filter;
   TableProperties properties;
+  // The file's tail, while Open runs (empty otherwise).
+  FilePrefetch tail;
 
   [[nodiscard]] Status ReadOwnedBlock(const BlockHandle& handle,
                                       std::unique_ptr<Block>* block) const;
@@ -88,7 +90,7 @@ struct Table::Rep {
 Status Table::Rep::ReadOwnedBlock(const BlockHandle& handle,
                                   std::unique_ptr<Block>* block) const {
   BlockContents contents;
-  Status s = ReadBlock(file.get(), file_size_bytes, handle, &contents);
+  Status s = ReadBlock(file.get(), file_size_bytes, handle, &contents, &tail);
   if (s.ok()) *block = std::make_unique<Block>(std::move(contents));
   return s;
 }
@@ -142,11 +144,12 @@ Status Table::Rep::ReadMetaBlocks() {
     if (!s.ok()) return s;
     BlockContents contents;
     if (iter.key() == Slice(kFilterBlockName)) {
-      s = ReadBlock(rep->file.get(), rep->file_size_bytes, handle, &rep->filter_contents);
+      s = ReadBlock(rep->file.get(), rep->file_size_bytes, handle, &rep->filter_contents,
+                    &rep->tail);
       if (!s.ok()) return s;
       rep->filter = std::make_unique<BloomFilterReader>(rep->filter_contents.data);
     } else if (iter.key() == Slice(kPropertiesBlockName)) {
-      s = ReadBlock(rep->file.get(), rep->file_size_bytes, handle, &contents);
+      s = ReadBlock(rep->file.get(), rep->file_size_bytes, handle, &contents, &rep->tail);
       if (s.ok()) s = DecodeTableProperties(contents.data, &rep->properties);
       if (!s.ok()) return s;
       have_properties = true;
@@ -160,8 +163,24 @@ Status Table::Rep::ReadMetaBlocks() {
 Table::Table(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
 Table::~Table() = default;
 
+// Reads the last n bytes of file (file_size long) into *buf, or only the
+// footer if n cannot be a tail. *tail names what was read.
+static Status ReadTail(const RandomAccessFileReader& file, uint64_t file_size, uint64_t n,
+                std::unique_ptr<char[]>* buf, FilePrefetch* tail) {
+  if (n < Footer::kEncodedLength || n > file_size || n > Table::kMaxTailPrefetchBytes) {
+    n = Footer::kEncodedLength;
+  }
+  buf->reset(new char[n]);
+  Slice got;
+  Status s = file.Read(file_size - n, static_cast<size_t>(n), &got, buf->get());
+  if (!s.ok()) return s;
+  if (got.size() != n) return Status::Corruption("truncated table tail", file.path());
+  *tail = FilePrefetch{file_size - n, got};
+  return Status::OK();
+}
+
 Status Table::Open(const TableOptions& options, std::unique_ptr<RandomAccessFileReader> file,
-                   uint64_t file_size, std::unique_ptr<Table>* table) {
+                   uint64_t file_size, uint64_t tail_size_bytes, std::unique_ptr<Table>* table) {
   assert(options.comparator != nullptr);
   table->reset();
   if (file_size < Footer::kEncodedLength) {
@@ -171,19 +190,17 @@ Status Table::Open(const TableOptions& options, std::unique_ptr<RandomAccessFile
   rep->options = options;
   rep->file = std::move(file);
   rep->file_size_bytes = file_size;
-  char footer_buf[Footer::kEncodedLength];
-  Slice footer_bytes;
-  Status s = rep->file->Read(file_size - Footer::kEncodedLength, Footer::kEncodedLength,
-                             &footer_bytes, footer_buf);
+  std::unique_ptr<char[]> tail_buf;
+  Status s = ReadTail(*rep->file, file_size, tail_size_bytes, &tail_buf, &rep->tail);
   if (!s.ok()) return s;
-  if (footer_bytes.size() != Footer::kEncodedLength) {
-    return Status::Corruption("truncated table footer", rep->file->path());
-  }
-  s = rep->footer.DecodeFrom(footer_bytes);
+  const Slice& tail = rep->tail.bytes;
+  s = rep->footer.DecodeFrom(
+      Slice(tail.data() + tail.size() - Footer::kEncodedLength, Footer::kEncodedLength));
   if (!s.ok()) return Status::Corruption(s.message(), rep->file->path());
   std::unique_ptr<Block> index;
   s = rep->ReadOwnedBlock(rep->footer.index_handle, &index);
   if (s.ok()) s = rep->ReadMetaBlocks();
+  rep->tail = FilePrefetch{};
   if (!s.ok()) return s;
   rep->index_block = std::move(index);
   if (options.block_cache != nullptr) rep->cache_id = options.block_cache->NewId();

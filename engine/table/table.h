@@ -37,11 +37,18 @@ struct TableProperties {
 
 class Table {
  public:
+  // Tails longer than this are not fetched in one read.
+  static constexpr uint64_t kMaxTailPrefetchBytes = 16ull << 20;
+
   // Opens the table in file (file_size bytes long): reads and verifies the
-  // footer, index, filter and properties.
+  // footer, index, filter and properties. With tail_size_bytes (the file's
+  // FileMetaData::tail_size_bytes; in [footer length, min(file_size,
+  // kMaxTailPrefetchBytes)]) that is one read of the file's last
+  // tail_size_bytes; otherwise (0: unknown) one read per block.
   [[nodiscard]] static Status Open(const TableOptions& options,
                                    std::unique_ptr<RandomAccessFileReader> file,
-                                   uint64_t file_size, std::unique_ptr<Table>* table);
+                                   uint64_t file_size, uint64_t tail_size_bytes,
+                                   std::unique_ptr<Table>* table);
   ~Table();
   Table(const Table&) = delete;
   Table& operator=(const Table&) = delete;

@@ -26,6 +26,7 @@ struct TableBuilder::Rep {
   const TableOptions options;
   WritableFileWriter* const file;
   uint64_t offset;  // file offset of the next block
+  uint64_t tail_start_offset = 0;  // set by Finish: where the meta blocks start
   Status status;
   BlockBuilder data_block;
   BlockBuilder index_block;  // restart interval 1: every separator whole
@@ -60,6 +61,12 @@ TableBuilder::~TableBuilder() { assert(rep_->closed); }
 Status TableBuilder::status() const { return rep_->status; }
 uint64_t TableBuilder::NumEntries() const { return rep_->props.num_entries; }
 uint64_t TableBuilder::FileSize() const { return rep_->offset; }
+
+uint64_t TableBuilder::TailSizeBytes() const {
+  assert(rep_->closed && rep_->status.ok());
+  assert(rep_->tail_start_offset < rep_->offset);
+  return rep_->offset - rep_->tail_start_offset;
+}
 
 void TableBuilder::Add(const Slice& internal_key, const Slice& value) {
   Rep* r = rep_.get();
@@ -114,6 +121,7 @@ Status TableBuilder::Finish() {
   assert(!r->closed);
   r->FlushDataBlock();
   r->closed = true;
+  r->tail_start_offset = r->offset;
   BlockBuilder metaindex(1);
   BlockHandle handle;
   std::string encoded;

@@ -37,6 +37,9 @@ class TableBuilder {
   uint64_t NumEntries() const;
   // Bytes written so far (the final size after Finish).
   uint64_t FileSize() const;
+  // The bytes from the first meta block (filter, else index) to the end of
+  // the footer: the tail a reader fetches at open. REQUIRES: Finish() was OK.
+  uint64_t TailSizeBytes() const;
 
  private:
   struct Rep;

@@ -45,6 +45,7 @@ class LevelFileNumIterator final : public Iterator {
     assert(Valid());
     EncodeFixed64(value_buf_, (*files_)[index_]->number);
     EncodeFixed64(value_buf_ + 8, (*files_)[index_]->file_size);
+    EncodeFixed64(value_buf_ + 16, (*files_)[index_]->tail_size_bytes);
     return Slice(value_buf_, sizeof(value_buf_));
   }
   Status status() const override { return Status::OK(); }
@@ -53,7 +54,7 @@ class LevelFileNumIterator final : public Iterator {
   const InternalKeyComparator* const icmp_;
   const std::vector<FileMetaData*>* const files_;
   size_t index_;  // files_->size() when not valid
-  mutable char value_buf_[16];
+  mutable char value_buf_[24];  // number, file size, tail size
 };
 
 }  // namespace
@@ -63,11 +64,14 @@ Iterator* NewLevelIterator(const ReadOptions& options, TableCache* table_cache,
                            const std::vector<FileMetaData*>* files) {
   BlockFunction open_file = [table_cache](const ReadOptions& opts,
                                           const Slice& file_value) -> Iterator* {
-    if (file_value.size() != 16) {
+    if (file_value.size() != 24) {
       return NewErrorIterator(Status::Corruption("level iterator: bad file value"));
     }
-    return table_cache->NewIterator(opts, DecodeFixed64(file_value.data()),
-                                    DecodeFixed64(file_value.data() + 8));
+    FileMetaData file;
+    file.number = DecodeFixed64(file_value.data());
+    file.file_size = DecodeFixed64(file_value.data() + 8);
+    file.tail_size_bytes = DecodeFixed64(file_value.data() + 16);
+    return table_cache->NewIterator(opts, file);
   };
   return NewTwoLevelIterator(new LevelFileNumIterator(icmp, files), std::move(open_file),
                              options);

@@ -50,31 +50,31 @@ TableCache::~TableCache() = default;
 
 size_t TableCache::capacity() const { return cache_->GetCapacity(); }
 
-Status TableCache::FindTable(uint64_t file_number, uint64_t file_size, Cache::Handle** handle) {
-  const std::string key = CacheKey(file_number);
+Status TableCache::FindTable(const FileMetaData& file, Cache::Handle** handle) {
+  const std::string key = CacheKey(file.number);
   *handle = cache_->Lookup(key);
   if (*handle != nullptr) {
     SHALE_COUNT(stats_, table_cache_hits, 1);
     return Status::OK();
   }
   SHALE_COUNT(stats_, table_reader_opens, 1);
-  const std::string path = TableFileName(dbname_, file_number);
-  std::unique_ptr<RandomAccessFile> file;
-  Status s = env_->fs()->NewRandomAccessFile(path, file_options_, &file);
+  const std::string path = TableFileName(dbname_, file.number);
+  std::unique_ptr<RandomAccessFile> handle_file;
+  Status s = env_->fs()->NewRandomAccessFile(path, file_options_, &handle_file);
   if (!s.ok()) return s;
-  auto reader = std::make_unique<RandomAccessFileReader>(std::move(file), path, stats_);
+  auto reader = std::make_unique<RandomAccessFileReader>(std::move(handle_file), path, stats_);
   std::unique_ptr<Table> table;
-  s = Table::Open(table_options_, std::move(reader), file_size, &table);
+  s = Table::Open(table_options_, std::move(reader), file.file_size, file.tail_size_bytes, &table);
   if (!s.ok()) return s;  // not cached: a later read retries the open
   *handle = cache_->Insert(key, table.release(), 1, &DeleteTable);
   return Status::OK();
 }
 
-Iterator* TableCache::NewIterator(const ReadOptions& options, uint64_t file_number,
-                                  uint64_t file_size, Table** tableptr) {
+Iterator* TableCache::NewIterator(const ReadOptions& options, const FileMetaData& file,
+                                  Table** tableptr) {
   if (tableptr != nullptr) *tableptr = nullptr;
   Cache::Handle* handle = nullptr;
-  Status s = FindTable(file_number, file_size, &handle);
+  Status s = FindTable(file, &handle);
   if (!s.ok()) return NewErrorIterator(s);
   Table* table = static_cast<Table*>(cache_->Value(handle));
   Iterator* iter = table->NewIterator(options);
@@ -84,11 +84,11 @@ Iterator* TableCache::NewIterator(const ReadOptions& options, uint64_t file_numb
   return iter;
 }
 
-Status TableCache::Get(const ReadOptions& options, uint64_t file_number, uint64_t file_size,
+Status TableCache::Get(const ReadOptions& options, const FileMetaData& file,
                        const Slice& internal_key,
                        const std::function<void(const Slice& key, const Slice& value)>& found) {
   Cache::Handle* handle = nullptr;
-  Status s = FindTable(file_number, file_size, &handle);
+  Status s = FindTable(file, &handle);
   if (!s.ok()) return s;
   const Table* table = static_cast<Table*>(cache_->Value(handle));
   s = table->InternalGet(options, internal_key, found);

@@ -26,6 +26,7 @@
 #include "shale/options.h"
 #include "table/table.h"
 #include "table/table_options.h"
+#include "version/version_edit.h"
 #include "util/stats_counters.h"
 
 namespace shale {
@@ -40,18 +41,19 @@ class TableCache {
   TableCache(const TableCache&) = delete;
   TableCache& operator=(const TableCache&) = delete;
 
-  // An iterator over the internal keys of file file_number (file_size bytes).
+  // An iterator over the internal keys of file (by its number, size and
+  // tail size; the FileMetaData need not outlive the call).
   // The table stays open (pinned) until the iterator is deleted. On error,
   // returns an error iterator (never nullptr). If tableptr is non-null it is
   // set to the Table (valid as long as the iterator lives), or nullptr on
   // error.
-  Iterator* NewIterator(const ReadOptions& options, uint64_t file_number, uint64_t file_size,
+  Iterator* NewIterator(const ReadOptions& options, const FileMetaData& file,
                         Table** tableptr = nullptr);
 
-  // Table::InternalGet on file file_number: calls found(key, value) for the
+  // Table::InternalGet on file: calls found(key, value) for the
   // first entry >= internal_key if it has the same user key. Returns open or
   // read errors.
-  [[nodiscard]] Status Get(const ReadOptions& options, uint64_t file_number, uint64_t file_size,
+  [[nodiscard]] Status Get(const ReadOptions& options, const FileMetaData& file,
                            const Slice& internal_key,
                            const std::function<void(const Slice& key, const Slice& value)>& found);
 
@@ -63,7 +65,7 @@ class TableCache {
   size_t capacity() const;
 
  private:
-  [[nodiscard]] Status FindTable(uint64_t file_number, uint64_t file_size, Cache::Handle** handle);
+  [[nodiscard]] Status FindTable(const FileMetaData& file, Cache::Handle** handle);
 
   const std::string dbname_;
   const TableOptions table_options_;

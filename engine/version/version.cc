@@ -65,7 +65,7 @@ bool Version::Get(const ReadOptions& options, const LookupKey& key, std::string*
   auto probe = [&](const FileMetaData* f) {
     enum { kAbsent, kValue, kDeleted, kCorrupt } state = kAbsent;
     Status st = vset_->table_cache_->Get(
-        options, f->number, f->file_size, ikey, [&](const Slice& found_key, const Slice& v) {
+        options, *f, ikey, [&](const Slice& found_key, const Slice& v) {
           ParsedInternalKey parsed;
           if (!ParseInternalKey(found_key, &parsed)) {
             state = kCorrupt;
@@ -106,7 +106,7 @@ bool Version::Get(const ReadOptions& options, const LookupKey& key, std::string*
 
 void Version::AddIterators(const ReadOptions& options, std::vector<Iterator*>* iters) const {
   for (const FileMetaData* f : files_[0]) {
-    iters->push_back(vset_->table_cache_->NewIterator(options, f->number, f->file_size));
+    iters->push_back(vset_->table_cache_->NewIterator(options, *f));
   }
   for (size_t level = 1; level < files_.size(); level++) {
     if (files_[level].empty()) continue;

@@ -3,6 +3,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <string>
 
 #include "util/coding.h"
 
@@ -20,6 +21,7 @@ enum Tag : uint32_t {
   kNewFile = 7,
   kPrevLogNumber = 8,
   kMinLogToKeep = 9,
+  kNewFileWithTail = 10,
 };
 
 bool GetLevel(Slice* input, int* level) {
@@ -104,7 +106,7 @@ void VersionEdit::EncodeTo(std::string* dst) const {
   for (const auto& [level, f] : new_files_) {
     assert(level >= 0 && level < kMaxNumLevels);
     assert(f.smallest_seqno <= f.largest_seqno);
-    PutVarint32(dst, kNewFile);
+    PutVarint32(dst, f.tail_size_bytes != 0 ? kNewFileWithTail : kNewFile);
     PutVarint32(dst, static_cast<uint32_t>(level));
     PutVarint64(dst, f.number);
     PutVarint64(dst, f.file_size);
@@ -112,6 +114,7 @@ void VersionEdit::EncodeTo(std::string* dst) const {
     PutLengthPrefixedSlice(dst, f.largest.Encode());
     PutVarint64(dst, f.smallest_seqno);
     PutVarint64(dst, f.largest_seqno);
+    if (f.tail_size_bytes != 0) PutVarint64(dst, f.tail_size_bytes);
   }
 }
 
@@ -166,6 +169,16 @@ Status VersionEdit::DecodeFrom(const Slice& src) {
         else new_files_.emplace_back(level, f);
         break;
       }
+      case kNewFileWithTail: {
+        FileMetaData f;
+        if (!GetNewFile(&input, &level, &f) || !GetVarint64(&input, &f.tail_size_bytes) ||
+            f.tail_size_bytes == 0 || f.tail_size_bytes > f.file_size) {
+          bad = "new-file entry";
+        } else {
+          new_files_.emplace_back(level, f);
+        }
+        break;
+      }
       default:
         bad = "unknown tag";
         break;
@@ -204,6 +217,7 @@ std::string VersionEdit::DebugString() const {
     std::snprintf(buf, sizeof(buf), "\n  AddFile: %d %" PRIu64 " %" PRIu64 " ", level, f.number,
                   f.file_size);
     r += buf + f.smallest.DebugString() + " .. " + f.largest.DebugString();
+    if (f.tail_size_bytes != 0) r += " tail " + std::to_string(f.tail_size_bytes);
   }
   r += "\n}\n";
   return r;

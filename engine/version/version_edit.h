@@ -7,7 +7,7 @@
 //
 // Record encoding (all integers varint unless noted): a sequence of
 // (varint32 tag, payload) fields, in any order, each at most once except
-// 5/6/7 which repeat:
+// 5/6/7/10 which repeat:
 //   1  comparator       length-prefixed bytes (the user comparator's Name())
 //   2  log_number       varint64   WALs numbered below this are obsolete
 //   3  next_file_number varint64
@@ -21,6 +21,8 @@
 //   8  prev_log_number  varint64
 //   9  min_log_to_keep  varint64   (transactions only) WALs below this are
 //                                  obsolete even if they hold prepared sections
+//  10  new_file_tail    as new_file, then varint64 tail_size_bytes (written
+//                       instead of 7 when the tail size is known)
 // DecodeFrom returns Corruption for an unknown tag, a truncated field, a
 // level >= kMaxNumLevels, an internal key shorter than 8 bytes, or
 // smallest_seqno > largest_seqno. (Which levels a DB actually has is
@@ -54,6 +56,11 @@ struct FileMetaData {
   InternalKey largest;   // largest internal key in the file
   SequenceNumber smallest_seqno = 0;
   SequenceNumber largest_seqno = 0;
+  // The bytes from the table's first meta block (filter, else index) to
+  // its end, footer included: what Table::Open reads in one go. 0: unknown
+  // (a MANIFEST written before it was recorded); the reader then reads
+  // each meta block on its own.
+  uint64_t tail_size_bytes = 0;
 
   int refs = 0;                   // Versions (and builders) that hold it
   bool being_compacted = false;   // an input of a picked, unreleased Compaction

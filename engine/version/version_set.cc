@@ -287,7 +287,7 @@ uint64_t VersionSet::ApproximateOffsetOf(Version* v, const InternalKey& key) {
         if (level > 0) break;  // sorted: every later file is after key too
       } else {
         Table* table = nullptr;
-        Iterator* iter = table_cache_->NewIterator(ReadOptions(), f->number, f->file_size, &table);
+        Iterator* iter = table_cache_->NewIterator(ReadOptions(), *f, &table);
         if (table != nullptr) result += table->ApproximateOffsetOf(key.Encode());
         delete iter;
       }
@@ -311,7 +311,7 @@ Iterator* VersionSet::MakeInputIterator(Compaction* c) {
     if (files.empty()) continue;
     if (which == 0 && c->level() == 0) {
       for (const FileMetaData* f : files) {
-        list.push_back(table_cache_->NewIterator(options, f->number, f->file_size));
+        list.push_back(table_cache_->NewIterator(options, *f));
       }
     } else {
       list.push_back(NewLevelIterator(options, &files));

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "shale/env.h"
+#include "shale/file_system_wrapper.h"
 
 namespace shale::scenario {
 
@@ -56,48 +57,25 @@ class PowerLossEvents {
   virtual void FileSynced(uint64_t inode, uint64_t size_bytes) = 0;
 };
 
-class PowerLossFs final : public FileSystem {
+class PowerLossFs final : public FileSystemWrapper {
  public:
   // trash_dir: an existing directory on the same file system as every
   // path used through this one; trash names start with trash_tag, which no
   // other PowerLossFs on that directory uses.
   PowerLossFs(FileSystem* target, PowerLossEvents* sink, std::string trash_dir,
               std::string trash_tag)
-      : target_(target), sink_(sink), trash_dir_(std::move(trash_dir)),
+      : FileSystemWrapper(target), target_(target), sink_(sink), trash_dir_(std::move(trash_dir)),
         trash_tag_(std::move(trash_tag)) {}
 
-  Status NewSequentialFile(const std::string& path, const FileOptions& opts,
-                           std::unique_ptr<SequentialFile>* result) override {
-    return target_->NewSequentialFile(path, opts, result);
-  }
-  Status NewRandomAccessFile(const std::string& path, const FileOptions& opts,
-                             std::unique_ptr<RandomAccessFile>* result) override {
-    return target_->NewRandomAccessFile(path, opts, result);
-  }
+  // The calls that change names or make data durable are watched; every
+  // other call passes straight through (FileSystemWrapper).
   Status NewWritableFile(const std::string& path, const FileOptions& opts,
                          std::unique_ptr<WritableFile>* result) override;
   Status ReopenWritableFile(const std::string& path, const FileOptions& opts,
                             std::unique_ptr<WritableFile>* result) override;
-  Status FileExists(const std::string& path) override { return target_->FileExists(path); }
-  Status GetChildren(const std::string& dir, std::vector<std::string>* names) override {
-    return target_->GetChildren(dir, names);
-  }
-  Status GetFileSize(const std::string& path, uint64_t* size) override {
-    return target_->GetFileSize(path, size);
-  }
   Status DeleteFile(const std::string& path) override;
   Status RenameFile(const std::string& src, const std::string& dst) override;
-  Status CreateDirIfMissing(const std::string& dir) override {
-    return target_->CreateDirIfMissing(dir);
-  }
-  Status DeleteDir(const std::string& dir) override { return target_->DeleteDir(dir); }
   Status SyncDir(const std::string& dir) override;
-  Status LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) override {
-    return target_->LockFile(path, lock);
-  }
-  Status UnlockFile(std::unique_ptr<FileLock> lock) override {
-    return target_->UnlockFile(std::move(lock));
-  }
 
  private:
   // Hard-links path to a fresh trash name, returned in *trash.

@@ -82,7 +82,7 @@ inline std::string BuildTable(const shale::TableOptions& options, const Model& m
                                              int* reads = nullptr) {
   auto reader = std::make_unique<shale::RandomAccessFileReader>(
       std::make_unique<MemRandomAccessFile>(contents, reads), "mem.sst", options.stats);
-  return shale::Table::Open(options, std::move(reader), contents.size(), table);
+  return shale::Table::Open(options, std::move(reader), contents.size(), /*tail_size_bytes=*/0, table);
 }
 
 }  // namespace shale_test

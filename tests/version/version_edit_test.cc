@@ -50,10 +50,18 @@ TEST_CASE("VersionEdit round trips every field", "[version_edit]") {
         case 1:
           edit.RemoveFile(level, *rc::gen::arbitrary<uint64_t>());
           break;
-        default:
-          edit.AddFile(level, *rc::gen::arbitrary<uint64_t>(), *rc::gen::arbitrary<uint64_t>(),
-                       Key(*rc::gen::arbitrary<std::string>(), s2, kTypeDeletion),
-                       Key(*rc::gen::arbitrary<std::string>(), s1), s1, s2);
+        default: {
+          FileMetaData f;
+          f.number = *rc::gen::arbitrary<uint64_t>();
+          f.file_size = *rc::gen::arbitrary<uint64_t>();
+          f.smallest = Key(*rc::gen::arbitrary<std::string>(), s2, kTypeDeletion);
+          f.largest = Key(*rc::gen::arbitrary<std::string>(), s1);
+          f.smallest_seqno = s1;
+          f.largest_seqno = s2;
+          // 0 (unknown: tag 7) or a tail the file can hold (tag 10).
+          f.tail_size_bytes = *rc::gen::inRange<uint64_t>(0, f.file_size / 2 + 1);
+          edit.AddFile(level, f);
+        }
       }
     }
     CheckRoundTrip(edit);
@@ -86,6 +94,40 @@ TEST_CASE("VersionEdit decodes the fields it encoded", "[version_edit]") {
   CHECK(f.largest.Encode() == Key("z", 9).Encode());
   CHECK(f.largest_seqno == 9);
   CHECK(parsed.deleted_files().count({1, 3}) == 1);
+}
+
+TEST_CASE("VersionEdit carries a table's tail size", "[version_edit]") {
+  FileMetaData f;
+  f.number = 7;
+  f.file_size = 4096;
+  f.smallest = Key("a", 5);
+  f.largest = Key("z", 9);
+  f.tail_size_bytes = 300;
+  VersionEdit edit;
+  edit.AddFile(1, f);
+  std::string encoded;
+  edit.EncodeTo(&encoded);
+  VersionEdit parsed;
+  REQUIRE(parsed.DecodeFrom(encoded).ok());
+  REQUIRE(parsed.new_files().size() == 1);
+  CHECK(parsed.new_files()[0].second.tail_size_bytes == 300);
+  CHECK(parsed.new_files()[0].second.file_size == 4096);
+
+  // A tail longer than its file, or an explicit zero, is damage.
+  for (uint64_t bad_tail : {uint64_t{4097}, uint64_t{0}}) {
+    std::string bad;
+    PutVarint32(&bad, 10);
+    PutVarint32(&bad, 1);
+    PutVarint64(&bad, 7);
+    PutVarint64(&bad, 4096);
+    PutLengthPrefixedSlice(&bad, Key("a", 5).Encode());
+    PutLengthPrefixedSlice(&bad, Key("z", 9).Encode());
+    PutVarint64(&bad, 5);
+    PutVarint64(&bad, 9);
+    PutVarint64(&bad, bad_tail);
+    INFO(bad_tail);
+    CHECK(parsed.DecodeFrom(bad).IsCorruption());
+  }
 }
 
 TEST_CASE("VersionEdit rejects damage with Corruption", "[version_edit]") {
