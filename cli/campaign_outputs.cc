@@ -3,6 +3,7 @@
 #include "report/failure_file.h"
 #include "report/file_io.h"
 #include "report/tape_codec.h"
+#include "report/table_cache_study.h"
 #include "sim/choice_tape.h"
 #include "run_summary.h"
 
@@ -56,7 +57,17 @@ bool CampaignOutputs::Add(const report::SeedEntry& e, std::string* error) {
 bool CampaignOutputs::Finish(uint64_t wall_ms, std::string* error) {
   const std::string tail = report::EncodeReportTail(tally_.totals(), tally_.promises(), true);
   return report_.Overwrite(wall_ms_offset_, report::EncodeWallMsField(wall_ms), error) &&
-         junit_.Finish(tally_.suites(), error) && report_.Finish(tail, error);
+         junit_.Finish(tally_.suites(), error) && WriteStudies(error) &&
+         report_.Finish(tail, error);
+}
+
+bool CampaignOutputs::WriteStudies(std::string* error) {
+  const report::TableCacheStudy study =
+      report::ComputeTableCacheStudy(tally_.totals().table_cache);
+  if (study.rows.empty()) return true;
+  const std::string base = options_.out_dir + "/table-cache";
+  return report::WriteFileAtomically(base + ".md", report::TableCacheMarkdown(study), error) &&
+         report::WriteFileAtomically(base + ".svg", report::TableCacheSvg(study), error);
 }
 
 bool CampaignOutputs::WriteFailureFile(const report::SeedEntry& e, std::string* error) {

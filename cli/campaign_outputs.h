@@ -9,6 +9,9 @@
 //   DIR/junit.xml     report/junit_stream.h: testcases gathered in part
 //                     files as seeds finish, junit.xml written whole by
 //                     Finish (a killed campaign leaves none)
+//   DIR/table-cache.md, DIR/table-cache.svg
+//                     the table-cache study's table and plot, written
+//                     whole by Finish when table-cache seeds ran
 // Every seed is also folded into a CampaignTally (aggregates and the first
 // kMaxListedFailures failures), which is all that stays in memory.
 //
@@ -46,6 +49,9 @@ class CampaignOutputs {
 
  private:
   [[nodiscard]] bool WriteFailureFile(const report::SeedEntry& entry, std::string* error);
+  // DIR/table-cache.md and DIR/table-cache.svg, when table-cache runs
+  // reported figures (report/table_cache_study.h).
+  [[nodiscard]] bool WriteStudies(std::string* error);
 
   const RunOptions& options_;
   report::CampaignTally tally_;

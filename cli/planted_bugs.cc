@@ -55,6 +55,10 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "the flash backend reuses a deleted file's chunks without resetting them"},
       {kBugFlashRecoveryIgnoresOob, "flash_recovery_ignores_oob",
        "flash recovery trusts only CLOSE metadata and drops a WAL's tail in an open chunk"},
+      {kBugTableCacheIgnoresLimit, "table_cache_ignores_limit",
+       "the table cache keeps every reader open whatever max_open_files says"},
+      {kBugTableCacheBoundsUnlimited, "table_cache_bounds_unlimited",
+       "max_open_files = -1 is read as the smallest bound, so readers are closed and reopened"},
   };
   return kBugs;
 }

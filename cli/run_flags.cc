@@ -48,10 +48,11 @@ bool ResolveScenarios(const std::string& flag, std::vector<std::string>* names, 
   if (flag.empty()) return Fail(error, "--scenario is required (a name or 'all'; see 'shale scenarios')");
   if (flag == "all") {
     if (all.empty()) return Fail(error, "no scenarios are registered yet (scenarios/builtin.cc lists none)");
-    // Every simulated scenario: a real one writes real files and is not
-    // deterministic, so it runs only when named.
+    // Every simulated checking scenario: a real one writes real files and
+    // is not deterministic, and a study is a measurement, so they run only
+    // when named (Scenario::in_all).
     for (const scenario::Scenario* s : all) {
-      if (s->simulated()) names->push_back(s->name());
+      if (s->in_all()) names->push_back(s->name());
     }
     return true;
   }

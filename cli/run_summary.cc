@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "report/promises.h"
+#include "report/table_cache_study.h"
 #include "report/run_json.h"
 
 namespace shale::cli {
@@ -70,6 +71,8 @@ void PrintRunSummary(const report::CampaignTally& tally, uint64_t wall_ms,
   out << "  runs ending before their last phase: " << ended_early << " of " << t.seeds
       << (ended_early ? " (" + JoinCounts(t.ended_early) + ")" : "") << "\n";
   if (t.flash.seeds > 0) PrintFlashFigures(t.flash, out);
+  const std::string study = report::TableCacheMarkdown(report::ComputeTableCacheStudy(t.table_cache));
+  if (!study.empty()) out << "\n" << study << "\n";
   if (t.pct_runs > 0) {
     out << "  pct: " << t.pct_runs << " runs, "
         << Fixed(static_cast<double>(t.pct_change_points) / static_cast<double>(t.pct_runs), 2)

@@ -6,6 +6,7 @@
 #include "report/json_internal.h"
 #include "report/promises.h"
 #include "scenarios/crash_recovery/flash_figures.h"
+#include "scenarios/table_cache/table_cache_figures.h"
 
 namespace shale::report {
 namespace {
@@ -78,7 +79,8 @@ json TotalsToJson(const Totals& t) {
               {"sim_time_ns", t.sim_time_ns}, {"faults", t.faults_by_kind},
               {"failures_by_property", t.failures_by_property},
               {"ended_early", t.ended_early}, {"pct_runs", t.pct_runs},
-              {"pct_change_points", t.pct_change_points}, {"flash", FlashToJson(t.flash)}};
+              {"pct_change_points", t.pct_change_points}, {"flash", FlashToJson(t.flash)},
+              {"table_cache", t.table_cache}};
 }
 
 json PromisesToJson(const std::vector<PromiseVerdict>& verdicts) {
@@ -139,6 +141,9 @@ void AddToTotals(const SeedEntry& e, Totals* t) {
     t->pct_change_points += r.pct_change_points;
   }
   AddFlashFigures(r, &t->flash);
+  for (const auto& [name, n] : r.observed) {
+    if (name.rfind(scenario::table_cache_figures::kPrefix, 0) == 0) t->table_cache[name] += n;
+  }
 }
 
 Totals ComputeTotals(const std::vector<SeedEntry>& entries) {

@@ -94,6 +94,9 @@ struct Totals {
     uint64_t chunks_offline = 0;
     uint64_t max_wear = 0;
   } flash;
+  // Table-cache runs' figures (RunResult::observed names starting
+  // "table-cache: "), summed; report/table_cache_study.h reads them.
+  std::map<std::string, uint64_t> table_cache;
 };
 
 struct Report {

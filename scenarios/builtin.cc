@@ -4,6 +4,7 @@
 #include "scenarios/real_backend/real_backend.h"
 #include "scenarios/scenario.h"
 #include "scenarios/snapshot/snapshot.h"
+#include "scenarios/table_cache/table_cache.h"
 #include "scenarios/unordered_write/unordered_write.h"
 #include "scenarios/windows/windows.h"
 
@@ -19,6 +20,7 @@ void RegisterBuiltinScenarios() {
   RegisterScenario(WindowsScenario());
   RegisterScenario(OpenChannelScenario());
   RegisterScenario(RealBackendScenario());
+  RegisterScenario(TableCacheScenario());
 }
 
 }  // namespace shale::scenario

@@ -111,6 +111,10 @@ class Scenario {
   // False for a scenario that runs on real files and threads (not
   // deterministic, and slower): `--scenario all` leaves it out.
   virtual bool simulated() const { return true; }
+  // False for a study (a measurement, ten times a checking seed's cost)
+  // and for real runs: `--scenario all` runs the others; these run when
+  // named.
+  virtual bool in_all() const { return simulated(); }
   virtual const char* mode_option() const { return ""; }
 };
 

@@ -69,7 +69,10 @@ DBImpl::DBImpl(const Options& sanitized, const std::string& dbname)
   table_options_.block_cache = block_cache_.get();
   table_options_.paranoid_checks = options_.paranoid_checks;
   table_options_.stats = &stats_;
-  table_cache_ = std::make_unique<TableCache>(dbname_, table_options_, options_.max_open_files,
+  int table_cache_files = options_.max_open_files;
+  if (HasBug(kBugTableCacheIgnoresLimit)) table_cache_files = -1;
+  if (HasBug(kBugTableCacheBoundsUnlimited) && table_cache_files == -1) table_cache_files = 20;
+  table_cache_ = std::make_unique<TableCache>(dbname_, table_options_, table_cache_files,
                                               env_, &stats_,
                                               FileOptionsFor(options_, "the table cache",
                                                              options_.use_direct_reads));
@@ -320,6 +323,12 @@ bool DBImpl::GetProperty(const Slice& property, std::string* value) {
   }
   if (in == Slice("sstables")) {
     *value = current->DebugString();
+    return true;
+  }
+  if (in == Slice("compaction-pending")) {
+    const bool pending = !imm_.empty() || flush_running_ || compactions_running_ > 0 ||
+                         manual_compactions_running_ > 0 || CompactionWanted();
+    *value = pending ? "1" : "0";
     return true;
   }
   if (in == Slice("num-immutable-mem-table")) {

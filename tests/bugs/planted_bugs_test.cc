@@ -109,6 +109,8 @@ const BugRow kRows[] = {
     // A write at sector 0 of a chunk that still holds a deleted file.
     {"flash_reuse_without_reset", "open-channel", {"device rule"}},
     {"flash_recovery_ignores_oob", "open-channel", {"durability", "prefix recovery"}},
+    {"table_cache_ignores_limit", "table-cache", {"open tables bounded"}},
+    {"table_cache_bounds_unlimited", "table-cache", {"readers stay open"}},
 };
 
 RunConfig CampaignConfig(const std::string& scenario, uint64_t seed, uint64_t bugs,

@@ -159,6 +159,9 @@ TEST_CASE("properties and stats", "[db]") {
   REQUIRE(value.find("flushes") != std::string::npos);
   REQUIRE_FALSE(db->GetProperty("shale.no-such-thing", &value));
   REQUIRE_FALSE(db->GetProperty("shale.num-files-at-level99", &value));
+  REQUIRE(db->CompactRange(CompactRangeOptions(), nullptr, nullptr).ok());
+  REQUIRE(db->GetProperty("shale.compaction-pending", &value));
+  REQUIRE(value == "0");
 }
 
 TEST_CASE("a written batch carries the sequence it was given", "[db]") {

@@ -114,6 +114,11 @@ enum PlantedBug : uint32_t {
   // metadata, which an open chunk has none of): the WAL's synced tail is
   // lost.
   kBugFlashRecoveryIgnoresOob = 1u << 22,
+  // The table cache keeps every reader open whatever max_open_files says.
+  kBugTableCacheIgnoresLimit = 1u << 23,
+  // max_open_files = -1 is read as the smallest bound (20), so readers are
+  // closed and reopened although the user asked to keep them all.
+  kBugTableCacheBoundsUnlimited = 1u << 24,
 };
 
 struct Options {
