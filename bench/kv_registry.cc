@@ -15,6 +15,14 @@ bool CompareEnginesBuilt() {
 #endif
 }
 
+scenario::DiffEngineFactory RocksDbDiffEngineFactory() {
+#ifdef SHALE_BENCH_COMPARE
+  return &NewRocksDbDiffEngine;
+#else
+  return nullptr;
+#endif
+}
+
 Status NewKvStore(std::string_view name, std::unique_ptr<KvStore>* store) {
   if (name == "shale") {
     *store = NewShaleKvStore();

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scenarios/diff/diff_engine.h"
 #include "shale/env.h"
 #include "shale/slice.h"
 #include "shale/status.h"
@@ -116,5 +117,12 @@ bool CompareEnginesBuilt();
 std::unique_ptr<KvStore> NewShaleKvStore();
 std::unique_ptr<KvStore> NewLevelDbKvStore();
 std::unique_ptr<KvStore> NewRocksDbKvStore();
+
+// The RocksDB side of `shale diff --against rocksdb`
+// (scenarios/diff/diff_engine.h), or null when the comparison engines are
+// not built in.
+scenario::DiffEngineFactory RocksDbDiffEngineFactory();
+// Defined only with SHALE_BENCH_COMPARE (bench/compare/).
+std::unique_ptr<scenario::DiffEngine> NewRocksDbDiffEngine(const std::string& path);
 
 }  // namespace shale::bench

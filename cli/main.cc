@@ -8,6 +8,9 @@
 #include "bench_flags.h"
 #include "bench_runner.h"
 #include "command_table.h"
+#include "diff_command.h"
+#include "kv_store.h"
+#include "scenarios/diff/diff_engine.h"
 #include "fuzz_command.h"
 #include "replay_command.h"
 #include "shrink_command.h"
@@ -49,6 +52,8 @@ int RunHelpCommand(std::span<const std::string> args, std::ostream& out, std::os
 constexpr Command kCommands[] = {
     {"bench", "db_bench-style benchmarks on Shale, LevelDB and RocksDB", RunBenchCommand,
      BenchUsage},
+    {"diff", "differential runs: one log on Shale under drawn options, or on Shale and RocksDB",
+     RunDiffCommand, DiffUsage},
     {"fuzz", "coverage-guided simulation: libFuzzer over a scenario's choice tapes",
      RunFuzzCommand, FuzzUsage},
     {"help", "list commands, or show one command's flags", RunHelpCommand, nullptr},
@@ -72,5 +77,7 @@ int RunHelpCommand(std::span<const std::string> args, std::ostream& out, std::os
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
+  // Null unless the comparison engines are built in.
+  shale::scenario::SetRocksDbDiffEngineFactory(shale::bench::RocksDbDiffEngineFactory());
   return shale::cli::Dispatch(shale::cli::kCommands, args, std::cout, std::cerr);
 }

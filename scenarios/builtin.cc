@@ -1,5 +1,6 @@
 // The one list of built-in scenarios.
 #include "scenarios/crash_recovery/crash_recovery.h"
+#include "scenarios/diff/diff_scenarios.h"
 #include "scenarios/open_channel/open_channel.h"
 #include "scenarios/real_backend/real_backend.h"
 #include "scenarios/scenario.h"
@@ -21,6 +22,8 @@ void RegisterBuiltinScenarios() {
   RegisterScenario(OpenChannelScenario());
   RegisterScenario(RealBackendScenario());
   RegisterScenario(TableCacheScenario());
+  RegisterScenario(DiffOptionsScenario());
+  RegisterScenario(DiffRocksDbScenario());
 }
 
 }  // namespace shale::scenario

@@ -9,27 +9,13 @@
 #include <memory>
 
 #include "kv_store.h"
-#include "rocksdb/cache.h"
 #include "rocksdb/db.h"
-#include "rocksdb/filter_policy.h"
-#include "rocksdb/table.h"
+#include "rocksdb_common.h"
 #include "rocksdb/utilities/transaction_db.h"
 #include "rocksdb/write_batch.h"
 
 namespace shale::bench {
 namespace {
-
-rocksdb::Slice ToRocks(const Slice& s) { return rocksdb::Slice(s.data(), s.size()); }
-Slice FromRocks(const rocksdb::Slice& s) { return Slice(s.data(), s.size()); }
-
-Status FromRocks(const rocksdb::Status& s) {
-  if (s.ok()) return Status::OK();
-  if (s.IsNotFound()) return Status::NotFound();
-  if (s.IsCorruption()) return Status::Corruption("rocksdb", s.ToString());
-  if (s.IsInvalidArgument()) return Status::InvalidArgument("rocksdb", s.ToString());
-  if (s.IsNotSupported()) return Status::NotSupported("rocksdb", s.ToString());
-  return Status::IOError("rocksdb", s.ToString());
-}
 
 class RocksDbCursor final : public KvCursor {
  public:
@@ -64,23 +50,7 @@ class RocksDbKvStore final : public KvStore {
   }
 
   Status Open(const std::string& path, const KvOptions& o) override {
-    rocksdb::BlockBasedTableOptions table;
-    table.block_cache = rocksdb::NewLRUCache(o.cache_size_bytes);
-    if (o.bloom_bits_per_key > 0) {
-      table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(o.bloom_bits_per_key));
-    }
-    table.block_size = o.block_size_bytes;
-    rocksdb::Options options;
-    options.create_if_missing = true;
-    options.compression = rocksdb::kNoCompression;
-    options.write_buffer_size = o.write_buffer_size_bytes;
-    options.max_open_files = o.max_open_files;
-    options.target_file_size_base = o.target_file_size_base_bytes;
-    options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-    options.allow_concurrent_memtable_write = o.allow_concurrent_memtable_write;
-    options.enable_pipelined_write = o.enable_pipelined_write;
-    options.unordered_write = o.unordered_write;
-    options.two_write_queues = o.two_write_queues;
+    const rocksdb::Options options = ToRocksOptions(o);
     write_options_.sync = o.sync;
     write_options_.disableWAL = o.disable_wal;
     if (!o.transaction_db) {

@@ -11,12 +11,11 @@
 // acknowledged before its WAL sync is lost at a power loss (durability).
 #include <catch2/catch.hpp>
 
-#include <stdio.h>
-#include <sys/wait.h>
 
 #include <set>
 #include <string>
 
+#include "common/run_binary.h"
 #include "common/temp_dir.h"
 #include "planted_bugs.h"
 #include "report/failure_file.h"
@@ -130,21 +129,10 @@ std::string ShapeFlags(const Shape& shape) {
          (std::string(shape.faults).empty() ? "" : " --faults " + std::string(shape.faults));
 }
 
-struct Command {
-  int exit_code = -1;
-  std::string out;
-};
+using Command = shale_test::CommandResult;
 
 Command RunBinary(const std::string& args) {
-  Command c;
-  FILE* p = ::popen((std::string(SHALE_BINARY) + " " + args + " 2>&1").c_str(), "r");
-  if (p == nullptr) return c;
-  char buf[4096];
-  size_t n;
-  while ((n = ::fread(buf, 1, sizeof(buf), p)) > 0) c.out.append(buf, n);
-  const int status = ::pclose(p);
-  c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return c;
+  return shale_test::RunCommandLine(std::string(SHALE_BINARY) + " " + args);
 }
 
 }  // namespace
