@@ -80,6 +80,7 @@ std::vector<DiffOp> GenerateDiffLog(sim::ChoiceTape* tape, int n) {
   s.key_space = 20 + tape->Uniform(400);
   std::vector<DiffOp> ops;
   for (s.op_index = 0; s.op_index < n; s.op_index++) {
+    tape->MarkOperation();  // where this op's draws start, for `shale shrink`
     DiffOp op;
     op.kind = DrawKind(tape);
     switch (op.kind) {

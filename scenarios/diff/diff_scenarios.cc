@@ -217,6 +217,9 @@ class DiffRun {
     }
     result_->options_drawn["against"] = against_rocksdb_ ? "rocksdb" : "options";
     Compare();
+    // The log's draws: `shale shrink` edits these bytes, a whole op at a time.
+    result_->tape_bytes = tape_.consumed_bytes();
+    result_->operation_marks = tape_.operation_marks();
     result_->ops = static_cast<uint64_t>(ops_.size());
     result_->engine_ops = static_cast<uint64_t>(ops_.size()) * (against_rocksdb_ ? 2 : options_.size());
     result_->trace_hash = trace_ ^ sims_.trace;

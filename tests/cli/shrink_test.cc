@@ -79,6 +79,33 @@ TEST_CASE("a shrunk failure is smaller, fails the same way and replays from its 
   CHECK(op_lines <= after.ops + 4 * after.crashes);
 }
 
+TEST_CASE("a diff failure shrinks on its log's tape, a whole op at a time", "[shrink][diff]") {
+  scenario::RegisterBuiltinScenarios();
+  scenario::RunConfig config;
+  config.scenario = "diff-options";
+  config.ops = 300;
+  config.planted_bugs = kBugSeekSkipsKeyAfterTombstone;
+  const scenario::Scenario* diff = scenario::FindScenario(config.scenario);
+  scenario::RunResult first;
+  for (config.seed = 1; config.seed <= 300 && first.passed; config.seed++) first = diff->Run(config);
+  REQUIRE_FALSE(first.passed);
+  config.seed = first.seed;
+  // The log's draws are the tape, and each op's draws are marked (also a
+  // drawn release with no live snapshot, which the log skips).
+  CHECK(first.tape_bytes > 0);
+  CHECK(first.operation_marks.size() >= first.ops);
+  ShrinkOptions options;
+  options.max_seconds = 15;  // the first halvings of the op limit cut it well below 300
+  ShrinkOutcome o;
+  std::string error;
+  REQUIRE(Shrink(config, options, &o, &error));
+  CHECK(o.shrunk_result.failure.property == first.failure.property);
+  CHECK(o.shrunk_result.ops < first.ops);
+  const scenario::RunResult again = diff->Run(o.shrunk);
+  CHECK_FALSE(again.passed);
+  CHECK(again.trace_hash == o.shrunk_result.trace_hash);
+}
+
 TEST_CASE("shale shrink writes a failure file that shale replay reproduces", "[shrink]") {
   const scenario::RunConfig config = FailingConfig();
   shale_test::TempDir dir;
