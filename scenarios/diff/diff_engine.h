@@ -2,11 +2,13 @@
 // which plays a log (diff_log.h) against it and writes down every answer.
 //
 // Answers are canonical strings, so two engines compare by equality:
-//   a write, snapshot, release, flush, compaction or reopen: "ok" or
-//     "error" (a status code, never its message: engines word them apart);
-//   a Get: "=" + value, "not found" or "error";
+//   a write, snapshot, release, flush, compaction or reopen: "ok";
+//   a Get: "=" + value or "not found";
 //   an iterator: every "key=value" it was positioned on, in order, then
-//     "end" when it ran off, or "error".
+//     "end" when it ran off.
+// A failed call answers "error" and ends the log: nothing injects faults,
+// so an error is a failure of its own, never an answer two engines may
+// share.
 //
 // Thread safety: one thread drives an engine. Ownership: RunDiffLog
 // borrows the engine.
@@ -63,11 +65,14 @@ class DiffEngine {
   [[nodiscard]] virtual Status CompactRange(const std::string& begin, const std::string& end) = 0;
 };
 
-// Opens engine, plays ops, closes it; one answer per op in *answers (an
-// op after the engine failed to reopen answers "closed"). Returns the
-// first Open error, if any.
-Status RunDiffLog(const std::vector<DiffOp>& ops, DiffEngine* engine,
-                  std::vector<std::string>* answers);
+// Opens engine, plays ops, closes it; one answer per op played in
+// *answers. Nothing injects faults, so any failed call (an Open, a write, a
+// Get other than NotFound, an iterator's status, a Flush, a CompactRange,
+// either half of a reopen, the last Close) is an error: the log stops
+// there, and the first such status is returned, with *where naming the
+// call ("open", "op N (...)", "close"). The engine may be left closed.
+[[nodiscard]] Status RunDiffLog(const std::vector<DiffOp>& ops, DiffEngine* engine,
+                                std::vector<std::string>* answers, std::string* where);
 
 }  // namespace shale::scenario
 

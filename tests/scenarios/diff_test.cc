@@ -3,9 +3,11 @@
 // set, and planted engine bugs are reported as differences.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <set>
 #include <string>
 
+#include "scenarios/diff/diff_engine.h"
 #include "scenarios/diff/diff_log.h"
 #include "scenarios/diff/diff_shrink.h"
 #include "scenarios/scenario.h"
@@ -23,6 +25,28 @@ TEST_CASE("a generated log names only live snapshots", "[diff]") {
     for (const DiffOp& op : ops) kinds.insert(op.kind);
     if (seed == 1) CHECK(kinds.size() == 10);  // every kind appears in a long log
   }
+}
+
+TEST_CASE("a long log reaches every seek, both directions, turns, odd keys and empty values",
+          "[diff]") {
+  sim::ChoiceTape tape(1);
+  const std::vector<DiffOp> ops = GenerateDiffLog(&tape, 2000);
+  std::set<int> seeks;
+  std::set<std::pair<bool, bool>> directions;  // (forward, turns back)
+  std::set<size_t> key_lengths;
+  bool empty_value = false;
+  for (const DiffOp& op : ops) {
+    if (op.kind == DiffOp::Kind::kIterate) {
+      seeks.insert(static_cast<int>(op.seek));
+      if (op.steps > 0) directions.insert({op.forward, op.turn_after >= 0});
+    }
+    if (!op.key.empty()) key_lengths.insert(op.key.size());
+    if (op.kind == DiffOp::Kind::kPut && op.value.empty()) empty_value = true;
+  }
+  CHECK(seeks.size() == 4);
+  CHECK(directions.size() == 4);
+  CHECK(key_lengths == std::set<size_t>{4, 5, 6, 7});  // k000, k0000, k0000a, k0000.z
+  CHECK(empty_value);
 }
 
 TEST_CASE("ValidSubLog drops ops whose snapshot is gone", "[diff]") {
@@ -59,6 +83,63 @@ TEST_CASE("the shrinker keeps the difference and drops the rest", "[diff]") {
   REQUIRE(shrunk.size() == 2);
   CHECK(shrunk[0].key == "needle-a");
   CHECK(shrunk[1].key == "needle-b");
+}
+
+// A map with no snapshots, whose Flush fails when told to.
+class MapEngine final : public DiffEngine {
+ public:
+  explicit MapEngine(bool flush_fails) : flush_fails_(flush_fails) {}
+  std::string name() const override { return "map"; }
+  Status Open() override { return Status::OK(); }
+  Status Close() override { return Status::OK(); }
+  Status Put(const Slice& key, const Slice& value) override {
+    map_[key.ToString()] = value.ToString();
+    return Status::OK();
+  }
+  Status Delete(const Slice& key) override {
+    map_.erase(key.ToString());
+    return Status::OK();
+  }
+  Status Write(const std::vector<DiffOp::BatchEntry>&) override { return Status::OK(); }
+  void TakeSnapshot(int) override {}
+  void ReleaseSnapshot(int) override {}
+  Status Get(const Slice& key, int, std::string* value) override {
+    const auto it = map_.find(key.ToString());
+    if (it == map_.end()) return Status::NotFound();
+    *value = it->second;
+    return Status::OK();
+  }
+  std::unique_ptr<DiffCursor> NewCursor(int) override { return nullptr; }
+  Status Flush() override { return flush_fails_ ? Status::IOError("flush") : Status::OK(); }
+  Status CompactRange(const std::string&, const std::string&) override { return Status::OK(); }
+
+ private:
+  const bool flush_fails_;
+  std::map<std::string, std::string> map_;
+};
+
+TEST_CASE("a failed call ends the log as an error, never as an answer", "[diff]") {
+  std::vector<DiffOp> ops(4);
+  ops[0].key = "a";
+  ops[0].value = "1";
+  ops[1].kind = DiffOp::Kind::kFlush;
+  ops[2].kind = DiffOp::Kind::kGet;
+  ops[2].key = "a";
+  ops[3].kind = DiffOp::Kind::kGet;
+  ops[3].key = "b";
+  std::vector<std::string> answers;
+  std::string where;
+  MapEngine good(false);
+  REQUIRE(RunDiffLog(ops, &good, &answers, &where).ok());
+  CHECK(answers == std::vector<std::string>{"ok", "ok", "=1", "not found"});
+  CHECK(where == "close");
+  // An engine failing a call is an error of its own, even if every engine
+  // fails it alike.
+  MapEngine failing(true);
+  const Status s = RunDiffLog(ops, &failing, &answers, &where);
+  CHECK(s.IsIOError());
+  CHECK(answers == std::vector<std::string>{"ok", "error"});
+  CHECK(where.rfind("op 2 (flush", 0) == 0);
 }
 
 RunResult RunDiff(uint64_t seed, uint64_t bugs) {
