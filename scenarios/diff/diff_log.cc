@@ -24,15 +24,25 @@ struct LogState {
   std::vector<int> live;  // snapshot ids, oldest first
 };
 
+// "k" and four digits; one in eight cut to three digits (a prefix of ten
+// keys), one in eight extended past the four (a key with a prefix).
 std::string DrawKey(LogState* s) {
   char buf[16];
   std::snprintf(buf, sizeof(buf), "k%04llu",
                 static_cast<unsigned long long>(s->tape->Uniform(s->key_space)));
-  return buf;
+  std::string key = buf;
+  switch (s->tape->Uniform(8)) {
+    case 1: key.pop_back(); break;
+    case 2: key += s->tape->OneIn(2) ? "a" : ".z"; break;
+    default: break;
+  }
+  return key;
 }
 
-// Values of 0 to ~300 bytes, some past a small block size.
+// Values of 0 to ~300 bytes, some past a small block size; one in sixteen
+// empty (found, unlike a deleted key).
 std::string DrawValue(LogState* s) {
+  if (s->tape->OneIn(16)) return "";
   std::string v = absl::StrCat("v", s->op_index, ".");
   const uint64_t pad = s->tape->OneIn(8) ? 100 + s->tape->Uniform(200) : s->tape->Uniform(24);
   v.append(static_cast<size_t>(pad), static_cast<char>('a' + s->op_index % 26));
@@ -61,6 +71,7 @@ void FillIterate(LogState* s, DiffOp* op) {
   op->key = DrawKey(s);
   op->forward = s->tape->OneIn(2);
   op->steps = static_cast<int>(s->tape->Uniform(20));
+  if (s->tape->OneIn(3)) op->turn_after = static_cast<int>(s->tape->Uniform(op->steps + 1));
 }
 
 void FillCompact(LogState* s, DiffOp* op) {
@@ -161,6 +172,14 @@ std::string ShowValue(const std::string& v) {
   return absl::StrCat(v.substr(0, 16), "..(", v.size(), " bytes)");
 }
 
+// "5 x Next", or "2 x Next, 3 x Prev" for an iterator that turns back.
+std::string Moves(const DiffOp& op) {
+  const char* first = op.forward ? " x Next" : " x Prev";
+  if (op.turn_after < 0) return absl::StrCat(op.steps, first);
+  return absl::StrCat(op.turn_after, first, ", ", op.steps - op.turn_after,
+                      op.forward ? " x Prev" : " x Next");
+}
+
 std::string AtSnapshot(int snapshot) {
   return snapshot < 0 ? "" : absl::StrCat(" at snapshot ", snapshot);
 }
@@ -192,7 +211,7 @@ std::string DescribeDiffOp(const DiffOp& op) {
       const bool keyed = op.seek == DiffOp::Seek::kSeek || op.seek == DiffOp::Seek::kSeekForPrev;
       return absl::StrCat("iterate", AtSnapshot(op.snapshot), ": ",
                           kSeekNames[static_cast<int>(op.seek)], keyed ? "(" + op.key + ")" : "",
-                          " then ", op.steps, op.forward ? " x Next" : " x Prev");
+                          " then ", Moves(op));
     }
     case Kind::kFlush:
       return "flush";

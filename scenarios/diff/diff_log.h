@@ -4,8 +4,10 @@
 //
 // The log mixes Puts, Deletes, write batches of both, snapshots and Gets
 // at them, iterators in both directions (SeekToFirst, SeekToLast, Seek,
-// SeekForPrev, then a run of Next or Prev), Flush, CompactRange over a
-// range or everything, and close-and-reopen. It only names snapshots that
+// SeekForPrev, then a run of Next or Prev, which may turn back part way),
+// Flush, CompactRange over a range or everything, and close-and-reopen.
+// Keys are "k" and four digits, some cut short or extended (so one key is
+// a prefix of others); a few values are empty. It only names snapshots that
 // are live (taken, not released, not ended by a reopen), so every log is
 // valid on its own and every sub-log the shrinker keeps is made valid by
 // dropping ops that name a snapshot no longer taken (ValidSubLog).
@@ -41,6 +43,7 @@ struct DiffOp {
   Seek seek = Seek::kFirst;  // Iterate
   bool forward = true;       // Iterate: Next (true) or Prev after the seek
   int steps = 0;             // Iterate: moves after the seek
+  int turn_after = -1;       // Iterate: moves before the direction flips (-1: never)
 };
 
 // Operations in one log, at most.
