@@ -29,6 +29,8 @@ namespace shale::cli {
 
 struct CampaignEnv {
   bool terminal = false;   // progress bar in place (isatty(2)) or plain lines
+  // The command a usage error names ("shale run: ...", "shale diff: ...").
+  const char* command = "run";
   // If set, called after each seed's outputs are written, with the number
   // of seeds done (tests read the outputs mid-campaign through it).
   std::function<void(uint64_t seeds_done)> after_seed;

@@ -1,12 +1,14 @@
 // `shale diff`. See diff_command.h.
 #include "diff_command.h"
 
+#include <charconv>
 #include <vector>
 
 #include "command_table.h"
 #include "kv_store.h"
 #include "run_command.h"
 #include "run_flags.h"
+#include "scenarios/diff/diff_log.h"
 
 namespace shale::cli {
 
@@ -15,6 +17,15 @@ namespace {
 int DiffUsageError(std::ostream& err, const std::string& message) {
   err << "shale diff: " << message << " (see 'shale help diff')\n";
   return kExitUsage;
+}
+
+// True if value is a whole number above the longest log; other bad values
+// are left to shale run's parser, which names them.
+bool OpsOverLimit(const std::string& value) {
+  int64_t n = 0;
+  const char* end = value.data() + value.size();
+  const auto [ptr, ec] = std::from_chars(value.data(), end, n);
+  return ec == std::errc::result_out_of_range || (ec == std::errc() && ptr == end && n > scenario::kMaxDiffOps);
 }
 
 }  // namespace
@@ -31,12 +42,23 @@ int RunDiffCommand(std::span<const std::string> args, std::ostream& out, std::os
     if (a == "--scenario" || a.rfind("--scenario=", 0) == 0) {
       return DiffUsageError(err, "--against names what to compare with; --scenario is not taken");
     }
+    for (const char* unused : {"--faults", "--crashes"}) {
+      const std::string flag = unused;
+      if (a == flag || a.rfind(flag + "=", 0) == 0) {
+        return DiffUsageError(err, flag + " is not taken: a diff injects no faults or crashes");
+      }
+    }
     if (a == "--against") {
       if (i + 1 == args.size()) return DiffUsageError(err, "--against needs a value");
       against = args[++i];
     } else if (a.rfind("--against=", 0) == 0) {
       against = a.substr(10);
     } else {
+      const bool ops_next = a == "--ops" && i + 1 < args.size();
+      if (OpsOverLimit(ops_next ? args[i + 1] : a.rfind("--ops=", 0) == 0 ? a.substr(6) : "")) {
+        return DiffUsageError(err, "--ops takes at most " + std::to_string(scenario::kMaxDiffOps) +
+                                       " ops per log");
+      }
       run_args.push_back(a);
     }
   }
@@ -47,7 +69,7 @@ int RunDiffCommand(std::span<const std::string> args, std::ostream& out, std::os
     return DiffUsageError(err, "--against rocksdb needs a build with -DSHALE_BENCH_COMPARE=ON");
   }
   run_args.insert(run_args.begin(), {"--scenario", "diff-" + against});
-  return RunRunCommand(run_args, out, err);
+  return RunRunCommandAs("diff", run_args, out, err);
 }
 
 std::string DiffUsage() {

@@ -20,8 +20,14 @@ int UsageError(std::ostream& err, const std::string& command, const std::string&
 }  // namespace
 
 int RunRunCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  return RunRunCommandAs("run", args, out, err);
+}
+
+int RunRunCommandAs(const char* command, std::span<const std::string> args, std::ostream& out,
+                    std::ostream& err) {
   CampaignEnv env;
   env.terminal = ::isatty(STDERR_FILENO) == 1;
+  env.command = command;
   return RunRunCommandWith(args, env, out, err);
 }
 
@@ -31,15 +37,15 @@ int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env,
   RunOptions options;
   std::string error;
   switch (ParseRunFlags(args, &options, &error)) {
-    case RunParse::kUsageError: return UsageError(err, "run", error);
+    case RunParse::kUsageError: return UsageError(err, env.command, error);
     case RunParse::kHelp: out << RunUsage(); return kExitOk;
     case RunParse::kRun: break;
   }
   if (!report::MakeDirectories(options.out_dir + "/failures", &error)) {
-    return UsageError(err, "run", error);
+    return UsageError(err, env.command, error);
   }
   CampaignResult result;
-  if (!RunCampaign(options, env, err, &result, &error)) return UsageError(err, "run", error);
+  if (!RunCampaign(options, env, err, &result, &error)) return UsageError(err, env.command, error);
   PrintRunSummary(result.tally, result.wall_ms, ReportPath(options.out_dir), out);
   const uint64_t planned = ShardSeedCount(options.seeds, options.shard) * options.scenarios.size();
   if (result.tally.totals().seeds < planned) {

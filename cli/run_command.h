@@ -17,6 +17,10 @@
 namespace shale::cli {
 
 int RunRunCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+// As RunRunCommand, for a command that runs campaigns under another name:
+// its usage errors say "shale <command>: ...".
+int RunRunCommandAs(const char* command, std::span<const std::string> args, std::ostream& out,
+                    std::ostream& err);
 // As RunRunCommand, with the worker binary and terminal-ness given (tests).
 int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env,
                       std::ostream& out, std::ostream& err);

@@ -28,7 +28,11 @@ TEST_CASE("shale diff refuses bad input with one line and exit 2", "[diff]") {
   RequireUsageError("diff --against nothing --seeds 1..2", "unknown --against 'nothing'");
   RequireUsageError("diff --against", "--against needs a value");
   RequireUsageError("diff --scenario crash-recovery --seeds 1..2", "--scenario is not taken");
-  RequireUsageError("diff --seeds 2..1", "malformed seed range");
+  RequireUsageError("diff --seeds 2..1", "shale diff: malformed seed range");
+  RequireUsageError("diff --seeds 1..2 --faults on", "--faults is not taken");
+  RequireUsageError("diff --seeds 1..2 --crashes=2", "--crashes is not taken");
+  RequireUsageError("diff --seeds 1..2 --ops 100001", "--ops takes at most 100000");
+  RequireUsageError("diff --seeds 1..2 --ops=99999999999999999999999", "--ops takes at most");
   if (!shale::bench::CompareEnginesBuilt()) {
     RequireUsageError("diff --against rocksdb --seeds 1..2", "SHALE_BENCH_COMPARE");
   }
