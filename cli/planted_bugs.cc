@@ -59,6 +59,8 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "the table cache keeps every reader open whatever max_open_files says"},
       {kBugTableCacheBoundsUnlimited, "table_cache_bounds_unlimited",
        "max_open_files = -1 is read as the smallest bound, so readers are closed and reopened"},
+      {kBugFilterSkipsFirstKey, "filter_skips_first_key",
+       "a table's bloom filter leaves out its first user key, so a Get of it misses the table"},
   };
   return kBugs;
 }

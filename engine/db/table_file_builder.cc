@@ -21,6 +21,7 @@ Status TableFileBuilder::Open(const std::string& path, uint64_t number) {
   if ((planted_bugs_ & kBugUnalignedDirectWrite) != 0) writer_->PlantUnalignedDirectWrites();
   if ((planted_bugs_ & kBugSkipEndOfFileAfterPadding) != 0) writer_->PlantSkipEndOfFile();
   builder_ = std::make_unique<TableBuilder>(options_, writer_.get());
+  if ((planted_bugs_ & kBugFilterSkipsFirstKey) != 0) builder_->PlantFilterSkipsFirstKey();
   return Status::OK();
 }
 

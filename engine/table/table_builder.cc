@@ -34,6 +34,7 @@ struct TableBuilder::Rep {
   std::string last_key;
   TableProperties props;
   bool closed = false;
+  bool plant_filter_skips_first_key = false;
   // The index entry of the last data block waits for the next key so its
   // separator can be shortened against it.
   bool pending_index_entry = false;
@@ -62,6 +63,11 @@ Status TableBuilder::status() const { return rep_->status; }
 uint64_t TableBuilder::NumEntries() const { return rep_->props.num_entries; }
 uint64_t TableBuilder::FileSize() const { return rep_->offset; }
 
+void TableBuilder::PlantFilterSkipsFirstKey() {
+  assert(rep_->props.num_entries == 0);
+  rep_->plant_filter_skips_first_key = true;
+}
+
 uint64_t TableBuilder::TailSizeBytes() const {
   assert(rep_->closed && rep_->status.ok());
   assert(rep_->tail_start_offset < rep_->offset);
@@ -88,7 +94,9 @@ void TableBuilder::Add(const Slice& internal_key, const Slice& value) {
     r->index_block.Add(r->last_key, handle);
     r->pending_index_entry = false;
   }
-  if (r->filter) r->filter->AddKey(parsed.user_key);
+  if (r->filter && !(r->plant_filter_skips_first_key && r->props.num_entries == 0)) {
+    r->filter->AddKey(parsed.user_key);
+  }
   r->last_key.assign(internal_key.data(), internal_key.size());
 
   TableProperties& p = r->props;

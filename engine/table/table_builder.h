@@ -41,6 +41,10 @@ class TableBuilder {
   // the footer: the tail a reader fetches at open. REQUIRES: Finish() was OK.
   uint64_t TailSizeBytes() const;
 
+  // TEST ONLY (planted kBugFilterSkipsFirstKey): the filter leaves out the
+  // table's first user key. REQUIRES: nothing added yet.
+  void PlantFilterSkipsFirstKey();
+
  private:
   struct Rep;
   std::unique_ptr<Rep> rep_;

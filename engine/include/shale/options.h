@@ -119,6 +119,10 @@ enum PlantedBug : uint32_t {
   // max_open_files = -1 is read as the smallest bound (20), so readers are
   // closed and reopened although the user asked to keep them all.
   kBugTableCacheBoundsUnlimited = 1u << 24,
+  // A table's bloom filter leaves out the table's first user key, so a Get
+  // of it that reaches the table is turned away (NotFound, or an older
+  // version from a lower level).
+  kBugFilterSkipsFirstKey = 1u << 25,
 };
 
 struct Options {
