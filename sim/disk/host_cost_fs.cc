@@ -15,6 +15,7 @@ EnvOpenModel EnvOpenModel::RocksDb59() {
   m.fadvise_random = true;
   m.discovery = BlockSizeDiscovery::kPerOpen;
   m.discovery_without_direct_io = true;
+  m.table_open_reads = 5;
   return m;
 }
 
@@ -77,6 +78,7 @@ HostCostFs::HostCostFs(FileSystem* target, DiskContext* context, const HostModel
     : FileSystemWrapper(target), context_(context), model_(model) {
   assert(model.cores >= 1 && model.cores <= 4096);
   assert(model.queue_depth >= 1 && model.queue_depth <= 4096);
+  assert(model.env.table_open_reads >= 1 && model.env.table_open_reads <= 64);
   core_free_at_ns_.assign(static_cast<size_t>(model.cores), 0);
   queue_free_at_ns_.assign(static_cast<size_t>(model.queue_depth), 0);
 }
@@ -152,6 +154,12 @@ Status HostCostFs::NewRandomAccessFile(const std::string& path, const FileOption
   const bool table_file = IsTableFile(path);
   if (table_file) reader_opens_++;
   ChargeOpen(path, opts.use_direct_io);
+  if (table_file) {
+    for (int i = 1; i < model_.env.table_open_reads; i++) {
+      Syscall("pread", model_.costs.pread_cpu_ns);
+      DeviceRead(0);
+    }
+  }
   std::unique_ptr<RandomAccessFile> file;
   Status s = target()->NewRandomAccessFile(path, opts, &file);
   if (!s.ok()) return s;

@@ -11,6 +11,8 @@
 //    device's logical block size discovery (fstat, realpath's lstat of every
 //    path component, open + read + close of the sysfs file), per open, once
 //    per directory, or never;
+//  * a table file's open also makes the extra preads of a modeled engine
+//    that reads the table's tail block by block (table_open_reads);
 //  * a random read is a pread: its CPU cost on a core, then its device time
 //    (read_ns + read_per_kib_ns per KiB) on one of the device's queue slots;
 //  * closing a random-access handle is a close: its CPU time is reserved
@@ -66,10 +68,18 @@ struct EnvOpenModel {
   BlockSizeDiscovery discovery = BlockSizeDiscovery::kNever;
   // Whether discovery happens for buffered opens too, or only direct ones.
   bool discovery_without_direct_io = false;
+  // Preads the modeled engine makes to open a table reader. The engine in
+  // the simulation (Shale's) makes one, of the table's whole tail; a model
+  // that reads the same blocks one by one is charged the difference at
+  // open: table_open_reads - 1 more preads, each its CPU and the device's
+  // per-read time (the bytes are the engine's one read's).
+  int table_open_reads = 1;  // REQUIRES: in [1, 64]
 
   // RocksDB 5.9's PosixEnv, as the Get-cost study traced it: open,
   // fcntl(FD_CLOEXEC), stat for the size, the logical block size asked on
-  // every open, and the RANDOM access hint.
+  // every open, and the RANDOM access hint; and its table reader's open,
+  // which reads the footer, metaindex, properties, index and filter
+  // blocks one pread each.
   static EnvOpenModel RocksDb59();
   // Shale's POSIX FileSystem: open with O_CLOEXEC; the size comes from the
   // MANIFEST; the direct I/O alignment is asked once per directory, and
