@@ -56,6 +56,13 @@ class PosixFileSystem final : public FileSystem {
   Status LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) override;
   Status UnlockFile(std::unique_ptr<FileLock> lock) override;
 
+  // How many times a direct open asked the file system for its alignment
+  // (DirectAlignmentFor's fstat): once per directory, for tests to pin.
+  uint64_t direct_alignment_probes() const {
+    std::lock_guard<std::mutex> lock(alignment_mu_);
+    return direct_alignment_probes_;
+  }
+
  private:
   // Directories remembered, at most (past it, each direct open asks).
   static constexpr size_t kMaxAlignmentDirs = 1024;
@@ -64,8 +71,9 @@ class PosixFileSystem final : public FileSystem {
   // opening a table reader costs no per-open discovery.
   size_t DirectAlignmentFor(const std::string& path, int fd);
 
-  std::mutex alignment_mu_;
+  mutable std::mutex alignment_mu_;
   std::map<std::string, size_t> alignment_by_dir_;  // guarded by alignment_mu_
+  uint64_t direct_alignment_probes_ = 0;            // guarded by alignment_mu_
 };
 
 class PosixClock final : public Clock {

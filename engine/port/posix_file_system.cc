@@ -90,6 +90,7 @@ size_t PosixFileSystem::DirectAlignmentFor(const std::string& path, int fd) {
   const auto it = alignment_by_dir_.find(dir);
   if (it != alignment_by_dir_.end()) return it->second;
   const size_t alignment = DirectIoAlignment(fd);
+  direct_alignment_probes_++;
   if (alignment_by_dir_.size() < kMaxAlignmentDirs) alignment_by_dir_[dir] = alignment;
   return alignment;
 }

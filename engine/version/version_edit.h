@@ -24,8 +24,11 @@
 //  10  new_file_tail    as new_file, then varint64 tail_size_bytes (written
 //                       instead of 7 when the tail size is known)
 // DecodeFrom returns Corruption for an unknown tag, a truncated field, a
-// level >= kMaxNumLevels, an internal key shorter than 8 bytes, or
-// smallest_seqno > largest_seqno. (Which levels a DB actually has is
+// level >= kMaxNumLevels, an internal key shorter than 8 bytes,
+// smallest_seqno > largest_seqno, or a new_file_tail whose tail size is 0
+// or larger than the file (never written: 7 stands for an unknown tail).
+// A MANIFEST written with tag 10 does not open in a build that predates
+// it (an unknown tag); one with only tag 7 opens in every build. (Which levels a DB actually has is
 // checked by VersionSet::Recover.)
 //
 // Thread safety: a value type; one thread at a time.

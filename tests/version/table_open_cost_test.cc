@@ -3,12 +3,14 @@
 // MANIFEST knows the tail's size; one read per meta block when it does not.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/temp_dir.h"
+#include "port/posix_env.h"
 #include "shale/file_system_wrapper.h"
 #include "table/table_builder.h"
 #include "util/file_writer.h"
@@ -36,7 +38,27 @@ class CountingFs final : public FileSystemWrapper {
     return s;
   }
 
+  // Every other call that could stand for a per-open cost.
+  Status NewSequentialFile(const std::string& path, const FileOptions& opts,
+                           std::unique_ptr<SequentialFile>* result) override {
+    other_calls++;
+    return FileSystemWrapper::NewSequentialFile(path, opts, result);
+  }
+  Status FileExists(const std::string& path) override {
+    other_calls++;
+    return FileSystemWrapper::FileExists(path);
+  }
+  Status GetChildren(const std::string& dir, std::vector<std::string>* names) override {
+    other_calls++;
+    return FileSystemWrapper::GetChildren(dir, names);
+  }
+  Status GetFileSize(const std::string& path, uint64_t* size) override {
+    other_calls++;
+    return FileSystemWrapper::GetFileSize(path, size);
+  }
+
   int random_opens = 0;
+  int other_calls = 0;
   std::vector<ReadCall> reads;
 
  private:
@@ -56,11 +78,13 @@ class CountingFs final : public FileSystemWrapper {
 
 struct Fixture {
   shale_test::TempDir dir;
-  CountingFs fs{Env::Default()->fs()};
+  PosixFileSystem posix;  // its own, so its probe count is this test's
+  CountingFs fs{&posix};
   Env env{&fs, Env::Default()->clock(), Env::Default()->runtime()};
   InternalKeyComparator icmp{BytewiseComparator()};
   TableOptions table_options;
   FileMetaData meta;
+  int other_calls_before_open = 0;
 
   Fixture() {
     REQUIRE(dir.ok());
@@ -84,6 +108,7 @@ struct Fixture {
 
   // Opens the reader through a fresh table cache; the reads it made.
   Status OpenReader() {
+    other_calls_before_open = fs.other_calls;
     TableCache cache(dir.path(), table_options, /*max_open_files=*/20, &env, nullptr);
     std::unique_ptr<Iterator> it(cache.NewIterator(ReadOptions(), meta));
     return it->status();
@@ -99,6 +124,30 @@ TEST_CASE("a table reader open is one open and one read of the tail", "[table_op
   REQUIRE(t.fs.reads.size() == 1);
   CHECK(t.fs.reads[0].offset == t.meta.file_size - t.meta.tail_size_bytes);
   CHECK(t.fs.reads[0].n == t.meta.tail_size_bytes);
+  CHECK(t.fs.other_calls == t.other_calls_before_open);  // no size, existence or listing asked
+  CHECK(t.posix.direct_alignment_probes() == 0);          // buffered: never asked
+}
+
+TEST_CASE("direct opens ask the alignment once per directory", "[table_open]") {
+  Fixture t;
+  FileOptions direct;
+  direct.use_direct_io = true;
+  const std::string path = TableFileName(t.dir.path(), t.meta.number);
+  std::unique_ptr<RandomAccessFile> file;
+  const Status first = t.posix.NewRandomAccessFile(path, direct, &file);
+  if (!first.ok()) {
+    WARN("O_DIRECT refused here (" << first.ToString() << "); nothing to count");
+    return;
+  }
+  for (int i = 0; i < 5; i++) REQUIRE(t.posix.NewRandomAccessFile(path, direct, &file).ok());
+  CHECK(t.posix.direct_alignment_probes() == 1);
+  // Another directory asks again.
+  shale_test::TempDir other;
+  REQUIRE(other.ok());
+  const std::string copy = other.path() + "/000008.sst";
+  std::filesystem::copy_file(path, copy);
+  REQUIRE(t.posix.NewRandomAccessFile(copy, direct, &file).ok());
+  CHECK(t.posix.direct_alignment_probes() == 2);
 }
 
 TEST_CASE("without a known tail size, the open reads each meta block", "[table_open]") {

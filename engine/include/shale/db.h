@@ -81,7 +81,8 @@ class DB {
   // Named properties: "shale.stats", "shale.num-files-at-level<N>",
   // "shale.levelstats", "shale.sstables", "shale.num-immutable-mem-table",
   // "shale.cur-size-active-mem-table", "shale.compaction-pending" ("1" while
-  // a memtable awaits flush, a compaction runs or one is wanted; else "0").
+  // a memtable awaits flush, a compaction runs or one is wanted; else "0",
+  // also after a background error, when nothing more will run).
   // False if the name is unknown.
   virtual bool GetProperty(const Slice& property, std::string* value) = 0;
   // A copy of the engine's counters.
