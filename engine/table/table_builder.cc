@@ -35,6 +35,7 @@ struct TableBuilder::Rep {
   TableProperties props;
   bool closed = false;
   bool plant_filter_skips_first_key = false;
+  std::string planted_skipped_user_key;  // the first user key, left out of the filter
   // The index entry of the last data block waits for the next key so its
   // separator can be shortened against it.
   bool pending_index_entry = false;
@@ -94,9 +95,12 @@ void TableBuilder::Add(const Slice& internal_key, const Slice& value) {
     r->index_block.Add(r->last_key, handle);
     r->pending_index_entry = false;
   }
-  if (r->filter && !(r->plant_filter_skips_first_key && r->props.num_entries == 0)) {
-    r->filter->AddKey(parsed.user_key);
+  if (r->plant_filter_skips_first_key && r->props.num_entries == 0) {
+    r->planted_skipped_user_key = parsed.user_key.ToString();
   }
+  const bool planted_skip =
+      r->plant_filter_skips_first_key && parsed.user_key == Slice(r->planted_skipped_user_key);
+  if (r->filter && !planted_skip) r->filter->AddKey(parsed.user_key);
   r->last_key.assign(internal_key.data(), internal_key.size());
 
   TableProperties& p = r->props;
