@@ -56,8 +56,9 @@ class PosixFileSystem final : public FileSystem {
   Status LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) override;
   Status UnlockFile(std::unique_ptr<FileLock> lock) override;
 
-  // How many times a direct open asked the file system for its alignment
-  // (DirectAlignmentFor's fstat): once per directory, for tests to pin.
+  // How many times a direct random-access open asked the file system for
+  // its alignment (DirectAlignmentFor's fstat): once per directory, for
+  // tests to pin. Writable files are not counted here.
   uint64_t direct_alignment_probes() const {
     std::lock_guard<std::mutex> lock(alignment_mu_);
     return direct_alignment_probes_;

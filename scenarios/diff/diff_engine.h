@@ -2,7 +2,8 @@
 // which plays a log (diff_log.h) against it and writes down every answer.
 //
 // Answers are canonical strings, so two engines compare by equality:
-//   a write, snapshot, release, flush, compaction or reopen: "ok";
+//   a write, snapshot, release, flush or compaction: "ok"; a reopen:
+//     "ok/ok" (the close, then the open);
 //   a Get: "=" + value or "not found";
 //   an iterator: every "key=value" it was positioned on, in order, then
 //     "end" when it ran off.

@@ -81,8 +81,9 @@ class DB {
   // Named properties: "shale.stats", "shale.num-files-at-level<N>",
   // "shale.levelstats", "shale.sstables", "shale.num-immutable-mem-table",
   // "shale.cur-size-active-mem-table", "shale.compaction-pending" ("1" while
-  // a memtable awaits flush, a compaction runs or one is wanted; else "0",
-  // also after a background error, when nothing more will run).
+  // a memtable awaits flush, a compaction runs or one is wanted; else "0".
+  // A background error stops new work: a memtable left unflushed then
+  // reads "1" for good, and no compaction is wanted after it).
   // False if the name is unknown.
   virtual bool GetProperty(const Slice& property, std::string* value) = 0;
   // A copy of the engine's counters.
