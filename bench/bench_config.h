@@ -52,6 +52,8 @@ struct BenchConfig {
   int64_t bloom_bits = 10;             // bits per key; 0: no filter
   int64_t block_size_bytes = 4096;     // table data block size
   int64_t max_open_files = -1;         // table readers kept open; -1: all
+  // Block codec: none, snappy, lz4 or zstd (db_bench's default: snappy).
+  std::string compression_type = "snappy";
   // Compaction output file size (LevelDB: max_file_size).
   uint64_t target_file_size_base_bytes = 64ull << 20;
   bool sync = false;

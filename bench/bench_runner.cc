@@ -10,6 +10,7 @@
 #include "port/flash/file_flash_device.h"
 #include "shale/flash_file_system.h"
 #include "sim_flash_bench.h"
+#include "util/compression.h"
 #include "workloads.h"
 
 namespace shale::bench {
@@ -62,6 +63,8 @@ KvOptions ToKvOptions(const BenchConfig& c) {
   o.bloom_bits_per_key = static_cast<int>(c.bloom_bits);
   o.block_size_bytes = static_cast<uint64_t>(c.block_size_bytes);
   o.max_open_files = static_cast<int>(c.max_open_files);
+  // CheckConfig has refused any other name.
+  if (!ParseCompressionType(c.compression_type, &o.compression)) o.compression = kNoCompression;
   o.target_file_size_base_bytes = c.target_file_size_base_bytes;
   o.sync = c.sync;
   o.disable_wal = c.disable_wal;

@@ -2,7 +2,7 @@
 // workload runs unchanged against Shale, LevelDB and RocksDB.
 //
 // Each adapter maps KvOptions onto its engine's own options so that every
-// engine runs with the same settings: no compression, the same write buffer
+// engine runs with the same settings: the same block codec, write buffer
 // and block cache sizes, a 10 bits/key bloom filter, all table readers kept
 // open, the WAL/sync mode and (where the engine has them) the write-path
 // modes and the TransactionDB the flags ask for.
@@ -23,6 +23,7 @@
 
 #include "scenarios/diff/diff_engine.h"
 #include "shale/env.h"
+#include "shale/options.h"
 #include "shale/slice.h"
 #include "shale/status.h"
 
@@ -33,6 +34,9 @@ struct KvOptions {
   uint64_t cache_size_bytes = 64ull << 20;
   int bloom_bits_per_key = 10;  // 0: no bloom filter
   uint64_t block_size_bytes = 4096;
+  // Block codec. LevelDB has only Snappy: it runs Snappy for LZ4 and ZSTD
+  // (its Notes say so).
+  CompressionType compression = kNoCompression;
   // Table readers kept open (-1: all; LevelDB, which has no such setting,
   // keeps its largest, 50,000).
   int max_open_files = -1;

@@ -1,5 +1,4 @@
-// KvStore over the Shale engine (shale::DB). Option mapping: Shale has no
-// block compression (so none to turn off); everything else maps one to one.
+// KvStore over the Shale engine (shale::DB). Option mapping: one to one.
 // With transaction_db the store is a TransactionDB (WritePrepared) and every
 // Put/Write goes through its DB interface, as db_bench's --transaction_db.
 #include <memory>
@@ -46,6 +45,7 @@ class ShaleKvStore final : public KvStore {
     options.write_buffer_size = o.write_buffer_size_bytes;
     options.bloom_bits_per_key = o.bloom_bits_per_key;
     options.block_size = o.block_size_bytes;
+    options.compression = o.compression;
     options.max_open_files = o.max_open_files;
     options.target_file_size_base = o.target_file_size_base_bytes;
     options.env = o.env;  // nullptr: the real backend

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "flag_set.h"
+#include "util/compression.h"
 
 namespace shale::cli {
 namespace {
@@ -39,6 +40,9 @@ void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
   f->AddInt("max_open_files", &c.max_open_files, -1, bench::kMaxOpenFiles,
             "table readers kept open; -1: all (LevelDB: 50000); below 20 acts as 20 in Shale "
             "and RocksDB, below 74 as 74 in LevelDB");
+  f->AddString("compression_type", &c.compression_type,
+               "block codec: none, snappy, lz4 or zstd (LevelDB has only snappy and runs snappy "
+               "for lz4 and zstd)");
   f->AddSize("target_file_size_base", &c.target_file_size_base_bytes,
              "compaction output file bytes (LevelDB: max_file_size)");
   f->AddBool("sync", &c.sync, "sync every write");
@@ -131,6 +135,13 @@ bool CheckConfig(const bench::BenchConfig& c, std::string* error) {
   static const char* const kEngines[] = {"shale", "leveldb", "rocksdb", "all"};
   if (std::find(std::begin(kEngines), std::end(kEngines), c.engine) == std::end(kEngines)) {
     *error = "unknown engine '" + c.engine + "' (want shale, leveldb, rocksdb or all)";
+    return false;
+  }
+  CompressionType compression = kNoCompression;
+  if (!ParseCompressionType(c.compression_type, &compression) ||
+      compression == kDisableCompressionOption) {
+    *error = "unknown --compression_type '" + c.compression_type +
+             "' (want none, snappy, lz4 or zstd)";
     return false;
   }
   if (c.db_path.empty()) {

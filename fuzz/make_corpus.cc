@@ -9,7 +9,8 @@
 //   CURRENT; write_batch: each WAL record; version_edit: each MANIFEST
 //   record; sst_table: each SST; sst_footer, sst_index_block,
 //   sst_data_block, sst_filter_block, sst_properties: the parts of the
-//   first SST.
+//   first SST (decompressed); block_codec: its first data block under each
+//   codec.
 // Exit status 0 on success; one line on stderr and 2 otherwise.
 #include <algorithm>
 #include <cstdio>
@@ -29,6 +30,8 @@
 #include "table/format.h"
 #include "table/table.h"
 #include "table_check.h"
+#include "util/compression.h"
+#include "util/file_reader.h"
 #include "version/filename.h"
 #include "wal/log_reader.h"
 
@@ -102,9 +105,29 @@ void FileRecords(const fs::path& dir, const std::string& prefix,
 }
 
 // The bytes of the block at handle (its contents, trailer excluded).
+// The contents of the block at handle, decompressed; "" if it does not read.
 std::string BlockAt(const std::string& sst, const shale::BlockHandle& handle) {
-  if (handle.offset() + handle.size() > sst.size()) return "";
-  return sst.substr(handle.offset(), handle.size());
+  shale::RandomAccessFileReader reader(std::make_unique<shale_test::MemRandomAccessFile>(sst),
+                                       "sst");
+  shale::BlockContents contents;
+  if (!shale::ReadBlock(&reader, sst.size(), handle, &contents).ok()) return "";
+  return contents.data.ToString();
+}
+
+// block_codec: a data block under each codec, stored (first byte: the
+// codec) and raw (first byte: 0x80 | the codec), as block_codec_fuzzer.cc
+// reads them.
+void FileCodecCorpus(const fs::path& dir, const std::string& raw) {
+  constexpr shale::CompressionType kCodecs[] = {shale::kSnappyCompression,
+                                                shale::kLZ4Compression, shale::kZSTD};
+  for (char i = 0; i < 3; i++) {
+    shale::BlockCompressor compressor(kCodecs[static_cast<int>(i)]);
+    std::string stored;
+    if (!compressor.Compress(raw, &stored)) continue;
+    const std::string name = shale::CompressionTypeName(kCodecs[static_cast<int>(i)]);
+    WriteBytes(dir, "stored-" + name, std::string(1, i) + stored);
+    WriteBytes(dir, "raw-" + name, std::string(1, static_cast<char>(0x80 | i)) + raw);
+  }
 }
 
 // The entries of a block's contents (keys compared bytewise).
@@ -139,7 +162,9 @@ bool FileTableParts(const fs::path& out, const std::string& sst) {
   WriteBytes(out / "sst_index_block", "index", index);
   const shale_fuzz::TableEntries index_entries = BlockEntries(index);
   if (index_entries.empty()) return Fail("first SST has an empty index");
-  WriteBytes(out / "sst_data_block", "data", BlockOf(sst, index_entries.front().second));
+  const std::string data = BlockOf(sst, index_entries.front().second);
+  WriteBytes(out / "sst_data_block", "data", data);
+  FileCodecCorpus(out / "block_codec", data);
   for (const auto& [name, handle] : BlockEntries(BlockAt(sst, footer.metaindex_handle))) {
     if (name == shale::kFilterBlockName) {
       WriteBytes(out / "sst_filter_block", "filter", BlockOf(sst, handle));

@@ -1,5 +1,5 @@
 // Fuzzes the SST checksums: the input describes a table (entries and table
-// options) and damage to it (byte changes, or a cut). The target builds
+// options, compression included) and damage to it (byte changes, or a cut). The target builds
 // the table with TableBuilder, damages it, and reads it back.
 //
 // Every byte of an SST is covered by a checksum or checked exactly (the
@@ -76,6 +76,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.block_size = in.ConsumeIntegralInRange<size_t>(32, 4096);
   options.block_restart_interval = in.ConsumeIntegralInRange<int>(1, 16);
   options.bloom_bits_per_key = in.ConsumeIntegralInRange<int>(0, 12);
+  constexpr shale::CompressionType kCodecs[] = {shale::kNoCompression, shale::kSnappyCompression,
+                                                shale::kLZ4Compression, shale::kZSTD};
+  options.compression = kCodecs[in.ConsumeIntegralInRange<size_t>(0, 3)];
   const std::string damage_input = in.ConsumeBytesAsString(in.ConsumeIntegralInRange(0, 16));
   const TableEntries entries = DrawEntries(&in);
   const std::map<std::string, std::string> written(entries.begin(), entries.end());

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/compression.h"
+
 
 namespace shale::scenario {
 
@@ -43,8 +45,18 @@ sim::LatencyProfile DrawDisk(sim::ChoiceTape* rng, std::map<std::string, std::st
                      : sim::LatencyProfile::Hdd();
 }
 
+void DrawCompression(sim::ChoiceTape* rng, Options* o) {
+  constexpr CompressionType kCodecs[] = {kNoCompression, kSnappyCompression, kLZ4Compression,
+                                         kZSTD};
+  o->compression = kCodecs[rng->Uniform(4)];
+  o->bottommost_compression =
+      rng->OneIn(3) ? kCodecs[rng->Uniform(4)] : kDisableCompressionOption;
+}
+
 void DescribeEngineSizes(const Options& o, std::map<std::string, std::string>* described) {
   auto& m = *described;
+  m["compression"] = CompressionTypeName(o.compression);
+  m["bottommost_compression"] = CompressionTypeName(o.bottommost_compression);
   m["write_buffer_size"] = std::to_string(o.write_buffer_size);
   m["target_file_size_base"] = std::to_string(o.target_file_size_base);
   m["max_bytes_for_level_base"] = std::to_string(o.max_bytes_for_level_base);

@@ -59,8 +59,13 @@ void RecordSimulation(sim::Simulation* sim, RunResult* result);
 // (*described)["disk"] names it.
 sim::LatencyProfile DrawDisk(sim::ChoiceTape* rng, std::map<std::string, std::string>* described);
 
-// Writes the engine sizes the scenarios draw (buffers, files, levels, blocks,
-// bloom bits, open files) into described, as options_drawn shows them.
+// Block compression drawn from rng: each of the four codecs a quarter of the
+// time, and in a third of the runs a bottommost_compression of its own.
+void DrawCompression(sim::ChoiceTape* rng, Options* o);
+
+// Writes the engine options the scenarios draw (buffers, files, levels,
+// blocks, compression, bloom bits, open files) into described, as
+// options_drawn shows them.
 void DescribeEngineSizes(const Options& o, std::map<std::string, std::string>* described);
 
 // "deadlock" or "simulation": the property of a failed Simulation::Run.

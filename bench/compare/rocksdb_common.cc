@@ -25,7 +25,10 @@ rocksdb::Options ToRocksOptions(const KvOptions& o) {
   table.block_size = o.block_size_bytes;
   rocksdb::Options options;
   options.create_if_missing = true;
-  options.compression = rocksdb::kNoCompression;
+  options.compression = o.compression == kSnappyCompression ? rocksdb::kSnappyCompression
+                        : o.compression == kLZ4Compression  ? rocksdb::kLZ4Compression
+                        : o.compression == kZSTD             ? rocksdb::kZSTD
+                                                             : rocksdb::kNoCompression;
   options.write_buffer_size = o.write_buffer_size_bytes;
   options.max_open_files = o.max_open_files;
   options.target_file_size_base = o.target_file_size_base_bytes;

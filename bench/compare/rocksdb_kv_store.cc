@@ -1,5 +1,5 @@
 // KvStore over Debian's RocksDB (librocksdb-dev 7.8), built only with
-// SHALE_BENCH_COMPARE=ON. Option mapping: no compression, the same write
+// SHALE_BENCH_COMPARE=ON. Option mapping: the same block codec, the same write
 // buffer and LRU block cache, a 10 bits/key bloom filter, max_open_files -1,
 // RocksDB's default two background jobs (as Shale), WAL and sync per flags,
 // and the write-path options (allow_concurrent_memtable_write,

@@ -8,6 +8,7 @@
 #include "memtable/memtable.h"
 #include "memtable/merging_iterator.h"
 #include "shale/cache.h"
+#include "util/compression.h"
 #include "util/file_options.h"
 #include "util/mutexlock.h"
 #include "version/filename.h"
@@ -66,6 +67,7 @@ DBImpl::DBImpl(const Options& sanitized, const std::string& dbname)
   table_options_.block_size = options_.block_size;
   table_options_.block_restart_interval = options_.block_restart_interval;
   table_options_.bloom_bits_per_key = options_.bloom_bits_per_key;
+  table_options_.compression = options_.compression;
   table_options_.block_cache = block_cache_.get();
   table_options_.paranoid_checks = options_.paranoid_checks;
   table_options_.stats = &stats_;
@@ -92,7 +94,15 @@ DBImpl::~DBImpl() {
   if (db_lock_ != nullptr) fs_->UnlockFile(std::move(db_lock_)).PermitUncheckedError();
 }
 
-Status ValidateWriteModeOptions(const Options& options) {
+Status ValidateOptions(const Options& options) {
+  if (!IsBlockCompressionType(options.compression)) {
+    return Status::InvalidArgument("compression must be none, snappy, lz4 or zstd");
+  }
+  if (options.bottommost_compression != kDisableCompressionOption &&
+      !IsBlockCompressionType(options.bottommost_compression)) {
+    return Status::InvalidArgument(
+        "bottommost_compression must be none, snappy, lz4, zstd or kDisableCompressionOption");
+  }
   if (options.unordered_write && options.enable_pipelined_write) {
     return Status::NotSupported("unordered_write is not compatible with enable_pipelined_write");
   }
@@ -108,7 +118,7 @@ Status ValidateWriteModeOptions(const Options& options) {
 
 Status DB::Open(const Options& options, const std::string& dbname, std::unique_ptr<DB>* dbptr) {
   dbptr->reset();
-  Status valid = ValidateWriteModeOptions(options);
+  Status valid = ValidateOptions(options);
   if (!valid.ok()) return valid;
   auto impl = std::make_unique<DBImpl>(SanitizeOptions(options), dbname);
   Status s = impl->OpenImpl();

@@ -262,7 +262,8 @@ class DBImpl final : public DB {
 // Sanitizes user options: fills env/comparator/cache defaults and clamps
 // sizes into workable ranges.
 Options SanitizeOptions(const Options& src);
-// Refuses the write-mode combinations RocksDB refuses (Open's first check).
-[[nodiscard]] Status ValidateWriteModeOptions(const Options& options);
+// Refuses the write-mode combinations RocksDB refuses and compression types
+// that are not codecs (InvalidArgument, NotSupported): Open's first check.
+[[nodiscard]] Status ValidateOptions(const Options& options);
 
 }  // namespace shale

@@ -102,8 +102,12 @@ Status DBImpl::OpenCompactionOutput(CompactionState* state) {
     number = versions_->NewFileNumber();
     pending_outputs_.insert(number);
   }
+  TableOptions table_options = table_options_;
+  const bool bottommost = options_.bottommost_compression != kDisableCompressionOption &&
+                          state->compaction->IsBottommostLevel();
+  if (bottommost) table_options.compression = options_.bottommost_compression;
   state->builder = std::make_unique<TableFileBuilder>(
-      table_options_, fs_,
+      table_options, fs_,
       FileOptionsFor(options_, "a table builder (compaction)",
                      options_.use_direct_io_for_flush_and_compaction),
       &stats_, options_.planted_bugs);

@@ -3,6 +3,7 @@
 #include <cassert>
 
 #include "util/coding.h"
+#include "util/compression.h"
 #include "util/crc32c.h"
 
 namespace shale {
@@ -87,7 +88,15 @@ Status ReadBlock(const RandomAccessFileReader* file, uint64_t file_size_bytes,
     return Status::Corruption("block checksum mismatch", file->path());
   }
   if (type != kNoCompression) {
-    return Status::Corruption("unsupported compression", file->path());
+    // Decoded into its own buffer: data may point into buf.
+    std::unique_ptr<char[]> decoded;
+    size_t decoded_bytes = 0;
+    Status s =
+        UncompressBlock(type, Slice(data, static_cast<size_t>(size)), &decoded, &decoded_bytes);
+    if (!s.ok()) return Status::Corruption(s.message(), file->path());
+    result->data = Slice(decoded.get(), decoded_bytes);
+    result->heap = std::move(decoded);
+    return Status::OK();
   }
   if (data != buf.get()) std::memcpy(buf.get(), data, static_cast<size_t>(size));
   result->data = Slice(buf.get(), static_cast<size_t>(size));
@@ -96,7 +105,9 @@ Status ReadBlock(const RandomAccessFileReader* file, uint64_t file_size_bytes,
 }
 
 namespace {
-constexpr uint32_t kPropertiesVersion = 1;
+// Version 1: the ten counters. Version 2 adds the compression type.
+constexpr uint32_t kPropertiesVersionCounters = 1;
+constexpr uint32_t kPropertiesVersion = 2;
 
 // Every TableProperties field, in the on-disk order.
 template <typename Props, typename Fn>
@@ -115,16 +126,24 @@ void EncodeTableProperties(const TableProperties& props, std::string* dst) {
     PutVarint64(dst, *field);
     return true;
   });
+  PutVarint64(dst, props.compression);
 }
 
 Status DecodeTableProperties(Slice input, TableProperties* props) {
   uint32_t version = 0;
-  if (!GetVarint32(&input, &version) || version != kPropertiesVersion) {
+  if (!GetVarint32(&input, &version) ||
+      (version != kPropertiesVersion && version != kPropertiesVersionCounters)) {
     return Status::Corruption("bad table properties version");
   }
   bool ok = true;
   ForEachProperty(*props, [&](uint64_t* field) { return ok = GetVarint64(&input, field); });
+  uint64_t compression = kNoCompression;  // version 1 predates compression
+  if (ok && version == kPropertiesVersion) {
+    ok = GetVarint64(&input, &compression) && compression <= UINT8_MAX &&
+         IsBlockCompressionType(static_cast<uint8_t>(compression));
+  }
   if (!ok || !input.empty()) return Status::Corruption("bad table properties");
+  props->compression = static_cast<CompressionType>(compression);
   return Status::OK();
 }
 

@@ -3,16 +3,19 @@
 //   file      := data_block* filter_block? index_block properties_block
 //                metaindex_block footer
 //   block     := contents | type:u8 | crc:fixed32
-//     type 0 = uncompressed (anything else: Corruption "unsupported
-//     compression"). crc = Mask(crc32c(contents | type | fixed64(offset)))
-//     where offset is the block's own file offset ("context checksum"): a
-//     handle pointing at another block, or a misdirected read, fails it.
+//     type = the CompressionType the contents are stored with (0: raw;
+//     util/compression.h frames the others; any other value: Corruption).
+//     crc = Mask(crc32c(contents | type | fixed64(offset))) over the stored
+//     (compressed) bytes, where offset is the block's own file offset
+//     ("context checksum"): a handle pointing at another block, or a
+//     misdirected read, fails it.
 //   handle    := offset:varint64 | size:varint64    (size excludes trailer)
 //   footer    := metaindex_handle | index_handle | zero padding to 40 bytes |
 //                format_version:fixed32 (=1) |
 //                crc:fixed32 = Mask(crc32c(the 44 bytes before it)) |
 //                magic:fixed64 (kShaleTableMagicNumber)       -- 56 bytes
-//   properties:= version:varint32 (=1) | 10 x varint64 (TableProperties order)
+//   properties:= version:varint32 (=2) | 10 x varint64 (TableProperties order)
+//                | compression:varint64    (version 1, still read: no codec)
 // All integers little-endian. Data and index blocks are block.h's format;
 // the filter is filter_block.h's; metaindex maps "shale.filter" and
 // "shale.properties" to handles.
@@ -24,6 +27,7 @@
 #include <memory>
 #include <string>
 
+#include "shale/options.h"
 #include "shale/slice.h"
 #include "shale/status.h"
 #include "table/table.h"
@@ -34,7 +38,6 @@ namespace shale {
 constexpr uint64_t kShaleTableMagicNumber = 0x53484c5354424c31ull;  // on disk: "1LBTSLHS"
 constexpr uint32_t kShaleTableFormatVersion = 1;
 constexpr size_t kBlockTrailerBytes = 5;  // type + crc
-constexpr uint8_t kNoCompression = 0;
 
 // Metaindex keys.
 constexpr const char* kFilterBlockName = "shale.filter";
@@ -92,16 +95,18 @@ struct FilePrefetch {
 };
 
 // Reads the block at handle, verifies its trailer (type and checksum) and
-// hands back its contents. Corruption if the handle runs past file_size_bytes
-// or the read is short or the checksum fails. When prefetch (may be null)
+// hands back its contents, decompressed. Corruption if the handle runs past
+// file_size_bytes, the read is short, the checksum fails, or the stored
+// bytes do not decompress (util/compression.h). When prefetch (may be null)
 // holds the whole block and trailer, they come from it, not the file; the
 // checks are the same.
 [[nodiscard]] Status ReadBlock(const RandomAccessFileReader* file, uint64_t file_size_bytes,
                                const BlockHandle& handle, BlockContents* result,
                                const FilePrefetch* prefetch = nullptr);
 
-// Properties block: version:varint32 (=1), then the ten TableProperties
-// fields as varint64 in declaration order.
+// Properties block: version:varint32 (=2), the ten TableProperties counters
+// as varint64 in declaration order, then the compression type as varint64.
+// Version 1 (no compression field) decodes with compression kNoCompression.
 void EncodeTableProperties(const TableProperties& props, std::string* dst);
 [[nodiscard]] Status DecodeTableProperties(Slice input, TableProperties* props);
 

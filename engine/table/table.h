@@ -33,6 +33,9 @@ struct TableProperties {
   uint64_t filter_size_bytes = 0;
   uint64_t smallest_seqno = 0;
   uint64_t largest_seqno = 0;
+  // The codec the table was written with (TableOptions::compression); each
+  // block's trailer says whether that block is stored with it or raw.
+  CompressionType compression = kNoCompression;
 };
 
 class Table {

@@ -7,6 +7,7 @@
 #include "table/filter_block.h"
 #include "table/format.h"
 #include "table/table.h"
+#include "util/compression.h"
 
 namespace shale {
 
@@ -21,6 +22,10 @@ struct TableBuilder::Rep {
     if (options.bloom_bits_per_key > 0) {
       filter = std::make_unique<BloomFilterBuilder>(options.bloom_bits_per_key);
     }
+    props.compression = options.compression;
+    if (options.compression != kNoCompression) {
+      compressor = std::make_unique<BlockCompressor>(options.compression);
+    }
   }
 
   const TableOptions options;
@@ -31,6 +36,8 @@ struct TableBuilder::Rep {
   BlockBuilder data_block;
   BlockBuilder index_block;  // restart interval 1: every separator whole
   std::unique_ptr<BloomFilterBuilder> filter;
+  std::unique_ptr<BlockCompressor> compressor;  // null: every block raw
+  std::string compressed;                       // scratch for the compressor
   std::string last_key;
   TableProperties props;
   bool closed = false;
@@ -41,12 +48,23 @@ struct TableBuilder::Rep {
   bool pending_index_entry = false;
   BlockHandle pending_handle;
 
+  // Appends raw compressed, or raw itself when compression is off or does
+  // not save an eighth; sets *handle.
+  void WriteBlock(const Slice& raw, BlockHandle* handle) {
+    if (compressor != nullptr && compressor->Compress(raw, &compressed) &&
+        GoodCompressionRatio(compressed.size(), raw.size())) {
+      WriteRawBlock(compressed, compressor->type(), handle);
+    } else {
+      WriteRawBlock(raw, kNoCompression, handle);
+    }
+  }
+
   // Appends contents and its trailer at `offset`; sets *handle.
-  void WriteRawBlock(const Slice& contents, BlockHandle* handle) {
+  void WriteRawBlock(const Slice& contents, CompressionType type, BlockHandle* handle) {
     *handle = BlockHandle(offset, contents.size());
     char trailer[kBlockTrailerBytes];
-    trailer[0] = static_cast<char>(kNoCompression);
-    EncodeFixed32(trailer + 1, BlockChecksum(contents, kNoCompression, offset));
+    trailer[0] = static_cast<char>(type);
+    EncodeFixed32(trailer + 1, BlockChecksum(contents, type, offset));
     status = file->Append(contents);
     if (status.ok()) status = file->Append(Slice(trailer, sizeof(trailer)));
     if (status.ok()) offset += contents.size() + kBlockTrailerBytes;
@@ -120,7 +138,7 @@ void TableBuilder::Rep::FlushDataBlock() {
   if (!r->status.ok() || r->data_block.empty()) return;
   assert(!r->pending_index_entry);
   const Slice contents = r->data_block.Finish();
-  WriteRawBlock(contents, &r->pending_handle);
+  WriteBlock(contents, &r->pending_handle);
   r->data_block.Reset();
   if (!r->status.ok()) return;
   r->pending_index_entry = true;
@@ -137,8 +155,16 @@ Status TableBuilder::Finish() {
   BlockBuilder metaindex(1);
   BlockHandle handle;
   std::string encoded;
-  auto write = [&](const Slice& contents) {
-    if (r->status.ok()) r->WriteRawBlock(contents, &handle);
+  // Only the index block is compressed; the filter is read bit by bit and
+  // the properties and metaindex are small.
+  auto write = [&](const Slice& contents, bool compress = false) {
+    if (r->status.ok()) {
+      if (compress) {
+        r->WriteBlock(contents, &handle);
+      } else {
+        r->WriteRawBlock(contents, kNoCompression, &handle);
+      }
+    }
     encoded.clear();
     handle.EncodeTo(&encoded);
     return handle.size() + kBlockTrailerBytes;
@@ -154,7 +180,7 @@ Status TableBuilder::Finish() {
     r->index_block.Add(r->last_key, pending);
     r->pending_index_entry = false;
   }
-  r->props.index_size_bytes = write(r->index_block.Finish());
+  r->props.index_size_bytes = write(r->index_block.Finish(), /*compress=*/true);
   Footer footer;
   footer.index_handle = handle;
   std::string props;

@@ -6,6 +6,7 @@
 
 #include "db/dbformat.h"
 #include "shale/cache.h"
+#include "shale/options.h"
 #include "util/stats_counters.h"
 
 namespace shale {
@@ -17,6 +18,10 @@ struct TableOptions {
   int block_restart_interval = 16;
   // Whole-user-key bloom filter; 0 writes no filter.
   int bloom_bits_per_key = 10;
+  // How data and index blocks are stored (filter, properties and metaindex
+  // blocks are always raw). A block that does not shrink by one eighth is
+  // stored raw. REQUIRES: not kDisableCompressionOption.
+  CompressionType compression = kNoCompression;
   // Block cache for data blocks; nullptr disables caching.
   Cache* block_cache = nullptr;
   // Verify block checksums when opening a table (index, filter, properties)

@@ -65,7 +65,7 @@ class TransactionDBImpl::WPReadCallback final : public ReadCallback {
 Status TransactionDB::Open(const Options& options, const TransactionDBOptions& txn_options,
                            const std::string& name, std::unique_ptr<TransactionDB>* db) {
   db->reset();
-  Status s = ValidateWriteModeOptions(options);
+  Status s = ValidateOptions(options);
   if (!s.ok()) return s;
   const bool wp = txn_options.write_policy == TxnWritePolicy::kWritePrepared;
   if (options.unordered_write && !wp) {

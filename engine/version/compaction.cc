@@ -61,6 +61,19 @@ bool Compaction::IsBaseLevelForKey(const Slice& user_key) const {
   return true;
 }
 
+bool Compaction::IsBottommostLevel() const {
+  const Comparator* ucmp = vset_->icmp_->user_comparator();
+  const Slice lo = output_smallest_.user_key();
+  const Slice hi = output_largest_.user_key();
+  for (int level = output_level_ + 1; level < input_version_->NumLevels(); level++) {
+    for (const FileMetaData* f : input_version_->files(level)) {
+      if (ucmp->Compare(f->smallest.user_key(), hi) > 0) break;  // sorted by smallest
+      if (ucmp->Compare(f->largest.user_key(), lo) >= 0) return false;
+    }
+  }
+  return true;
+}
+
 bool Compaction::ShouldStopBefore(const Slice& internal_key) {
   const InternalKeyComparator* icmp = vset_->icmp_;
   const Slice user_key = ExtractUserKey(internal_key);

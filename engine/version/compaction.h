@@ -67,6 +67,12 @@ class Compaction {
   // may be dropped.
   bool IsBaseLevelForKey(const Slice& user_key) const;
 
+  // True if no file in any level deeper than output_level() (in the input
+  // version) overlaps the outputs' key range: the outputs are the bottom of
+  // their range (RocksDB's bottommost level, which bottommost_compression
+  // applies to).
+  bool IsBottommostLevel() const;
+
   // Call with each output key in order; true if the current output file
   // should be finished BEFORE internal_key because it already overlaps too
   // many grandparent bytes (> max_grandparent_overlap_factor *

@@ -33,6 +33,7 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   // Half the runs roll the MANIFEST every few KiB of edits, so crashes and
   // faults meet the switch of CURRENT during the workload, not only at Open.
   o.max_manifest_file_size = rng->OneIn(2) ? uint64_t{1024} << rng->Uniform(3) : o.max_manifest_file_size;
+  DrawCompression(rng, &o);
   d.latency = DrawDisk(rng, &d.described);
   auto& m = d.described;
   DescribeEngineSizes(o, &m);

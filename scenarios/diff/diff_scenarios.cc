@@ -19,6 +19,7 @@
 #include "shale/options.h"
 #include "sim/disk/sim_disk.h"
 #include "sim/simulation.h"
+#include "util/compression.h"
 #include "util/hash.h"
 
 namespace shale::scenario {
@@ -71,6 +72,7 @@ Options DrawOptions(sim::ChoiceTape* rng) {
   o.use_direct_reads = rng->OneIn(3);
   o.use_direct_io_for_flush_and_compaction = rng->OneIn(3);
   o.use_direct_io_for_wal = rng->OneIn(4);
+  DrawCompression(rng, &o);
   return o;
 }
 
@@ -88,7 +90,9 @@ std::string DescribeOptions(const Options& o) {
                       " auto_compactions=", o.disable_auto_compactions ? "off" : "on",
                       " write_mode=", mode, " direct_reads=", o.use_direct_reads,
                       " direct_flush_compaction=", o.use_direct_io_for_flush_and_compaction,
-                      " direct_wal=", o.use_direct_io_for_wal);
+                      " direct_wal=", o.use_direct_io_for_wal,
+                      " compression=", CompressionTypeName(o.compression),
+                      " bottommost_compression=", CompressionTypeName(o.bottommost_compression));
 }
 
 // PCT's horizon: about half the median scheduling points per log op of

@@ -73,6 +73,7 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   w.max_held = 1 + static_cast<int>(rng->Uniform(5));
   d.writers = 1 + static_cast<int>(rng->Uniform(3));
   d.readers = 1 + static_cast<int>(rng->Uniform(3));
+  DrawCompression(rng, &o);
   d.latency = DrawDisk(rng, &d.described);
   auto& m = d.described;
   DescribeEngineSizes(o, &m);

@@ -58,6 +58,9 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   o.max_bytes_for_level_base = 32 << 10;
   o.block_size = size_t{512} << rng->Uniform(2);
   o.bloom_bits_per_key = 10;
+  // Raw blocks: the study's table count and block reads are those of
+  // uncompressed tables (compressed ones would be a fifth as many files).
+  o.compression = kNoCompression;
   d.keys = 10000 + static_cast<int>(rng->Uniform(5001));
   d.value_bytes = 120 + static_cast<int>(rng->Uniform(121));
   d.readers = 32 + 16 * static_cast<int>(rng->Uniform(3));  // 32, 48 or 64

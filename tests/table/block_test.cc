@@ -212,11 +212,11 @@ TEST_CASE("block checksum covers the block's offset", "[format]") {
   REQUIRE(ReadBlock(&reader, file.size(), BlockHandle(UINT64_MAX, 5), &read).IsCorruption());
 }
 
-TEST_CASE("non-zero block type is unsupported compression", "[format]") {
+TEST_CASE("a block type that is no codec Shale has is unsupported compression", "[format]") {
   const std::string contents = "abc";
   std::string file = contents;
-  file.push_back(1);
-  PutFixed32(&file, BlockChecksum(contents, 1, 0));
+  file.push_back(2);  // RocksDB's zlib
+  PutFixed32(&file, BlockChecksum(contents, 2, 0));
   RandomAccessFileReader reader(std::make_unique<MemRandomAccessFile>(file), "f");
   BlockContents read;
   const Status s = ReadBlock(&reader, file.size(), BlockHandle(0, contents.size()), &read);

@@ -4,9 +4,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "table/table_test_util.h"
 #include "shale/cache.h"
+#include "table/block.h"
+#include "table/format.h"
+#include "util/coding.h"
 #include "util/random.h"
 
 using namespace shale;
@@ -167,4 +171,123 @@ TEST_CASE("open rejects short files and foreign bytes", "[table]") {
   REQUIRE(OpenTable(o, "tiny", &t).IsCorruption());
   REQUIRE(OpenTable(o, std::string(4096, 'z'), &t).IsCorruption());
   REQUIRE(t == nullptr);
+}
+
+namespace {
+
+// The trailer type byte of every data block of an SST, in file order, found
+// through its footer and index block (decompressed by ReadBlock).
+std::vector<uint8_t> DataBlockTypes(const std::string& file) {
+  Footer footer;
+  REQUIRE(footer.DecodeFrom(Slice(file.data() + file.size() - Footer::kEncodedLength,
+                                  Footer::kEncodedLength))
+              .ok());
+  RandomAccessFileReader reader(std::make_unique<MemRandomAccessFile>(file), "f");
+  BlockContents contents;
+  REQUIRE(ReadBlock(&reader, file.size(), footer.index_handle, &contents).ok());
+  Block index(std::move(contents));
+  std::unique_ptr<Iterator> it(index.NewIterator(TestComparator()));
+  std::vector<uint8_t> types;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    Slice value = it->value();
+    BlockHandle handle;
+    REQUIRE(handle.DecodeFrom(&value).ok());
+    types.push_back(static_cast<uint8_t>(file[handle.offset() + handle.size()]));
+  }
+  REQUIRE(it->status().ok());
+  return types;
+}
+
+// Internal keys with values of `value_bytes`: runs of one letter
+// (compressible) or bytes from rnd (not).
+Model ValuesOf(int n, size_t value_bytes, bool compressible) {
+  Random rnd(301);
+  Model m;
+  for (int i = 0; i < n; i++) {
+    char key[16];
+    snprintf(key, sizeof(key), "key%06d", i);
+    std::string value(value_bytes, static_cast<char>('a' + i % 26));
+    if (!compressible) {
+      for (char& c : value) c = static_cast<char>(rnd.Uniform(256));
+    }
+    m[EncodedIKey(key, 100 + i)] = value;
+  }
+  return m;
+}
+
+void CheckReadsBack(const TableOptions& o, const std::string& file, const Model& m) {
+  std::unique_ptr<Table> t;
+  REQUIRE(OpenTable(o, file, &t).ok());
+  REQUIRE(t->properties().compression == o.compression);
+  for (const auto& [k, v] : m) {
+    Found f;
+    REQUIRE(Get(*t, k, &f).ok());
+    REQUIRE(f.calls == 1);
+    REQUIRE(f.value == v);
+  }
+  std::unique_ptr<Iterator> it(t->NewIterator(ReadOptions()));
+  auto expected = m.begin();
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++expected) {
+    REQUIRE(expected != m.end());
+    REQUIRE(it->value() == Slice(expected->second));
+  }
+  REQUIRE(it->status().ok());
+  REQUIRE(expected == m.end());
+}
+
+}  // namespace
+
+TEST_CASE("each codec stores compressible data blocks compressed and reads them back",
+          "[table][compression]") {
+  const Model m = ValuesOf(300, 100, /*compressible=*/true);
+  for (CompressionType type : {kSnappyCompression, kLZ4Compression, kZSTD}) {
+    TableOptions o = SmallBlocks();
+    o.block_size = 1024;
+    o.compression = type;
+    const std::string file = BuildTable(o, m);
+    const std::vector<uint8_t> types = DataBlockTypes(file);
+    REQUIRE(types.size() > 10);
+    for (uint8_t t : types) REQUIRE(t == type);
+    std::unique_ptr<Table> t;
+    REQUIRE(OpenTable(o, file, &t).ok());
+    const TableProperties& p = t->properties();
+    REQUIRE(p.data_size_bytes * 3 < p.raw_key_bytes + p.raw_value_bytes);
+    CheckReadsBack(o, file, m);
+  }
+}
+
+TEST_CASE("a block that does not shrink by an eighth is stored raw", "[table][compression]") {
+  const Model m = ValuesOf(200, 100, /*compressible=*/false);
+  for (CompressionType type : {kSnappyCompression, kLZ4Compression, kZSTD}) {
+    TableOptions o = SmallBlocks();
+    o.block_size = 1024;
+    o.compression = type;
+    const std::string file = BuildTable(o, m);
+    for (uint8_t t : DataBlockTypes(file)) REQUIRE(t == kNoCompression);
+    CheckReadsBack(o, file, m);
+  }
+}
+
+TEST_CASE("kNoCompression writes every block raw and records no codec", "[table][compression]") {
+  const Model m = ValuesOf(200, 100, /*compressible=*/true);
+  TableOptions o = SmallBlocks();
+  o.compression = kNoCompression;
+  const std::string file = BuildTable(o, m);
+  for (uint8_t t : DataBlockTypes(file)) REQUIRE(t == kNoCompression);
+  CheckReadsBack(o, file, m);
+}
+
+TEST_CASE("a version 1 properties block still reads, with no codec", "[table][compression]") {
+  std::string v1;
+  PutVarint32(&v1, 1);
+  for (int i = 0; i < 10; i++) PutVarint64(&v1, static_cast<uint64_t>(i));
+  TableProperties props;
+  props.compression = kZSTD;
+  REQUIRE(DecodeTableProperties(v1, &props).ok());
+  REQUIRE(props.compression == kNoCompression);
+  REQUIRE(props.largest_seqno == 9);
+  std::string v2 = v1;
+  v2[0] = 2;
+  PutVarint64(&v2, 3);  // not a codec
+  REQUIRE(DecodeTableProperties(v2, &props).IsCorruption());
 }

@@ -31,6 +31,19 @@ enum class WALRecoveryMode : uint8_t {
   kSkipAnyCorruptedRecords = 3,
 };
 
+// Per-block compression of SST data and index blocks (RocksDB's
+// CompressionType; each value is also the block trailer's type byte,
+// docs/sst_format.md). A block that does not shrink by at least 1/8 is
+// stored uncompressed.
+enum CompressionType : uint8_t {
+  kNoCompression = 0x0,
+  kSnappyCompression = 0x1,
+  kLZ4Compression = 0x4,
+  kZSTD = 0x7,
+  // For bottommost_compression only: use `compression` there as well.
+  kDisableCompressionOption = 0xff,
+};
+
 // Bugs that tests can plant in the engine to prove that Shale's checkers
 // find them (each is a real durability or correctness bug). TEST ONLY:
 // never set Options::planted_bugs outside tests.
@@ -205,6 +218,13 @@ struct Options {
   int block_restart_interval = 16;
   // Full-key bloom filter bits per key; 0 disables filters.
   int bloom_bits_per_key = 10;
+  // Compression of the tables flush and compaction write (RocksDB's default:
+  // Snappy). kDisableCompressionOption is not valid here.
+  CompressionType compression = kSnappyCompression;
+  // Compression of compaction outputs at the bottommost level: the output
+  // level when no deeper level holds a key in the compaction's range.
+  // kDisableCompressionOption (the default) means `compression`.
+  CompressionType bottommost_compression = kDisableCompressionOption;
 
   // ---- Caches
   // Table readers kept open; -1 keeps all open (RocksDB's meaning).
