@@ -1,5 +1,5 @@
 // The subcommand table behind `shale <command> [flags]`, and the exit codes
-// every command returns (BRIEF section 7): 0 success, 1 a failure found or an
+// every command returns: 0 success, 1 a failure found or an
 // operation failed, 2 bad usage or input (one error line on stderr).
 //
 // Adding a subcommand is one row in main.cc's table.

@@ -3,7 +3,7 @@
 //
 // Hand-rolled rather than absl::ParseCommandLine because absl's parser
 // prints multi-line errors and exits 1 on bad input, while the CLI contract
-// (BRIEF section 7) is one error line and exit code 2 from a function the
+// (cli/command_table.h) is one error line and exit code 2 from a function the
 // tests can call. Numbers are parsed with std::from_chars (strict: the whole
 // value must be a number), so this file needs only the standard library.
 //

@@ -1,4 +1,4 @@
-// build/shale: the one binary users touch (BRIEF section 7). main only
+// build/shale: the one binary users touch. main only
 // builds the argument list and hands it to the subcommand table below; each
 // subcommand parses its own flags (cli/flag_set.h says why not absl flags).
 #include <iostream>

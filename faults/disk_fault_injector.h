@@ -1,4 +1,5 @@
-// What the engine must SURVIVE (every promise kept; BRIEF section 5):
+// What the engine must SURVIVE (every promise of scenarios/oracle/history.h
+// kept):
 //  * eio_read, eio_open, eio_rename, eio_delete: the call fails and had no
 //    effect; the engine reports an error or retries, never returns wrong
 //    data, and nothing acknowledged is lost.

@@ -1,4 +1,4 @@
-// Swarm testing of faults (BRIEF section 4): per run, a random subset of
+// Swarm testing of faults: per run, a random subset of
 // fault kinds is switched on, each with its own rate drawn log-uniformly from
 // a wide range, so rare combinations (and runs with few or no faults) happen.
 // A FaultConfig is pure data; DiskFaultInjector (disk_fault_injector.h) and

@@ -1,5 +1,5 @@
 // Whole-file reads and atomic whole-file writes for report files, so a
-// report is never seen half-written (BRIEF section 7): the contents go to a
+// report is never seen half-written: the contents go to a
 // temporary file in the same directory which is then renamed over the path.
 //
 // Thread safety: stateless functions; an AtomicFile is used by one thread.

@@ -1,4 +1,4 @@
-// JUnit XML for CI dashboards: DIR/junit.xml (BRIEF section 7).
+// JUnit XML for CI dashboards: DIR/junit.xml.
 //
 // One <testsuite> per scenario, one <testcase name="seed N"> per seed,
 // classname "shale.<scenario>", time in seconds (the worker's wall time). A

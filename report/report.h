@@ -1,5 +1,5 @@
 // A campaign report: DIR/report.json written by `shale run`, joined across
-// shards by `shale report merge` (BRIEF section 7).
+// shards by `shale report merge`.
 //
 // Format (JSON, "format": "shale-report", "version": 2), laid out so a
 // campaign can append to it in place (report_stream.h) and readers can take

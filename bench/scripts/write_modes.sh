@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # write_modes.sh: the seed post's write-mode benchmark, scaled to a small
-# machine (README "Write modes (issue 4)"). Runs fillrandom with several
+# machine (README "Write modes"). Runs fillrandom with several
 # writer threads and --batch_size=8, WAL on and off, in interleaved rounds
 # (every mode once per round), and prints each mode's median ops/sec and the
 # median of its per-round ratio to vanilla: ratios taken within a round hold

@@ -1,4 +1,4 @@
-// Scenario `crash-recovery` (issue 3, section 4).
+// Scenario `crash-recovery`.
 //
 // One seed: draw engine options and a disk from the seed (swarm), open a DB
 // on a SimDisk inside a Simulation, run 2-4 concurrent client tasks, and

@@ -2,7 +2,8 @@
 // flush, compact and sync against a DB inside a Simulation, recording every
 // write in a History and checking every read against it.
 //
-// Checks made while the clients run (BRIEF section 5):
+// Checks made while the clients run (scenarios/oracle/history.h has the
+// promises):
 //   * read consistency: a Get returns a value the key had at some moment
 //     during the call (the value after every write acknowledged before the
 //     call, or one a write in flight during it gave);

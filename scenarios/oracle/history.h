@@ -4,7 +4,7 @@
 // its end (EndWrite). An acknowledged write carries the sequence number the
 // engine stamped on its batch, which orders it among all other writes. A
 // write that returned an error is INDETERMINATE: it may or may not have
-// happened (BRIEF section 5), so the oracle treats it as optional.
+// happened, so the oracle treats it as optional.
 //
 // Durability (what a crash may not take away):
 //   * WAL writes acknowledged with sync=true: durable at once;

@@ -1,5 +1,5 @@
 // CheckRecovery: does the state a DB recovered after a crash keep the
-// promises of BRIEF section 5?
+// durability and recovery promises (history.h lists them)?
 //
 // The recovered state must equal the model after some CUT: the first k
 // acknowledged writes in sequence order (prefix recovery: no holes, no

@@ -1,4 +1,4 @@
-// Scenario `snapshot` (BRIEF sections 5 and 6).
+// Scenario `snapshot`: reads and iterations at held snapshots.
 //
 // One seed: draw small engine options from the seed (swarm: tiny write
 // buffers and target files, so flushes and compactions run constantly and

@@ -1,4 +1,4 @@
-// Scenario `unordered-write` (issue 4): see unordered_write.h for the promise
+// Scenario `unordered-write`: see unordered_write.h for the promise
 // table. One seed: draw a write mode, allow_concurrent_memtable_write and
 // small engine sizes; open a DB on a SimDisk inside a Simulation; write an
 // initial version of every group; run writer and reader tasks; then check

@@ -1,6 +1,6 @@
 // The `unordered-write` scenario: each seed draws a write mode and holds
 // the engine to exactly the read promises that mode makes (the RocksDB
-// unordered_write post, ../shared/seeds/003_*):
+// unordered_write documentation):
 //
 //   mode        atomic reads   read-your-own-writes   immutable snapshots
 //   vanilla     kept           kept                   kept

@@ -1,5 +1,5 @@
 // SimDisk: an in-memory FileSystem with the Linux semantics engines rely on
-// (BRIEF section 3), the crashes that break them, and latency in simulated
+// (what a page cache, fsync and rename promise), the crashes that break them, and latency in simulated
 // time. It keeps exactly the contract stated in engine/include/shale/env.h:
 //
 //  * Each file (inode) has a page-cache view (what reads see) and a durable

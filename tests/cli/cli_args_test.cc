@@ -1,5 +1,5 @@
 // Bad command lines get one error line on stderr and exit code 2, never a
-// crash or a usage dump (BRIEF section 7).
+// crash or a usage dump (the contract in cli/command_table.h).
 //
 // tests/cli links only the engine, so the CLI's parsing sources (which need
 // only the standard library) are compiled into this binary directly.

@@ -1,4 +1,4 @@
-// Property (c) of issue 2: the whole DB against a std::map model, under
+// Property: the whole DB against a std::map model, under
 // random sequences of put / delete / batch / get / iterate both ways /
 // snapshot reads / flush / compact / close-and-reopen, with tiny buffers and
 // file sizes so that flushes and multi-level compactions really happen.

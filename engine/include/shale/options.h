@@ -177,8 +177,8 @@ struct Options {
   // switched to it (RocksDB's max_manifest_file_size, same default).
   uint64_t max_manifest_file_size = uint64_t{1} << 30;
 
-  // ---- Write path (RocksDB's meanings; docs/write_modes.md has what each
-  // mode promises readers)
+  // ---- Write path (RocksDB's meanings; what each mode promises readers is
+  // in README.md, "Write modes and what each promises")
   // A write group's writers insert their own batches into the memtable in
   // parallel once the leader has written the group's WAL record.
   bool allow_concurrent_memtable_write = true;
