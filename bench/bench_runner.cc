@@ -10,7 +10,6 @@
 #include "port/flash/file_flash_device.h"
 #include "shale/flash_file_system.h"
 #include "sim_flash_bench.h"
-#include "util/compression.h"
 #include "workloads.h"
 
 namespace shale::bench {

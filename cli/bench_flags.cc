@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "flag_set.h"
-#include "util/compression.h"
+#include "shale/options.h"
 
 namespace shale::cli {
 namespace {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "util/compression.h"
 
 
 namespace shale::scenario {

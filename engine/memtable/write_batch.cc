@@ -116,6 +116,8 @@ void WriteBatch::Append(const WriteBatch& source) { WriteBatchInternal::Append(t
 
 uint32_t WriteBatch::Count() const { return WriteBatchInternal::Count(this); }
 
+uint64_t WriteBatch::Sequence() const { return WriteBatchInternal::Sequence(this); }
+
 Status WriteBatch::Iterate(Handler* handler) const {
   assert(handler != nullptr);
   return ParseRecords(rep_, handler);

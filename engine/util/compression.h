@@ -31,12 +31,7 @@ constexpr size_t kMaxUncompressedBlockBytes = size_t{1} << 26;  // 64 MiB
 
 // True for the four types a block trailer may hold.
 bool IsBlockCompressionType(uint8_t type);
-// "none", "snappy", "lz4", "zstd"; "disable" for kDisableCompressionOption;
-// "unknown" otherwise.
-const char* CompressionTypeName(CompressionType type);
-// Accepts the short names above and RocksDB's enum names
-// ("kSnappyCompression", ...). False for anything else.
-[[nodiscard]] bool ParseCompressionType(std::string_view name, CompressionType* type);
+// (CompressionTypeName and ParseCompressionType are public: shale/options.h.)
 
 // RocksDB's rule: a block is worth storing compressed only if it shrank by
 // at least one eighth.

@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 
-#include "memtable/write_batch_internal.h"
 #include "scenarios/oracle/recovery_check.h"
 
 namespace shale::scenario {
@@ -84,7 +83,7 @@ class Client {
     const uint64_t id = s_->history->BeginWrite(std::move(ops), !wo.disable_wal, wo.sync);
     const Status st = s_->db->Write(wo, &wb);
     s_->engine_ops += static_cast<uint64_t>(n);
-    s_->EndWrite(id, st, WriteBatchInternal::Sequence(&wb));
+    s_->EndWrite(id, st, wb.Sequence());
     if (telling()) {
       Tell(absl::StrCat(batch ? "batch " : "write ", told, wo.sync ? " (sync)" : "",
                         wo.disable_wal ? " (no WAL)" : "", " -> ", st.ToString()));

@@ -19,7 +19,6 @@
 #include "shale/options.h"
 #include "sim/disk/sim_disk.h"
 #include "sim/simulation.h"
-#include "util/compression.h"
 #include "util/hash.h"
 
 namespace shale::scenario {

@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 
-#include "memtable/write_batch_internal.h"
 #include "scenarios/oracle/recovery_check.h"
 
 namespace shale::scenario {
@@ -68,7 +67,7 @@ class Writer {
     SnapshotModel* model = s_->model();
     const uint64_t id = model->BeginWrite();
     const Status st = s_->db()->Write(wo, &wb);
-    model->EndWrite(id, st, ops, WriteBatchInternal::Sequence(&wb));
+    model->EndWrite(id, st, ops, wb.Sequence());
     s_->counters()->engine_ops += static_cast<uint64_t>(n);
     if (s_->telling()) {
       Tell(absl::StrCat(n > 1 ? "batch " : "write ", DescribeKeyOps(ops), wo.sync ? " (sync)" : "",

@@ -43,7 +43,7 @@ class SnapshotModel {
   // Call just before DB::Write; returns the write's id (issue order).
   uint64_t BeginWrite();
   // Call when DB::Write returns. On OK, first_sequence is
-  // WriteBatchInternal::Sequence(&batch) and ops are the batch's ops in order.
+  // batch.Sequence() and ops are the batch's ops in order.
   // REQUIRES: id came from BeginWrite and has not ended.
   void EndWrite(uint64_t id, const Status& status, const std::vector<KeyOp>& ops,
                 uint64_t first_sequence);

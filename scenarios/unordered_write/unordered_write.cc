@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "memtable/write_batch_internal.h"
 #include "shale/db.h"
 #include "shale/options.h"
 #include "shale/transaction_db.h"
@@ -204,7 +203,7 @@ class UnorderedWriteRun {
       Fail("no spurious errors", "", "OK", s.ToString(), "Write failed");
       return 0;
     }
-    const SequenceNumber seq = WriteBatchInternal::Sequence(&batch);
+    const SequenceNumber seq = batch.Sequence();
     version_sequence_[version] = seq;
     return seq;
   }

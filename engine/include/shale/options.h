@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 namespace shale {
 
@@ -43,6 +44,13 @@ enum CompressionType : uint8_t {
   // For bottommost_compression only: use `compression` there as well.
   kDisableCompressionOption = 0xff,
 };
+
+// "none", "snappy", "lz4", "zstd"; "disable" for kDisableCompressionOption;
+// "unknown" for any other value.
+const char* CompressionTypeName(CompressionType type);
+// Reads the names above, or RocksDB's enum names ("kSnappyCompression",
+// "kZSTD", ...). False, leaving *type alone, for anything else.
+[[nodiscard]] bool ParseCompressionType(std::string_view name, CompressionType* type);
 
 // Bugs that tests can plant in the engine to prove that Shale's checkers
 // find them (each is a real durability or correctness bug). TEST ONLY:

@@ -6,8 +6,8 @@
 //           | kTypeDeletion varstring(key)
 //           | a transaction marker (engine-internal; write_batch_internal.h)
 // Every record, markers included, takes one sequence number.
-// After DB::Write returns OK, the batch's sequence field holds the sequence
-// number of its first record (engine-internal: WriteBatchInternal::Sequence).
+// After DB::Write returns OK, Sequence() is the sequence number of the
+// batch's first record.
 //
 // Thread safety: one thread at a time; const methods may be shared.
 #pragma once
@@ -49,6 +49,11 @@ class WriteBatch {
   void Append(const WriteBatch& source);
 
   uint32_t Count() const;
+  // The sequence number DB::Write gave the first record, once it returned
+  // OK: a write with a higher one is newer (a snapshot at or above it sees
+  // the batch whole). 0 for a batch never written, or cleared since.
+  // Unspecified after a write that failed.
+  uint64_t Sequence() const;
   // Bytes of the serialized batch (its WAL payload size).
   size_t ApproximateSize() const { return rep_.size(); }
   // Calls handler for each record; Corruption if the representation is bad.
