@@ -8,7 +8,7 @@
 
 #include "common/db_read.h"
 #include "common/temp_dir.h"
-#include "memtable/write_batch_internal.h"
+#include "shale/write_batch.h"
 #include "shale/db.h"
 
 using namespace shale;
@@ -169,12 +169,15 @@ TEST_CASE("a written batch carries the sequence it was given", "[db]") {
   std::unique_ptr<DB> db;
   REQUIRE(DB::Open(SmallOptions(), dir.Child("db"), &db).ok());
   WriteBatch a, b;
+  REQUIRE(a.Sequence() == 0);
   a.Put("x", "1");
   a.Put("y", "2");
   b.Delete("x");
   REQUIRE(db->Write(WriteOptions(), &a).ok());
   REQUIRE(db->Write(WriteOptions(), &b).ok());
-  REQUIRE(WriteBatchInternal::Sequence(&a) == 1);
-  REQUIRE(WriteBatchInternal::Sequence(&b) == 3);
+  REQUIRE(a.Sequence() == 1);
+  REQUIRE(b.Sequence() == 3);
   REQUIRE(db->GetLatestSequenceNumber() == 3);
+  a.Clear();
+  REQUIRE(a.Sequence() == 0);
 }
