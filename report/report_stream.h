@@ -55,8 +55,6 @@ class ReportStream {
   // Replaces the tail, drops any trailing blanks, and closes the file.
   [[nodiscard]] bool Finish(std::string_view tail, std::string* error);
 
-  uint64_t items() const { return items_; }
-
  private:
   // Writes text (what replaces the tail: [separator item] tail) at
   // tail_offset_, blank-padded to cover the old end of file.

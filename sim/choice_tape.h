@@ -73,8 +73,6 @@ class ChoiceTape {
   }
   // Eight bytes, little-endian.
   uint64_t Next64() { return ReadBytes(8); }
-  // In [0, 1), from Next64.
-  double NextDouble() { return static_cast<double>(Next64() >> 11) * 0x1.0p-53; }
 
   // How many bytes the draws so far read.
   uint64_t consumed_bytes() const { return consumed_bytes_; }

@@ -123,8 +123,6 @@ void Simulation::set_fault_point_hook(std::function<bool(const char* name)> hook
   impl_->runtime.set_fault_point_hook(std::move(hook));
 }
 
-std::string Simulation::DescribeTasks() const { return impl_->scheduler.DescribeTasks(); }
-
 std::string Simulation::CurrentTaskName() const {
   const Scheduler& s = impl_->scheduler;
   return s.in_task() ? s.task_name(s.current()) : std::string();

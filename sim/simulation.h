@@ -144,8 +144,6 @@ class Simulation final : public DiskContext {
   // without a hook every fault point answers false.
   void set_fault_point_hook(std::function<bool(const char* name)> hook);
 
-  // A human-readable line per task: name, state, what it waits on.
-  std::string DescribeTasks() const;
   // Appends one line to the event trace, if tracing is on (shale replay --trace).
   void set_trace_sink(std::function<void(const std::string& line)> sink);
   void TraceEvent(const std::string& line);

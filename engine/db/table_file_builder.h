@@ -37,8 +37,6 @@ class TableFileBuilder {
   // Gives up on the file (the caller deletes it).
   void Abandon();
 
-  bool is_open() const { return builder_ != nullptr; }
-  uint64_t num_entries() const { return builder_ ? builder_->NumEntries() : 0; }
   uint64_t file_size_bytes() const { return builder_ ? builder_->FileSize() : meta_.file_size; }
   const FileMetaData& meta() const { return meta_; }
   const std::string& path() const { return path_; }

@@ -48,8 +48,6 @@ class BlockManager {
   void ResetDone(uint32_t chunk, bool ok);
   size_t queued_resets() const { return reset_queue_.size(); }
 
-  size_t bad_chunks() const { return bad_.size(); }
-
  private:
   const FlashGeometry geometry_;
   // Per unit: (wear, chunk), least worn first.

@@ -28,17 +28,6 @@ bool TakeMagic(Slice* in, const char* magic) {
 
 }  // namespace
 
-const char* SectorKindName(SectorKind kind) {
-  switch (kind) {
-    case SectorKind::kStart: return "start";
-    case SectorKind::kData: return "data";
-    case SectorKind::kPad: return "pad";
-    case SectorKind::kTruncate: return "truncate";
-    case SectorKind::kClose: return "close";
-  }
-  return "unknown";
-}
-
 void EncodeTag(const SectorTag& tag, const char* data, size_t sector_bytes, char* oob,
                size_t oob_bytes) {
   std::memset(oob, 0, oob_bytes);
@@ -135,13 +124,6 @@ void SectorBatch::Add(const SectorTag& tag, Slice payload) {
   oob_.resize(oob_at + oob_bytes_, '\0');
   EncodeTag(tag, data_.data() + data_at, sector_bytes_, oob_.data() + oob_at, oob_bytes_);
   sectors_++;
-}
-
-void SectorBatch::Clear() {
-  data_.clear();
-  oob_.clear();
-  sectors_ = 0;
-  for (uint32_t& n : kinds_) n = 0;
 }
 
 }  // namespace shale::flash

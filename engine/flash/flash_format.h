@@ -48,7 +48,6 @@ inline constexpr uint32_t kMaxNameBytes = 1024;
 inline constexpr uint32_t kStartPayloadBytes = 8 + 8 + 8 + 4 + 8 + 4;
 
 enum class SectorKind : uint8_t { kStart = 1, kData = 2, kPad = 3, kTruncate = 4, kClose = 5 };
-const char* SectorKindName(SectorKind kind);
 
 struct SectorTag {
   SectorKind kind = SectorKind::kPad;
@@ -102,7 +101,6 @@ class SectorBatch {
   uint32_t count(SectorKind kind) const { return kinds_[static_cast<size_t>(kind)]; }
   Slice data() const { return data_; }
   Slice oob() const { return oob_; }
-  void Clear();
 
  private:
   uint32_t sector_bytes_;

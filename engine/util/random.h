@@ -42,8 +42,6 @@ class Random {
   uint64_t Skewed(int max_log) {
     return Uniform(uint64_t{1} << Uniform(static_cast<uint64_t>(max_log) + 1));
   }
-  // Uniform double in [0, 1).
-  double NextDouble() { return static_cast<double>(Next64() >> 11) * 0x1.0p-53; }
 
  private:
   static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

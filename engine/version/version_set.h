@@ -160,7 +160,6 @@ class VersionSet {
 
   int NumLevels() const { return num_levels_; }
   int NumLevelFiles(int level) const { return current_->NumFiles(level); }
-  uint64_t NumLevelBytes(int level) const { return current_->NumLevelBytes(level); }
   std::string LevelSummary() const { return current_->LevelSummary(); }
 
   const InternalKeyComparator* icmp() const { return icmp_; }
@@ -175,7 +174,6 @@ class VersionSet {
   void WriteSnapshot(std::string* record) const;
   [[nodiscard]] Status WriteManifest(const std::string& snapshot, const std::string& record,
                                      uint64_t new_manifest_number);
-  void ApplyCompactPointers(const VersionEdit& edit);
   double LevelScore(int level) const;
   bool AnyBeingCompacted(const std::vector<FileMetaData*>& files) const;
   // True if a running compaction may write into [smallest, largest] (user

@@ -165,8 +165,6 @@ void FaultPlan::AfterCrash(sim::DiskMedia* disk) {
 
 uint64_t FaultPlan::total() const { return Sum(counts()); }
 
-uint64_t FaultPlan::detect_total() const { return Sum(detect_->counts()); }
-
 uint64_t FaultPlan::page_loss_total() const {
   const faults::FaultCounts& survive = survive_->counts();
   const auto dropped = survive.find(faults::FaultKindName(FaultKind::kFsyncDropsPages));

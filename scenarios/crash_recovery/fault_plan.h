@@ -101,8 +101,6 @@ class FaultPlan final : public faults::FaultPolicy {
   void set_wal_damage_allowed(bool allowed) { wal_damage_allowed_ = allowed; }
   // Faults injected so far (survive and detect kinds, by name).
   uint64_t total() const;
-  // Detect-class faults injected so far.
-  uint64_t detect_total() const;
   // Faults injected so far that can take acknowledged data out of the page
   // cache: fsync_drops_pages. After none, a process crash must keep every
   // acknowledged WAL write. Detect-class damage does not count: in a table

@@ -171,7 +171,6 @@ class History {
   // that write observed (see WriteRecord::observed_event). Call when the
   // read has returned.
   bool Observe(const std::string& key, const ReadStart& start, const Value& observed);
-  uint64_t acked_count() const { return acked_count_; }
   // Writes Observe marked, over this History's life (Reset keeps it).
   uint64_t observed_writes() const { return observed_writes_; }
   // The highest sequence (or visible_at) of any acknowledged write with ops
@@ -190,7 +189,6 @@ class History {
   // The values key may have in the base: one, unless it is unknown.
   std::vector<Value> BaseValues(const std::string& key) const;
   const std::vector<WriteRecord>& writes() const { return writes_; }
-  std::vector<WriteRecord>& mutable_writes() { return writes_; }
   // A crash cut the writes still pending short: they become indeterminate.
   void AbandonPending();
   // Starts a fresh history from a recovered state (after a crash check):

@@ -370,7 +370,6 @@ bool JournalReplica::Apply(Slice payload, std::string* error) {
       const std::string text = f.String();
       if (!f.ok()) break;
       closed_ = true;
-      close_ok_ = text == "OK";
       Note("closed: " + text);
       return true;
     }

@@ -100,7 +100,6 @@ class JournalReplica {
   bool opened() const { return opened_; }
   bool point_reached() const { return point_reached_; }
   bool closed() const { return closed_; }
-  bool close_ok() const { return close_ok_; }
   bool failed() const { return failed_; }
   const Failure& failure() const { return failure_; }
   // Bytes of a frame the child did not finish (dropped).
@@ -125,7 +124,6 @@ class JournalReplica {
   bool opened_ = false;
   bool point_reached_ = false;
   bool closed_ = false;
-  bool close_ok_ = false;
   bool failed_ = false;
   Failure failure_;
   std::vector<std::string> lines_;
