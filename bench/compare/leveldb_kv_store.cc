@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "kv_store.h"
+#include "loaded_library.h"
 #include "leveldb/cache.h"
 #include "leveldb/db.h"
 #include "leveldb/filter_policy.h"
@@ -50,7 +51,7 @@ class LevelDbKvStore final : public KvStore {
   std::string_view name() const override { return "LevelDB"; }
 
   std::string Notes(const KvOptions& o) const override {
-    std::string notes = "Debian libleveldb 1.23 (built without NDEBUG: assertions on)";
+    std::string notes = DescribeLoadedLibrary("LevelDB 1.23", "libleveldb.so");
     if (o.disable_wal) notes += "; LevelDB cannot disable its WAL, --disable_wal ignored";
     if (o.transaction_db) notes += "; LevelDB has no transactions, --transaction_db ignored";
     if (o.compression != kNoCompression && o.compression != kSnappyCompression) {

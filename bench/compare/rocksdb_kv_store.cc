@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "kv_store.h"
+#include "loaded_library.h"
 #include "rocksdb/db.h"
 #include "rocksdb_common.h"
 #include "rocksdb/utilities/transaction_db.h"
@@ -41,8 +42,7 @@ class RocksDbKvStore final : public KvStore {
   std::string_view name() const override { return "RocksDB"; }
 
   std::string Notes(const KvOptions&) const override {
-    return "Debian librocksdb 7.8.3 is built without NDEBUG (6390 __assert_fail call sites in "
-           "librocksdb.so): assertions on, so it runs slower than a release build";
+    return DescribeLoadedLibrary("RocksDB 7.8.3", "librocksdb.so");
   }
 
   Status Destroy(const std::string& path) override {
