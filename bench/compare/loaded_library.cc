@@ -65,7 +65,8 @@ AssertState LibraryAssertions(const std::string& path) {
     const char* names = At(file, strtab.sh_offset, strtab.sh_size);
     const char* symbols = At(file, dynsym.sh_offset, dynsym.sh_size);
     if (names == nullptr || symbols == nullptr) return AssertState::kUnknown;
-    for (uint64_t i = 0; i + 1 <= dynsym.sh_size / sizeof(Elf64_Sym); i++) {
+    const uint64_t count = dynsym.sh_size / sizeof(Elf64_Sym);
+    for (uint64_t i = 0; i < count; i++) {
       Elf64_Sym symbol;
       std::memcpy(&symbol, symbols + i * sizeof(Elf64_Sym), sizeof(symbol));
       if (symbol.st_shndx != SHN_UNDEF || symbol.st_name >= strtab.sh_size) continue;
