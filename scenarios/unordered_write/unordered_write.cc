@@ -94,7 +94,7 @@ std::string KeyOf(int group, int k) { return absl::StrCat("g", group, ".k", k); 
 
 // A read-your-own-writes observation, checked once every write is acked.
 struct OwnRead {
-  SequenceNumber own_sequence = 0;
+  uint64_t own_sequence = 0;
   std::string own_version;
   std::string key;
   std::string observed;  // "" when the key was not found
@@ -193,7 +193,7 @@ class UnorderedWriteRun {
 
   // Sets every key of group g to version; returns the batch's first
   // sequence (0 on failure).
-  SequenceNumber WriteGroup(int g, const std::string& version) {
+  uint64_t WriteGroup(int g, const std::string& version) {
     WriteBatch batch;
     for (int k = 0; k < drawn_.keys_per_group; k++) batch.Put(KeyOf(g, k), version);
     WriteOptions wo;
@@ -203,7 +203,7 @@ class UnorderedWriteRun {
       Fail("no spurious errors", "", "OK", s.ToString(), "Write failed");
       return 0;
     }
-    const SequenceNumber seq = batch.Sequence();
+    const uint64_t seq = batch.Sequence();
     version_sequence_[version] = seq;
     return seq;
   }
@@ -214,7 +214,7 @@ class UnorderedWriteRun {
          i++, ops_++) {
       const int g = static_cast<int>(rng.Uniform(static_cast<uint64_t>(drawn_.groups)));
       const std::string version = absl::StrCat("w", id, ".", i);
-      const SequenceNumber seq = WriteGroup(g, version);
+      const uint64_t seq = WriteGroup(g, version);
       if (config_.trace) {
         Tell(absl::StrCat("writer", id, " op ", i, ": write group ", g, " = ", version,
                           seq == 0 ? " -> failed" : " -> sequence " + std::to_string(seq)));
@@ -385,7 +385,7 @@ class UnorderedWriteRun {
   uint64_t ops_ = 0;
   int writers_running_ = 0;
   uint64_t engine_ops_ = 0;
-  std::map<std::string, SequenceNumber> version_sequence_;
+  std::map<std::string, uint64_t> version_sequence_;
   std::vector<OwnRead> own_reads_;
 };
 
