@@ -58,6 +58,10 @@ struct BenchConfig {
   uint64_t target_file_size_base_bytes = 64ull << 20;
   bool sync = false;
   bool disable_wal = false;
+  // Read SSTs through mmap (Shale's allow_mmap_reads, RocksDB's
+  // allow_mmap_reads). On by default because LevelDB always maps its
+  // tables, so the three engines read the same way.
+  bool mmap_read = true;
   bool use_existing = false;
   bool stats = false;
   // Write path (shale::Options / rocksdb::DBOptions, same names and

@@ -47,6 +47,8 @@ void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
              "compaction output file bytes (LevelDB: max_file_size)");
   f->AddBool("sync", &c.sync, "sync every write");
   f->AddBool("disable_wal", &c.disable_wal, "write no WAL");
+  f->AddBool("mmap_read", &c.mmap_read,
+             "read tables through mmap (shale, rocksdb: allow_mmap_reads; LevelDB always maps)");
   f->AddBool("allow_concurrent_memtable_write", &c.allow_concurrent_memtable_write,
              "a write group's writers insert into the memtable in parallel (shale, rocksdb)");
   f->AddBool("enable_pipelined_write", &c.enable_pipelined_write,

@@ -77,7 +77,8 @@ DBImpl::DBImpl(const Options& sanitized, const std::string& dbname)
   table_cache_ = std::make_unique<TableCache>(dbname_, table_options_, table_cache_files,
                                               env_, &stats_,
                                               FileOptionsFor(options_, "the table cache",
-                                                             options_.use_direct_reads));
+                                                             options_.use_direct_reads,
+                                                             options_.allow_mmap_reads));
   versions_ = std::make_unique<VersionSet>(dbname_, &options_, table_cache_.get(),
                                            &internal_comparator_, env_, &stats_);
 }

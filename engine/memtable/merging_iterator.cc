@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/iterator_wrapper.h"
+
 namespace shale {
 namespace {
 
@@ -37,35 +39,35 @@ class MergingIterator final : public Iterator {
   bool Valid() const override { return !heap_.empty(); }
 
   void SeekToFirst() override {
-    for (auto& c : children_) c->SeekToFirst();
+    for (auto& c : children_) c.SeekToFirst();
     Rebuild(Direction::kForward);
   }
   void SeekToLast() override {
-    for (auto& c : children_) c->SeekToLast();
+    for (auto& c : children_) c.SeekToLast();
     Rebuild(Direction::kReverse);
   }
   void Seek(const Slice& target) override {
-    for (auto& c : children_) c->Seek(target);
+    for (auto& c : children_) c.Seek(target);
     Rebuild(Direction::kForward);
   }
   void SeekForPrev(const Slice& target) override {
-    for (auto& c : children_) c->SeekForPrev(target);
+    for (auto& c : children_) c.SeekForPrev(target);
     Rebuild(Direction::kReverse);
   }
 
   void Next() override {
     assert(Valid());
     if (direction_ != Direction::kForward) SwitchToForward();
-    Iterator* top = children_[static_cast<size_t>(heap_[0])].get();
-    top->Next();
-    FixTop(top->Valid());
+    IteratorWrapper& top = children_[static_cast<size_t>(heap_[0])];
+    top.Next();
+    FixTop(top.Valid());
   }
   void Prev() override {
     assert(Valid());
     if (direction_ != Direction::kReverse) SwitchToReverse();
-    Iterator* top = children_[static_cast<size_t>(heap_[0])].get();
-    top->Prev();
-    FixTop(top->Valid());
+    IteratorWrapper& top = children_[static_cast<size_t>(heap_[0])];
+    top.Prev();
+    FixTop(top.Valid());
   }
 
   Slice key() const override {
@@ -78,7 +80,7 @@ class MergingIterator final : public Iterator {
   }
   Status status() const override {
     for (const auto& c : children_) {
-      Status s = c->status();
+      Status s = c.status();
       if (!s.ok()) return s;
     }
     return Status::OK();
@@ -87,12 +89,12 @@ class MergingIterator final : public Iterator {
  private:
   enum class Direction { kForward, kReverse };
 
-  Iterator* current() const { return children_[static_cast<size_t>(heap_[0])].get(); }
+  const IteratorWrapper* current() const { return &children_[static_cast<size_t>(heap_[0])]; }
 
   // True if child a comes out before child b in the current direction.
   bool Before(int a, int b) const {
-    const int r = cmp_->Compare(children_[static_cast<size_t>(a)]->key(),
-                                children_[static_cast<size_t>(b)]->key());
+    const int r = cmp_->Compare(children_[static_cast<size_t>(a)].key(),
+                                children_[static_cast<size_t>(b)].key());
     if (direction_ == Direction::kForward) return r < 0 || (r == 0 && a < b);
     return r > 0 || (r == 0 && a > b);
   }
@@ -124,7 +126,7 @@ class MergingIterator final : public Iterator {
     direction_ = d;
     heap_.clear();
     for (size_t i = 0; i < children_.size(); i++) {
-      if (children_[i]->Valid()) heap_.push_back(static_cast<int>(i));
+      if (children_[i].Valid()) heap_.push_back(static_cast<int>(i));
     }
     for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
   }
@@ -135,7 +137,7 @@ class MergingIterator final : public Iterator {
     const Slice k = current()->key();  // stays valid: the current child does not move
     for (size_t j = 0; j < children_.size(); j++) {
       if (static_cast<int>(j) == cur) continue;
-      Iterator* c = children_[j].get();
+      IteratorWrapper* c = &children_[j];
       if (static_cast<int>(j) < cur) {
         c->SeekForPrev(k);  // last <= k, then one step: first > k
         if (c->Valid())
@@ -156,7 +158,7 @@ class MergingIterator final : public Iterator {
     const Slice k = current()->key();
     for (size_t j = 0; j < children_.size(); j++) {
       if (static_cast<int>(j) == cur) continue;
-      Iterator* c = children_[j].get();
+      IteratorWrapper* c = &children_[j];
       if (static_cast<int>(j) < cur) {
         c->SeekForPrev(k);  // last <= k
       } else {
@@ -172,7 +174,7 @@ class MergingIterator final : public Iterator {
   }
 
   const Comparator* const cmp_;
-  std::vector<std::unique_ptr<Iterator>> children_;
+  std::vector<IteratorWrapper> children_;
   std::vector<int> heap_;  // indices of valid children; heap_[0] is current
   Direction direction_ = Direction::kForward;
 };

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "port/posix_files.h"
 #include "shale/env.h"
 
 namespace shale {
@@ -56,6 +57,12 @@ class PosixFileSystem final : public FileSystem {
   Status LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) override;
   Status UnlockFile(std::unique_ptr<FileLock> lock) override;
 
+  // Files mapped at once for FileOptions::use_mmap_reads, at most; past it,
+  // random-access files read with pread. LevelDB's limit on 64-bit hosts.
+  static constexpr int kMaxMappedFiles = 1000;
+  // Map slots left (for tests).
+  int mapped_files_available() const { return mmap_limiter_->available(); }
+
   // How many times a direct random-access open asked the file system for
   // its alignment (DirectAlignmentFor's fstat): once per directory, for
   // tests to pin. Writable files are not counted here.
@@ -71,7 +78,12 @@ class PosixFileSystem final : public FileSystem {
   // file system (one fstat of fd) once per directory, then remembered, so
   // opening a table reader costs no per-open discovery.
   size_t DirectAlignmentFor(const std::string& path, int fd);
+  // Maps the file open on fd into *result and closes fd, or, with no map
+  // slot left (or no map possible), leaves *result empty and fd open.
+  Status MapReadOnly(const std::string& path, int fd, std::unique_ptr<RandomAccessFile>* result);
 
+  const std::shared_ptr<MmapLimiter> mmap_limiter_ =
+      std::make_shared<MmapLimiter>(kMaxMappedFiles);
   mutable std::mutex alignment_mu_;
   std::map<std::string, size_t> alignment_by_dir_;  // guarded by alignment_mu_
   uint64_t direct_alignment_probes_ = 0;            // guarded by alignment_mu_

@@ -95,11 +95,28 @@ size_t PosixFileSystem::DirectAlignmentFor(const std::string& path, int fd) {
   return alignment;
 }
 
+Status PosixFileSystem::MapReadOnly(const std::string& path, int fd,
+                                    std::unique_ptr<RandomAccessFile>* result) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    Status s = PosixError(path, errno);
+    ::close(fd);
+    return s;
+  }
+  Status s = MaybeMapFile(path, fd, static_cast<uint64_t>(st.st_size), mmap_limiter_, result);
+  if (!s.ok() || *result != nullptr) ::close(fd);
+  return s;
+}
+
 Status PosixFileSystem::NewRandomAccessFile(const std::string& path, const FileOptions& opts,
                                             std::unique_ptr<RandomAccessFile>* result) {
   int fd;
   Status s = OpenFile(path, O_RDONLY, opts.use_direct_io, &fd);
   if (!s.ok()) return s;
+  if (opts.use_mmap_reads && !opts.use_direct_io) {
+    s = MapReadOnly(path, fd, result);
+    if (!s.ok() || *result != nullptr) return s;  // the map outlives fd
+  }
   const size_t alignment = opts.use_direct_io ? DirectAlignmentFor(path, fd) : 1;
   *result = std::make_unique<PosixRandomAccessFile>(path, fd, opts.use_direct_io, alignment);
   return s;

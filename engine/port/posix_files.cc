@@ -1,6 +1,7 @@
 #include "port/posix_files.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -84,6 +85,55 @@ Status PosixRandomAccessFile::Read(uint64_t offset, size_t n, Slice* result,
     got += static_cast<size_t>(r);
   }
   *result = Slice(scratch, got);
+  return Status::OK();
+}
+
+// --- PosixMmapReadableFile -------------------------------------------------
+
+bool MmapLimiter::Acquire() {
+  int left = available_.load(std::memory_order_relaxed);
+  while (left > 0) {
+    if (available_.compare_exchange_weak(left, left - 1, std::memory_order_relaxed)) return true;
+  }
+  return false;
+}
+
+PosixMmapReadableFile::PosixMmapReadableFile(std::string path, const char* base,
+                                             uint64_t size_bytes,
+                                             std::shared_ptr<MmapLimiter> limiter)
+    : path_(std::move(path)), base_(base), size_bytes_(size_bytes), limiter_(std::move(limiter)) {}
+
+PosixMmapReadableFile::~PosixMmapReadableFile() {
+  if (base_ != nullptr) ::munmap(const_cast<char*>(base_), static_cast<size_t>(size_bytes_));
+  limiter_->Release();
+}
+
+Status PosixMmapReadableFile::Read(uint64_t offset, size_t n, Slice* result,
+                                   char* /*scratch*/) const {
+  if (offset >= size_bytes_) {
+    *result = Slice(base_, 0);
+    return Status::OK();
+  }
+  const uint64_t left = size_bytes_ - offset;
+  *result = Slice(base_ + offset, n < left ? n : static_cast<size_t>(left));
+  return Status::OK();
+}
+
+Status MaybeMapFile(const std::string& path, int fd, uint64_t size_bytes,
+                    const std::shared_ptr<MmapLimiter>& limiter,
+                    std::unique_ptr<RandomAccessFile>* result) {
+  result->reset();
+  if (size_bytes > SIZE_MAX || !limiter->Acquire()) return Status::OK();
+  const char* base = nullptr;
+  if (size_bytes > 0) {
+    void* p = ::mmap(nullptr, static_cast<size_t>(size_bytes), PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+      limiter->Release();
+      return Status::OK();  // e.g. ENOMEM or a file system without mmap: pread
+    }
+    base = static_cast<const char*>(p);
+  }
+  *result = std::make_unique<PosixMmapReadableFile>(path, base, size_bytes, limiter);
   return Status::OK();
 }
 

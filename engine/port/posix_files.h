@@ -8,8 +8,10 @@
 // Append and PositionedAppend never depend on the kernel's file offset.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "shale/env.h"
@@ -50,6 +52,48 @@ class PosixRandomAccessFile final : public RandomAccessFile {
   const bool direct_;
   const size_t alignment_;
 };
+
+// Counts the files mapped at once, so a process never holds more than
+// max_files maps (the rest read with pread). Thread safe.
+class MmapLimiter {
+ public:
+  explicit MmapLimiter(int max_files) : available_(max_files) {}
+  // Takes a slot; false when none is left.
+  [[nodiscard]] bool Acquire();
+  void Release() { available_.fetch_add(1, std::memory_order_relaxed); }
+  int available() const { return available_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<int> available_;
+};
+
+// A random-access file served from a read-only map of its first size_bytes
+// bytes (its size at open: tables never grow once written). Read copies
+// nothing and ignores scratch. Holds one limiter slot until destroyed.
+// Thread safety: Read may be called concurrently.
+class PosixMmapReadableFile final : public RandomAccessFile {
+ public:
+  // REQUIRES: base maps size_bytes bytes of the file (or size_bytes == 0
+  // and base == nullptr); a slot of limiter was acquired for it.
+  PosixMmapReadableFile(std::string path, const char* base, uint64_t size_bytes,
+                        std::shared_ptr<MmapLimiter> limiter);
+  ~PosixMmapReadableFile() override;
+  Status Read(uint64_t offset, size_t n, Slice* result, char* scratch) const override;
+  bool ReadsAreMapped() const override { return true; }
+
+ private:
+  const std::string path_;
+  const char* const base_;
+  const uint64_t size_bytes_;
+  const std::shared_ptr<MmapLimiter> limiter_;
+};
+
+// Maps fd (of size_bytes, opened read-only) if limiter has a slot; else
+// leaves *result empty and returns OK (the caller reads with pread). Never
+// takes ownership of fd.
+Status MaybeMapFile(const std::string& path, int fd, uint64_t size_bytes,
+                    const std::shared_ptr<MmapLimiter>& limiter,
+                    std::unique_ptr<RandomAccessFile>* result);
 
 class PosixWritableFile final : public WritableFile {
  public:

@@ -108,6 +108,8 @@ class Block {
   Block& operator=(const Block&) = delete;
 
   size_t size() const { return contents_.data.size(); }
+  // Whether the block holds its bytes (false: they lie in a file's map).
+  bool owns_bytes() const { return contents_.owned(); }
   // The caller owns the result; comparator must outlive it. Keys shorter
   // than min_key_bytes are Corruption (BlockIter::Init).
   Iterator* NewIterator(const Comparator* comparator, size_t min_key_bytes = 0) const;

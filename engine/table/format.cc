@@ -72,11 +72,13 @@ Status ReadBlock(const RandomAccessFileReader* file, uint64_t file_size_bytes,
     return Status::Corruption("block handle past end of file", file->path());
   }
   const size_t n = static_cast<size_t>(size) + kBlockTrailerBytes;
-  std::unique_ptr<char[]> buf(new char[n]);
+  const bool from_prefetch = prefetch != nullptr && prefetch->Covers(offset, n);
+  std::unique_ptr<char[]> buf;  // the read's scratch, unless the file maps
   Slice got;
-  if (prefetch != nullptr && prefetch->Covers(offset, n)) {
+  if (from_prefetch) {
     got = Slice(prefetch->bytes.data() + (offset - prefetch->offset), n);
   } else {
+    if (!file->mapped()) buf.reset(new char[n]);
     Status s = file->Read(offset, n, &got, buf.get());
     if (!s.ok()) return s;
   }
@@ -98,7 +100,16 @@ Status ReadBlock(const RandomAccessFileReader* file, uint64_t file_size_bytes,
     result->heap = std::move(decoded);
     return Status::OK();
   }
-  if (data != buf.get()) std::memcpy(buf.get(), data, static_cast<size_t>(size));
+  if (!from_prefetch && file->mapped()) {
+    result->data = Slice(data, static_cast<size_t>(size));  // stays in the map
+    result->heap.reset();
+    return Status::OK();
+  }
+  if (buf == nullptr || data != buf.get()) {
+    std::unique_ptr<char[]> copy(new char[size]);
+    std::memcpy(copy.get(), data, static_cast<size_t>(size));
+    buf = std::move(copy);
+  }
   result->data = Slice(buf.get(), static_cast<size_t>(size));
   result->heap = std::move(buf);
   return Status::OK();

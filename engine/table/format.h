@@ -78,10 +78,13 @@ struct Footer {
 // byte and fixed64(offset), offset being where the block starts in the file.
 uint32_t BlockChecksum(const Slice& contents, uint8_t type, uint64_t offset);
 
-// An owned, checksum-verified block's contents.
+// A checksum-verified block's contents: owned (in heap), or, when heap is
+// null, lying in the map of the file it was read from (valid while that
+// file's reader lives).
 struct BlockContents {
-  Slice data;                       // points into heap
+  Slice data;  // points into heap, or into the file's map
   std::unique_ptr<char[]> heap;
+  bool owned() const { return heap != nullptr; }
 };
 
 // Bytes of a file already read: [offset, offset + bytes.size()). Does not
@@ -99,7 +102,9 @@ struct FilePrefetch {
 // file_size_bytes, the read is short, the checksum fails, or the stored
 // bytes do not decompress (util/compression.h). When prefetch (may be null)
 // holds the whole block and trailer, they come from it, not the file; the
-// checks are the same.
+// checks are the same. The contents are owned, except that an uncompressed
+// block read from a mapped file (RandomAccessFileReader::mapped) is left in
+// the map, uncopied.
 [[nodiscard]] Status ReadBlock(const RandomAccessFileReader* file, uint64_t file_size_bytes,
                                const BlockHandle& handle, BlockContents* result,
                                const FilePrefetch* prefetch = nullptr);

@@ -119,7 +119,9 @@ Status Table::Rep::GetDataBlock(const ReadOptions& options, Slice index_value,
   std::unique_ptr<Block> block;
   s = ReadOwnedBlock(handle, &block);
   if (!s.ok()) return s;
-  if (!options.fill_cache) {
+  if (!options.fill_cache || !block->owns_bytes()) {
+    // A block left in the file's map is not cached: the page cache holds
+    // it, and a cache entry could outlive the table that maps it.
     ref->SetOwned(std::move(block));
     return s;
   }

@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include "util/iterator_wrapper.h"
+
 namespace shale {
 
 namespace {
@@ -17,59 +19,60 @@ class TwoLevelIterator final : public Iterator {
                    const ReadOptions& options)
       : index_(index_iter), block_function_(std::move(block_function)), options_(options) {}
 
-  bool Valid() const override { return status_.ok() && data_ != nullptr && data_->Valid(); }
+  // A data iterator that met an error is not Valid, so no error hides here.
+  bool Valid() const override { return status_.ok() && data_.iter() != nullptr && data_.Valid(); }
   void SeekToFirst() override {
     if (!status_.ok()) return;
-    index_->SeekToFirst();
-    if (InitDataBlock()) data_->SeekToFirst();
+    index_.SeekToFirst();
+    if (InitDataBlock()) data_.SeekToFirst();
     SkipEmptyForward();
   }
   void SeekToLast() override {
     if (!status_.ok()) return;
-    index_->SeekToLast();
-    if (InitDataBlock()) data_->SeekToLast();
+    index_.SeekToLast();
+    if (InitDataBlock()) data_.SeekToLast();
     SkipEmptyBackward();
   }
   void Seek(const Slice& target) override {
     if (!status_.ok()) return;
-    index_->Seek(target);
-    if (InitDataBlock()) data_->Seek(target);
+    index_.Seek(target);
+    if (InitDataBlock()) data_.Seek(target);
     SkipEmptyForward();
   }
   void SeekForPrev(const Slice& target) override {
     if (!status_.ok()) return;
     // The first block whose separator is >= target holds the answer, or
     // some block before it does; past every separator, the last block.
-    index_->Seek(target);
-    if (!index_->Valid() && index_->status().ok()) index_->SeekToLast();
-    if (InitDataBlock()) data_->SeekForPrev(target);
+    index_.Seek(target);
+    if (!index_.Valid() && index_.status().ok()) index_.SeekToLast();
+    if (InitDataBlock()) data_.SeekForPrev(target);
     SkipEmptyBackward();
   }
   void Next() override {
     assert(Valid());
-    data_->Next();
-    SkipEmptyForward();
+    data_.Next();
+    if (!data_.Valid()) SkipEmptyForward();
   }
   void Prev() override {
     assert(Valid());
-    data_->Prev();
-    SkipEmptyBackward();
+    data_.Prev();
+    if (!data_.Valid()) SkipEmptyBackward();
   }
   Slice key() const override {
     assert(Valid());
-    return data_->key();
+    return data_.key();
   }
   Slice value() const override {
     assert(Valid());
-    return data_->value();
+    return data_.value();
   }
   Status status() const override { return status_; }
 
  private:
   // Records the first error among the index and data iterators; true if none.
   bool CheckErrors() {
-    if (status_.ok()) status_ = index_->status();
-    if (status_.ok() && data_ != nullptr) status_ = data_->status();
+    if (status_.ok()) status_ = index_.status();
+    if (status_.ok() && data_.iter() != nullptr) status_ = data_.status();
     return status_.ok();
   }
 
@@ -77,39 +80,39 @@ class TwoLevelIterator final : public Iterator {
   // iterator is ready to be positioned.
   bool InitDataBlock() {
     if (!CheckErrors()) return false;
-    if (!index_->Valid()) {
-      data_.reset();
+    if (!index_.Valid()) {
+      data_.Set(nullptr);
       return false;
     }
-    const Slice handle = index_->value();
-    if (data_ != nullptr && handle == Slice(data_handle_)) return true;
-    data_.reset(block_function_(options_, handle));
+    const Slice handle = index_.value();
+    if (data_.iter() != nullptr && handle == Slice(data_handle_)) return true;
+    data_.Set(block_function_(options_, handle));
     data_handle_.assign(handle.data(), handle.size());
     return CheckErrors();
   }
 
   void SkipEmptyForward() {
-    while (status_.ok() && (data_ == nullptr || !data_->Valid())) {
-      if (!CheckErrors() || !index_->Valid()) return;
-      index_->Next();
-      if (InitDataBlock()) data_->SeekToFirst();
+    while (status_.ok() && (data_.iter() == nullptr || !data_.Valid())) {
+      if (!CheckErrors() || !index_.Valid()) return;
+      index_.Next();
+      if (InitDataBlock()) data_.SeekToFirst();
     }
     CheckErrors();
   }
 
   void SkipEmptyBackward() {
-    while (status_.ok() && (data_ == nullptr || !data_->Valid())) {
-      if (!CheckErrors() || !index_->Valid()) return;
-      index_->Prev();
-      if (InitDataBlock()) data_->SeekToLast();
+    while (status_.ok() && (data_.iter() == nullptr || !data_.Valid())) {
+      if (!CheckErrors() || !index_.Valid()) return;
+      index_.Prev();
+      if (InitDataBlock()) data_.SeekToLast();
     }
     CheckErrors();
   }
 
-  std::unique_ptr<Iterator> index_;
+  IteratorWrapper index_;
   BlockFunction block_function_;
   const ReadOptions options_;
-  std::unique_ptr<Iterator> data_;
+  IteratorWrapper data_;  // no iterator until a block is opened
   std::string data_handle_;  // index value data_ was opened from
   Status status_;
 };

@@ -8,7 +8,10 @@ namespace shale {
 
 RandomAccessFileReader::RandomAccessFileReader(std::unique_ptr<RandomAccessFile> file,
                                                std::string path, StatsCounters* stats)
-    : file_(std::move(file)), path_(std::move(path)), stats_(stats) {}
+    : file_(std::move(file)),
+      path_(std::move(path)),
+      stats_(stats),
+      mapped_(!file_->use_direct_io() && file_->ReadsAreMapped()) {}
 
 Status RandomAccessFileReader::Read(uint64_t offset, size_t n, Slice* result,
                                     char* scratch) const {

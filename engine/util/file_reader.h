@@ -21,9 +21,14 @@ class RandomAccessFileReader {
   RandomAccessFileReader(std::unique_ptr<RandomAccessFile> file, std::string path,
                          StatsCounters* stats = nullptr);
 
-  // Reads up to n bytes at offset; *result points into scratch.
-  // REQUIRES: scratch has room for n bytes.
+  // Reads up to n bytes at offset; *result points into scratch, or into
+  // the file's map when mapped().
+  // REQUIRES: scratch has room for n bytes, unless mapped() (then it may be
+  // nullptr).
   [[nodiscard]] Status Read(uint64_t offset, size_t n, Slice* result, char* scratch) const;
+  // Whether reads answer from a map of the file that stays valid, unchanged,
+  // while this reader lives (RandomAccessFile::ReadsAreMapped).
+  bool mapped() const { return mapped_; }
 
   const std::string& path() const { return path_; }
   RandomAccessFile* file() const { return file_.get(); }
@@ -32,6 +37,7 @@ class RandomAccessFileReader {
   std::unique_ptr<RandomAccessFile> file_;
   std::string path_;
   StatsCounters* stats_;
+  bool mapped_;
 };
 
 }  // namespace shale

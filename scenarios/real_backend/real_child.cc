@@ -104,6 +104,9 @@ RealDraw DrawRealRun(sim::ChoiceTape* tape, const RunConfig& config, int phases)
   r.lossy = tape->OneIn(2);
   r.ops_per_phase = std::max(1, (config.ops > 0 ? config.ops : kDefaultOps) / phases);
   r.client_seed = tape->Next64();
+  // Only the real file system maps, so only real runs draw mapped reads.
+  r.drawn.options.allow_mmap_reads = tape->OneIn(2);
+  if (r.drawn.options.allow_mmap_reads) r.drawn.described["allow_mmap_reads"] = "true";
   return r;
 }
 

@@ -65,6 +65,11 @@ struct FileOptions {
   // The part of the engine that opens the file (a static string such as
   // "the table cache"), named in diagnostics. Never nullptr.
   const char* opened_by = "the engine";
+  // Serve a random-access file's reads from a read-only memory map of it,
+  // as LevelDB does, instead of copying through pread. A file system that
+  // cannot map (or will not map more files) reads as usual; direct I/O
+  // never maps. See RandomAccessFile::ReadsAreMapped.
+  bool use_mmap_reads = false;
 };
 
 // A file read from start to end. Used for WAL and MANIFEST recovery.
@@ -85,9 +90,15 @@ class RandomAccessFile {
  public:
   virtual ~RandomAccessFile() = default;
   // Reads up to n bytes at offset. *result is shorter than n only at end of
-  // file. REQUIRES: scratch has room for n bytes.
+  // file. It points into scratch, or into the file's map when
+  // ReadsAreMapped(). REQUIRES: scratch has room for n bytes, unless
+  // ReadsAreMapped() (then scratch may be nullptr).
   [[nodiscard]] virtual Status Read(uint64_t offset, size_t n, Slice* result,
                                     char* scratch) const = 0;
+  // Whether every Read answers with bytes of a read-only map of the file,
+  // valid (and unchanged) until the file object is destroyed, never copying
+  // into scratch. Constant for the file's life.
+  virtual bool ReadsAreMapped() const { return false; }
   virtual size_t GetRequiredBufferAlignment() const { return 1; }
   virtual bool use_direct_io() const { return false; }
 };

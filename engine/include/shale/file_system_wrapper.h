@@ -76,6 +76,7 @@ class RandomAccessFileWrapper : public RandomAccessFile {
     return target_->GetRequiredBufferAlignment();
   }
   bool use_direct_io() const override { return target_->use_direct_io(); }
+  bool ReadsAreMapped() const override { return target_->ReadsAreMapped(); }
 
  private:
   const std::unique_ptr<RandomAccessFile> target_;

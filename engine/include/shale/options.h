@@ -159,6 +159,15 @@ struct Options {
   // Use O_DIRECT for SST reads and for flush/compaction writes.
   bool use_direct_reads = false;
   bool use_direct_io_for_flush_and_compaction = false;
+  // Read SSTs through a read-only memory map (FileOptions::use_mmap_reads),
+  // as LevelDB always does and RocksDB's allow_mmap_reads asks. An
+  // uncompressed data block is then parsed where it lies in the map: no
+  // copy, and no block-cache entry (the page cache holds it). Its checksum
+  // is verified on every read, as for any block read from the file. Off
+  // with use_direct_reads. The POSIX file system maps at most
+  // PosixFileSystem::kMaxMappedFiles files at a time and reads the rest
+  // with pread.
+  bool allow_mmap_reads = false;
   // Open files with share-delete (FileOptions::share_delete; Windows's
   // FILE_SHARE_DELETE), so they may be deleted or renamed while open. POSIX
   // always allows it. Either way the engine closes a file before it deletes
