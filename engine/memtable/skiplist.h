@@ -17,6 +17,9 @@
 //    the arena and the height generator are single-threaded), then
 //    InsertConcurrently (no lock: it links the node with compare-exchange and
 //    may run on any number of threads at once).
+// The single writer remembers where its last insert went (the splice: the
+// nodes before and after it at every level), so a key that lands in the same
+// gap, as each key of an ascending run does, is linked without a search.
 // Readers need no lock in either mode and may run concurrently with writers:
 // a node is fully initialized before it is published with a release store
 // (or a release compare-exchange), and readers follow links with acquire
@@ -69,8 +72,9 @@ class SkipList {
   // Concurrent insert, step 1: draws a height and allocates a node with
   // payload_bytes of caller memory after it (payload_bytes may be 0).
   // REQUIRES: the caller holds a lock that every ReserveNode caller on this
-  // list holds (it touches the arena and the height generator, as do the
-  // single-writer calls, which must not run concurrently).
+  // list holds (it touches the arena, the height generator and the single
+  // writer's splice, as do the single-writer calls, which must not run
+  // concurrently).
   [[nodiscard]] Reservation ReserveNode(size_t payload_bytes);
   // Concurrent insert, step 2: links the reserved node holding key. Thread
   // safe with other InsertConcurrently calls and with readers; needs no lock.
@@ -140,6 +144,17 @@ class SkipList {
     c.CompareDecoded(k, c.Decode(k));
   };
   Node* NewNode(const Key& key, int height);
+  // Draws a height and allocates a node with payload room (ReserveNode
+  // without forgetting the splice).
+  Reservation AllocateNode(size_t payload_bytes);
+  // True if the remembered splice brackets key at the bottom level (so at
+  // every level: a higher level's neighbours lie at or beyond the bottom's).
+  bool SpliceBrackets(const Key& key) const {
+    if (splice_height_ == 0) return false;
+    const Node* prev = splice_prev_[0];
+    const Node* next = splice_next_[0];
+    return (prev == head_ || cmp_(prev->key, key) < 0) && (next == nullptr || cmp_(key, next->key) < 0);
+  }
   static size_t NodeBytes(int height) {
     return sizeof(Node) + sizeof(std::atomic<Node*>) * static_cast<size_t>(height - 1);
   }
@@ -172,6 +187,13 @@ class SkipList {
   // Between AllocatePayload and InsertPayload (writer only).
   char* pending_node_ = nullptr;
   int pending_height_ = 0;
+  // The single writer's last splice: at each level below splice_height_,
+  // splice_prev_ < the last key inserted <= ... and splice_prev_'s next is
+  // splice_next_ (nullptr: the end). splice_height_ == 0: none remembered
+  // (a concurrent insert may have changed the links since).
+  Node* splice_prev_[kMaxHeight] = {};
+  Node* splice_next_[kMaxHeight] = {};
+  int splice_height_ = 0;
 };
 
 template <typename Key, class Cmp>
@@ -307,7 +329,7 @@ void SkipList<Key, Cmp>::Insert(const Key& key) {
 
 template <typename Key, class Cmp>
 char* SkipList<Key, Cmp>::AllocatePayload(size_t payload_bytes) {
-  const Reservation r = ReserveNode(payload_bytes);
+  const Reservation r = AllocateNode(payload_bytes);
   pending_node_ = r.node_mem;
   pending_height_ = r.height;
   return r.payload;
@@ -325,12 +347,23 @@ template <typename Key, class Cmp>
 void SkipList<Key, Cmp>::LinkNode(Node* x, int height) {
   const Key& key = x->key;
   Node* prev[kMaxHeight];
-  Node* next = FindGreaterOrEqual(key, prev);
-  assert(next == nullptr || cmp_(key, next->key) != 0);  // duplicates are not allowed
-  (void)next;
+  Node* next[kMaxHeight];
   const int max_height = GetMaxHeight();
+  if (splice_height_ == max_height && SpliceBrackets(key)) {
+    for (int i = 0; i < max_height; i++) {
+      prev[i] = splice_prev_[i];
+      next[i] = splice_next_[i];
+    }
+  } else {
+    next[0] = FindGreaterOrEqual(key, prev);
+    for (int i = 1; i < max_height; i++) next[i] = prev[i]->NoBarrierNext(i);
+  }
+  assert(next[0] == nullptr || cmp_(key, next[0]->key) != 0);  // duplicates are not allowed
   if (height > max_height) {
-    for (int i = max_height; i < height; i++) prev[i] = head_;
+    for (int i = max_height; i < height; i++) {
+      prev[i] = head_;
+      next[i] = nullptr;
+    }
     // A reader that sees the new height before the node is linked finds
     // nullptr at the new levels from head_ and drops down: still correct.
     max_height_.store(height, std::memory_order_relaxed);
@@ -338,15 +371,27 @@ void SkipList<Key, Cmp>::LinkNode(Node* x, int height) {
   for (int i = 0; i < height; i++) {
     // x is not yet reachable, so its own links need no barrier; the release
     // store in prev[i] publishes x together with its key and links.
-    x->NoBarrierSetNext(i, prev[i]->NoBarrierNext(i));
+    x->NoBarrierSetNext(i, next[i]);
     prev[i]->SetNext(i, x);
   }
   assert(prev[0] == head_ || cmp_(prev[0]->key, key) < 0);
   assert(x->Next(0) == nullptr || cmp_(key, x->Next(0)->key) < 0);
+  // The splice for the next insert: x at its levels, the old neighbours above.
+  splice_height_ = height > max_height ? height : max_height;
+  for (int i = 0; i < splice_height_; i++) {
+    splice_prev_[i] = i < height ? x : prev[i];
+    splice_next_[i] = next[i];
+  }
 }
 
 template <typename Key, class Cmp>
 typename SkipList<Key, Cmp>::Reservation SkipList<Key, Cmp>::ReserveNode(size_t payload_bytes) {
+  splice_height_ = 0;  // concurrent inserts will change links the splice names
+  return AllocateNode(payload_bytes);
+}
+
+template <typename Key, class Cmp>
+typename SkipList<Key, Cmp>::Reservation SkipList<Key, Cmp>::AllocateNode(size_t payload_bytes) {
   assert(pending_node_ == nullptr);  // no AllocatePayload waiting for its InsertPayload
   Reservation r;
   r.height = RandomHeight();

@@ -105,8 +105,9 @@ class PosixThread final : public Thread {
 std::unique_ptr<Mutex> PosixRuntime::NewMutex() { return std::make_unique<PosixMutex>(); }
 
 std::unique_ptr<CondVar> PosixRuntime::NewCondVar(Mutex* mu) {
-  auto* posix_mu = dynamic_cast<PosixMutex*>(mu);
-  assert(posix_mu != nullptr && "CondVar needs a Mutex from the same Runtime");
+  // One per write (each writer waits on its own): checked in debug builds only.
+  assert(dynamic_cast<PosixMutex*>(mu) != nullptr && "CondVar needs a Mutex from the same Runtime");
+  auto* posix_mu = static_cast<PosixMutex*>(mu);
   return std::make_unique<PosixCondVar>(posix_mu, clock_);
 }
 
