@@ -63,7 +63,7 @@ TEST_CASE("an empty file maps, and reads nothing", "[port][fs][mmap]") {
   REQUIRE(got.empty());
 }
 
-TEST_CASE("past the map limit, files read with pread; a freed slot maps again",
+TEST_CASE("past the map limit, files read with pread, and a freed slot maps again",
           "[port][fs][mmap]") {
   TempDir dir;
   REQUIRE(dir.ok());
