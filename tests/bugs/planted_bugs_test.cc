@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 
+#include "common/row_tests.h"
 #include "common/run_binary.h"
 #include "common/temp_dir.h"
 #include "planted_bugs.h"
@@ -152,45 +153,56 @@ TEST_CASE("every planted bug has a row here", "[bugs]") {
   }
 }
 
-TEST_CASE("every planted bug is found, pinned to its property, and replays from its file",
-          "[bugs]") {
+namespace {
+
+// One test per row (see common/row_tests.h): the rows are campaigns of up
+// to kSeedLimit seeds each, and ctest runs them side by side.
+void CheckFoundAndReplayed(const BugRow& row) {
   RegisterBuiltinScenarios();
-  for (const BugRow& row : kRows) {
-    INFO("planted bug " << row.bug << " in " << row.scenario);
-    uint64_t bits = 0;
-    std::string error;
-    REQUIRE(shale::cli::ParsePlantedBugs(row.bug, &bits, &error));
-    const Scenario* scenario = FindScenario(row.scenario);
-    REQUIRE(scenario != nullptr);
-    RunResult failure;
-    for (uint64_t seed = 1; seed <= row.seed_limit && failure.passed; seed++) {
-      failure = scenario->Run(CampaignConfig(row.scenario, seed, bits, row.shape));
-    }
-    REQUIRE_FALSE(failure.passed);
-    INFO("seed " << failure.seed << ": " << shale::report::DescribeFailure(failure.failure));
-    REQUIRE(row.properties.count(failure.failure.property) == 1);
-    // The control run: the same seed without the bug passes.
-    REQUIRE(scenario->Run(CampaignConfig(row.scenario, failure.seed, 0, row.shape)).passed);
-    // Fresh processes: `shale run` writes the failure file, `shale replay` reproduces it.
-    shale_test::TempDir dir;
-    REQUIRE(dir.ok());
-    const std::string seed = std::to_string(failure.seed);
-    const Command run = RunBinary("run --scenario " + std::string(row.scenario) + " --seeds " + seed +
-                                  ".." + seed + ShapeFlags(row.shape) + " --jobs 1 --planted_bugs " +
-                                  row.bug + " --out " + dir.path());
-    INFO(run.out);
-    REQUIRE(run.exit_code == 1);
-    const Command replay =
-        RunBinary("replay " + dir.Child("failures/" + shale::report::FailureFileName(row.scenario, failure.seed)));
-    INFO(replay.out);
-    REQUIRE(replay.exit_code == 1);
-    REQUIRE(replay.out.find("failure: " + shale::report::DescribeFailure(failure.failure) + "\n") !=
-            std::string::npos);
-    REQUIRE(replay.out.find("trace_hash: " + shale::report::TraceHashHex(failure.trace_hash) + "\n") !=
-            std::string::npos);
-    REQUIRE(replay.out.find("trace_hash matches the failure file") != std::string::npos);
+  INFO("planted bug " << row.bug << " in " << row.scenario);
+  uint64_t bits = 0;
+  std::string error;
+  REQUIRE(shale::cli::ParsePlantedBugs(row.bug, &bits, &error));
+  const Scenario* scenario = FindScenario(row.scenario);
+  REQUIRE(scenario != nullptr);
+  RunResult failure;
+  for (uint64_t seed = 1; seed <= row.seed_limit && failure.passed; seed++) {
+    failure = scenario->Run(CampaignConfig(row.scenario, seed, bits, row.shape));
   }
+  REQUIRE_FALSE(failure.passed);
+  INFO("seed " << failure.seed << ": " << shale::report::DescribeFailure(failure.failure));
+  REQUIRE(row.properties.count(failure.failure.property) == 1);
+  // The control run: the same seed without the bug passes.
+  REQUIRE(scenario->Run(CampaignConfig(row.scenario, failure.seed, 0, row.shape)).passed);
+  // Fresh processes: `shale run` writes the failure file, `shale replay` reproduces it.
+  shale_test::TempDir dir;
+  REQUIRE(dir.ok());
+  const std::string seed = std::to_string(failure.seed);
+  const Command run = RunBinary("run --scenario " + std::string(row.scenario) + " --seeds " + seed +
+                                ".." + seed + ShapeFlags(row.shape) + " --jobs 1 --planted_bugs " +
+                                row.bug + " --out " + dir.path());
+  INFO(run.out);
+  REQUIRE(run.exit_code == 1);
+  const Command replay =
+      RunBinary("replay " + dir.Child("failures/" + shale::report::FailureFileName(row.scenario, failure.seed)));
+  INFO(replay.out);
+  REQUIRE(replay.exit_code == 1);
+  REQUIRE(replay.out.find("failure: " + shale::report::DescribeFailure(failure.failure) + "\n") !=
+          std::string::npos);
+  REQUIRE(replay.out.find("trace_hash: " + shale::report::TraceHashHex(failure.trace_hash) + "\n") !=
+          std::string::npos);
+  REQUIRE(replay.out.find("trace_hash matches the failure file") != std::string::npos);
 }
+
+[[maybe_unused]] const bool kRowTestsRegistered = shale_test::RegisterRowTests(
+    kRows,
+    [](const BugRow& row) {
+      return "planted bug " + std::string(row.bug) + " is found by " + row.scenario +
+             ", pinned to its property, and replays from its file";
+    },
+    CheckFoundAndReplayed, "[bugs]");
+
+}  // namespace
 
 // The disk persists an in-order prefix of the unsynced name changes at a
 // power loss, so "the WAL's unlink is durable, the MANIFEST edit that made

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "common/row_tests.h"
 #include "common/temp_dir.h"
 #include "scenarios/crash_recovery/fault_plan.h"
 #include "scenarios/oracle/recovery_check.h"
@@ -255,31 +256,44 @@ TEST_CASE("real-backend seeds pass on the correct engine, with kills and power l
 // The planted durability bugs, found on real files within these seed
 // counts (a real run is not deterministic: each count leaves a wide margin
 // over the measured rate; skip_dir_sync_after_current needs a power loss
-// in the short window after a MANIFEST switch, about 1 seed in 100).
-TEST_CASE("real-backend finds the planted durability bugs") {
-  struct Row {
-    PlantedBug bug;
-    uint64_t seeds;
-    std::set<std::string> properties;
-  };
-  const Row rows[] = {
-      {kBugAckSyncWriteBeforeWalSync, 300, {"durability"}},
-      {kBugDeleteWalBeforeManifest, 300, {"durability"}},
-      {kBugSkipDirSyncAfterCurrent, 1000, {"durability", "resurrection", "prefix recovery"}},
-  };
+// in the short window after a MANIFEST switch, about 1 seed in 100). One
+// test per row (see common/row_tests.h), so ctest runs them side by side.
+namespace {
+
+struct DurabilityBugRow {
+  const char* name;
+  PlantedBug bug;
+  uint64_t seeds;
+  std::set<std::string> properties;
+};
+const DurabilityBugRow kDurabilityBugRows[] = {
+    {"ack_sync_write_before_wal_sync", kBugAckSyncWriteBeforeWalSync, 300, {"durability"}},
+    {"delete_wal_before_manifest", kBugDeleteWalBeforeManifest, 300, {"durability"}},
+    {"skip_dir_sync_after_current", kBugSkipDirSyncAfterCurrent, 1000,
+     {"durability", "resurrection", "prefix recovery"}},
+};
+
+void CheckDurabilityBugFound(const DurabilityBugRow& row) {
   const Scenario* s = RealBackendScenario();
-  for (const Row& row : rows) {
-    RunResult found;
-    for (uint64_t seed = 1; seed <= row.seeds && found.passed; seed++) {
-      RunConfig config;
-      config.scenario = s->name();
-      config.seed = seed;
-      config.planted_bugs = row.bug;
-      found = s->Run(config);
-    }
-    INFO("bug bit " << row.bug << ": " << found.failure.property << ": " << found.failure.message);
-    REQUIRE_FALSE(found.passed);
-    CHECK(row.properties.count(found.failure.property) == 1);
-    CHECK_FALSE(found.recorded_history.empty());
+  RunResult found;
+  for (uint64_t seed = 1; seed <= row.seeds && found.passed; seed++) {
+    RunConfig config;
+    config.scenario = s->name();
+    config.seed = seed;
+    config.planted_bugs = row.bug;
+    found = s->Run(config);
   }
+  INFO(row.name << ": " << found.failure.property << ": " << found.failure.message);
+  REQUIRE_FALSE(found.passed);
+  CHECK(row.properties.count(found.failure.property) == 1);
+  CHECK_FALSE(found.recorded_history.empty());
 }
+
+[[maybe_unused]] const bool kDurabilityBugTestsRegistered = shale_test::RegisterRowTests(
+    kDurabilityBugRows,
+    [](const DurabilityBugRow& row) {
+      return "real-backend finds the planted durability bug " + std::string(row.name);
+    },
+    CheckDurabilityBugFound, "[real-backend]");
+
+}  // namespace
