@@ -17,6 +17,8 @@
 namespace shale {
 
 namespace {
+constexpr uint64_t kMaxWriteThreadYieldMicros = 10000;
+
 template <class T>
 void ClipToRange(T* value, T min, T max) {
   if (*value < min) *value = min;
@@ -54,6 +56,8 @@ DBImpl::DBImpl(const Options& sanitized, const std::string& dbname)
       dbname_(dbname),
       internal_comparator_(sanitized.comparator),
       options_(sanitized),
+      spin_before_blocking_(options_.enable_write_thread_adaptive_yield &&
+                            options_.write_thread_max_yield_usec > 0 && runtime_->CanSpin()),
       block_cache_(options_.block_cache),
       mutex_(runtime_->NewMutex()),
       bg_cv_(runtime_->NewCondVar(mutex_.get())),
@@ -109,6 +113,9 @@ Status ValidateOptions(const Options& options) {
   }
   if (options.two_write_queues && options.enable_pipelined_write) {
     return Status::NotSupported("two_write_queues is not compatible with enable_pipelined_write");
+  }
+  if (options.write_thread_max_yield_usec > kMaxWriteThreadYieldMicros) {
+    return Status::InvalidArgument("write_thread_max_yield_usec is above 10000");
   }
   if (options.unordered_write && !options.allow_concurrent_memtable_write) {
     return Status::InvalidArgument(

@@ -155,6 +155,13 @@ class DBImpl final : public DB {
   void CompleteQueued(Writer* last_writer, const Status& status);
   // Dequeues last_writer's queue up to it and wakes the next front writer.
   void PopQueued(Writer* last_writer);
+  // Every wake-up of a waiting writer goes through WakeWriter, which counts
+  // it in the writer's `wakeups` before signalling its condvar. AwaitWakeup
+  // returns after a wake-up (or spuriously); the caller re-checks its
+  // condition. Where the runtime can spin it first spins on the count with
+  // mutex_ released, and blocks only if no wake-up came.
+  void WakeWriter(Writer* w);
+  void AwaitWakeup(Writer* w);
   // The smallest WAL number still needed (unflushed data or prepared sections).
   uint64_t MinLogToKeep() const;  // REQUIRES: mutex_ held
   // Transactions: records in edit the WAL bound below which no prepared
@@ -208,6 +215,8 @@ class DBImpl final : public DB {
   const std::string dbname_;
   const InternalKeyComparator internal_comparator_;
   const Options options_;  // sanitized
+  // Waiting writers spin before they block (AwaitWakeup).
+  const bool spin_before_blocking_;
   std::shared_ptr<Cache> block_cache_;
   TableOptions table_options_;
   StatsCounters stats_;
@@ -262,8 +271,9 @@ class DBImpl final : public DB {
 // Sanitizes user options: fills env/comparator/cache defaults and clamps
 // sizes into workable ranges.
 Options SanitizeOptions(const Options& src);
-// Refuses the write-mode combinations RocksDB refuses and compression types
-// that are not codecs (InvalidArgument, NotSupported): Open's first check.
+// Refuses the write-mode combinations RocksDB refuses, compression types
+// that are not codecs and out-of-range limits (InvalidArgument,
+// NotSupported): Open's first check.
 [[nodiscard]] Status ValidateOptions(const Options& options);
 
 }  // namespace shale

@@ -43,7 +43,7 @@ Status DBImpl::WriteImpl(Writer* w) {
     if (w->state == WriterState::kDone) return w->status;
     if (w->state == WriterState::kInsertOwn) return InsertOwnBatch(w);
     if (w->state == WriterState::kQueued && w == w->queue->front()) break;
-    w->cv->Wait();
+    AwaitWakeup(w);
   }
   return LeadWriteGroup(w);
 }
@@ -164,7 +164,7 @@ Status DBImpl::StartUnorderedInserts(Writer* w, WriteGroup* group) {
     member->insert_into = mem_;
     member->group = nullptr;
     member->state = WriterState::kInsertOwn;
-    if (member != w) member->cv->Signal();
+    if (member != w) WakeWriter(member);
   }
   PopQueued(group->writers.back());
   return InsertOwnBatch(w);
@@ -176,7 +176,7 @@ Status DBImpl::EnterMemtableStage(Writer* w, WriteGroup* group) {
   for (Writer* member : group->writers) member->state = WriterState::kWalWritten;
   PopQueued(group->writers.back());
   memtable_groups_.push_back(group);
-  while (memtable_groups_.front() != group) w->cv->Wait();
+  while (memtable_groups_.front() != group) AwaitWakeup(w);
   return InsertGroup(w, group);
 }
 
@@ -190,7 +190,7 @@ Status DBImpl::InsertGroup(Writer* w, WriteGroup* group) {
       member->insert_into = mem_;
       member->group = group;
       member->state = WriterState::kInsertOwn;
-      if (member != w) member->cv->Signal();
+      if (member != w) WakeWriter(member);
     }
     return InsertOwnBatch(w);
   }
@@ -226,7 +226,7 @@ Status DBImpl::InsertOwnBatch(Writer* w) {
   }
   if (group->status.ok()) group->status = s;
   if (--group->inserts_pending == 0) CompleteGroup(group);
-  while (w->state != WriterState::kDone) w->cv->Wait();
+  while (w->state != WriterState::kDone) AwaitWakeup(w);
   return w->status;
 }
 
@@ -236,7 +236,7 @@ void DBImpl::CompleteGroup(WriteGroup* group) {
   for (Writer* member : group->writers) {
     member->status = group->status;
     member->state = WriterState::kDone;
-    member->cv->Signal();
+    WakeWriter(member);
   }
   if (!group->pipelined) {
     PopQueued(group->writers.back());
@@ -244,7 +244,7 @@ void DBImpl::CompleteGroup(WriteGroup* group) {
   }
   assert(memtable_groups_.front() == group);
   memtable_groups_.pop_front();
-  if (!memtable_groups_.empty()) memtable_groups_.front()->writers.front()->cv->Signal();
+  if (!memtable_groups_.empty()) WakeWriter(memtable_groups_.front()->writers.front());
   bg_cv_->SignalAll();  // a memtable switch or Close may wait for the stage to drain
 }
 
@@ -253,7 +253,7 @@ void DBImpl::CompleteQueued(Writer* last_writer, const Status& status) {
   for (Writer* member : *last_writer->queue) {
     member->status = status;
     member->state = WriterState::kDone;
-    member->cv->Signal();
+    WakeWriter(member);
     if (member == last_writer) break;
   }
   PopQueued(last_writer);
@@ -268,10 +268,31 @@ void DBImpl::PopQueued(Writer* last_writer) {
     if (front == last_writer) break;
   }
   if (!queue.empty()) {
-    queue.front()->cv->Signal();
+    WakeWriter(queue.front());
   } else if (closed_) {
     bg_cv_->SignalAll();  // Close() waits for the queue to drain
   }
+}
+
+void DBImpl::WakeWriter(Writer* w) {
+  mutex_->AssertHeld();
+  w->wakeups.fetch_add(1, std::memory_order_release);
+  w->cv->Signal();
+}
+
+void DBImpl::AwaitWakeup(Writer* w) {
+  mutex_->AssertHeld();
+  if (spin_before_blocking_) {
+    const uint64_t seen = w->wakeups.load(std::memory_order_relaxed);
+    {
+      MutexUnlock unlock(mutex_.get());
+      runtime_->SpinWhileEqual(w->wakeups, seen, options_.write_thread_max_yield_usec);
+    }
+    // Exact here: wake-ups are counted with mutex_ held, and the Wait below
+    // releases it atomically, so none is missed between this check and it.
+    if (w->wakeups.load(std::memory_order_relaxed) != seen) return;
+  }
+  w->cv->Wait();
 }
 
 }  // namespace shale

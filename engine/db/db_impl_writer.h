@@ -15,6 +15,7 @@
 // completion is the last access to it.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <vector>
@@ -41,6 +42,9 @@ struct DBImpl::Writer {
   WriteGroup* group = nullptr;      // kInsertOwn in a group; nullptr: unordered
   MemTable* insert_into = nullptr;  // kInsertOwn
   std::unique_ptr<CondVar> cv;
+  // Wake-ups sent to this writer (DBImpl::WakeWriter): changed only with the
+  // DB mutex held, read by a spinning waiter without it.
+  std::atomic<uint64_t> wakeups{0};
 };
 
 struct DBImpl::WriteGroup {

@@ -102,6 +102,9 @@ class PosixRuntime final : public Runtime {
   std::unique_ptr<CondVar> NewCondVar(Mutex* mu) override;
   std::unique_ptr<Thread> StartThread(const std::string& name, std::function<void()> fn) override;
   void SleepForMicroseconds(uint64_t micros) override;
+  bool CanSpin() const override { return true; }
+  bool SpinWhileEqual(const std::atomic<uint64_t>& word, uint64_t value,
+                      uint64_t max_micros) override;
 
  private:
   Clock* const clock_;

@@ -120,4 +120,44 @@ void PosixRuntime::SleepForMicroseconds(uint64_t micros) {
   std::this_thread::sleep_for(std::chrono::microseconds(micros));
 }
 
+namespace {
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+}  // namespace
+
+bool PosixRuntime::SpinWhileEqual(const std::atomic<uint64_t>& word, uint64_t value,
+                                  uint64_t max_micros) {
+  // First about a microsecond of busy polling (RocksDB's 200 pauses), then
+  // yields until max_micros. A yield that took longer than kSlowYield means
+  // another thread wanted this core; after kMaxSlowYields of them the spin
+  // gives up, so a waiter does not keep the thread it waits for (or a
+  // flush) off a busy machine's cores.
+  constexpr int kBusyPolls = 200;
+  constexpr auto kSlowYield = std::chrono::microseconds(3);
+  constexpr int kMaxSlowYields = 3;
+  for (int i = 0; i < kBusyPolls; i++) {
+    if (word.load(std::memory_order_acquire) != value) return true;
+    CpuRelax();
+  }
+  using SteadyClock = std::chrono::steady_clock;
+  const auto deadline = SteadyClock::now() + std::chrono::microseconds(max_micros);
+  int slow_yields = 0;
+  for (auto now = SteadyClock::now(); now < deadline;) {
+    std::this_thread::yield();
+    if (word.load(std::memory_order_acquire) != value) return true;
+    const auto after = SteadyClock::now();
+    slow_yields = after - now > kSlowYield ? slow_yields + 1 : 0;
+    if (slow_yields >= kMaxSlowYields) break;
+    now = after;
+  }
+  return word.load(std::memory_order_acquire) != value;
+}
+
 }  // namespace shale

@@ -55,6 +55,11 @@ class KillPointRuntime final : public Runtime {
     return target_->StartThread(name, std::move(fn));
   }
   void SleepForMicroseconds(uint64_t micros) override { target_->SleepForMicroseconds(micros); }
+  bool CanSpin() const override { return target_->CanSpin(); }
+  bool SpinWhileEqual(const std::atomic<uint64_t>& word, uint64_t value,
+                      uint64_t max_micros) override {
+    return target_->SpinWhileEqual(word, value, max_micros);
+  }
   void YieldPoint(const char* name) override {
     if (point_.empty() || point_ != name || hits_.fetch_add(1) + 1 != hit_) return;
     journal_->ReachedPoint(name);

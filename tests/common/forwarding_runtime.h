@@ -24,6 +24,11 @@ class ForwardingRuntime : public shale::Runtime {
     return base_->StartThread(name, std::move(fn));
   }
   void SleepForMicroseconds(uint64_t micros) override { base_->SleepForMicroseconds(micros); }
+  bool CanSpin() const override { return base_->CanSpin(); }
+  bool SpinWhileEqual(const std::atomic<uint64_t>& word, uint64_t value,
+                      uint64_t max_micros) override {
+    return base_->SpinWhileEqual(word, value, max_micros);
+  }
   void YieldPoint(const char* name) override { base_->YieldPoint(name); }
   bool FaultPoint(const char* name) override { return base_->FaultPoint(name); }
 

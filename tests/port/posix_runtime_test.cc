@@ -1,5 +1,6 @@
 // PosixClock and PosixRuntime: real threads, locks and waits.
 #include <catch2/catch.hpp>
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -106,4 +107,24 @@ TEST_CASE("yield and fault points are free no-ops", "[port][runtime]") {
   Runtime* rt = Env::Default()->runtime();
   rt->YieldPoint("test.yield");
   REQUIRE_FALSE(rt->FaultPoint("test.fault"));
+}
+
+TEST_CASE("SpinWhileEqual returns once the word changes, and false if it never does",
+          "[port][runtime]") {
+  Runtime* rt = Env::Default()->runtime();
+  REQUIRE(rt->CanSpin());
+  std::atomic<uint64_t> word{7};
+  REQUIRE(rt->SpinWhileEqual(word, 6, 1000));  // already different
+  REQUIRE_FALSE(rt->SpinWhileEqual(word, 7, 0));
+  REQUIRE_FALSE(rt->SpinWhileEqual(word, 7, 200));
+  // Another thread changes it while this one spins. A spin may give up
+  // early (the core was busy), so spin until it reports the change.
+  std::unique_ptr<Thread> changer = rt->StartThread("changer", [&] {
+    rt->SleepForMicroseconds(50);
+    word.store(8, std::memory_order_release);
+  });
+  while (!rt->SpinWhileEqual(word, 7, 100000)) {
+  }
+  REQUIRE(word.load() == 8);
+  changer->Join();
 }

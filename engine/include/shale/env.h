@@ -21,6 +21,7 @@
 // its class says otherwise.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -258,6 +259,21 @@ class Runtime {
   virtual bool FaultPoint(const char* name) {
     (void)name;
     return false;
+  }
+  // Spin-waiting, for a wait that usually ends within microseconds because
+  // the thread it waits for is running now (RocksDB's write-thread adaptive
+  // yield): blocking and waking cost a futex call and a context switch
+  // each. CanSpin() says whether this runtime spins at all. The default, and
+  // the simulator, cannot: only the scheduler runs their threads, so a
+  // spinning fiber would wait forever. Callers then block as usual.
+  virtual bool CanSpin() const { return false; }
+  // Waits without blocking, for up to max_micros, until `word` no longer
+  // holds `value` (an acquire load); returns true if it changed.
+  // REQUIRES: CanSpin().
+  virtual bool SpinWhileEqual(const std::atomic<uint64_t>& word, uint64_t value,
+                              uint64_t max_micros) {
+    (void)max_micros;
+    return word.load(std::memory_order_acquire) != value;
   }
   // FaultPoint as the error of the operation placed after it:
   // IOError("injected fault", name) when it fires, else OK.

@@ -199,6 +199,14 @@ struct Options {
   // A write group's writers insert their own batches into the memtable in
   // parallel once the leader has written the group's WAL record.
   bool allow_concurrent_memtable_write = true;
+  // A writer waiting for its group's leader (or a leader for its group's
+  // parallel inserts) first spins and yields for up to
+  // write_thread_max_yield_usec before it blocks: those waits usually end
+  // within microseconds, and blocking costs a futex wait and a wake-up. Only
+  // where the Env's runtime can spin (the real one; the simulator never
+  // spins). RocksDB's options, same defaults; at most 10,000 us.
+  bool enable_write_thread_adaptive_yield = true;
+  uint64_t write_thread_max_yield_usec = 100;
   // Separate WAL and memtable queues: the next group writes its WAL record
   // while the previous group is still inserting into the memtable.
   bool enable_pipelined_write = false;
