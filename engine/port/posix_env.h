@@ -79,7 +79,8 @@ class PosixFileSystem final : public FileSystem {
   // opening a table reader costs no per-open discovery.
   size_t DirectAlignmentFor(const std::string& path, int fd);
   // Maps the file open on fd into *result and closes fd, or, with no map
-  // slot left (or no map possible), leaves *result empty and fd open.
+  // slot left (or no map possible), leaves *result empty and fd open. If
+  // fd cannot be stat'ed, closes it and returns the error.
   Status MapReadOnly(const std::string& path, int fd, std::unique_ptr<RandomAccessFile>* result);
 
   const std::shared_ptr<MmapLimiter> mmap_limiter_ =

@@ -103,9 +103,9 @@ Status PosixFileSystem::MapReadOnly(const std::string& path, int fd,
     ::close(fd);
     return s;
   }
-  Status s = MaybeMapFile(path, fd, static_cast<uint64_t>(st.st_size), mmap_limiter_, result);
-  if (!s.ok() || *result != nullptr) ::close(fd);
-  return s;
+  *result = MaybeMapFile(path, fd, static_cast<uint64_t>(st.st_size), mmap_limiter_);
+  if (*result != nullptr) ::close(fd);
+  return Status::OK();
 }
 
 Status PosixFileSystem::NewRandomAccessFile(const std::string& path, const FileOptions& opts,

@@ -119,22 +119,20 @@ Status PosixMmapReadableFile::Read(uint64_t offset, size_t n, Slice* result,
   return Status::OK();
 }
 
-Status MaybeMapFile(const std::string& path, int fd, uint64_t size_bytes,
-                    const std::shared_ptr<MmapLimiter>& limiter,
-                    std::unique_ptr<RandomAccessFile>* result) {
-  result->reset();
-  if (size_bytes > SIZE_MAX || !limiter->Acquire()) return Status::OK();
+std::unique_ptr<RandomAccessFile> MaybeMapFile(const std::string& path, int fd,
+                                               uint64_t size_bytes,
+                                               const std::shared_ptr<MmapLimiter>& limiter) {
+  if (size_bytes > SIZE_MAX || !limiter->Acquire()) return nullptr;
   const char* base = nullptr;
   if (size_bytes > 0) {
     void* p = ::mmap(nullptr, static_cast<size_t>(size_bytes), PROT_READ, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
       limiter->Release();
-      return Status::OK();  // e.g. ENOMEM or a file system without mmap: pread
+      return nullptr;  // e.g. ENOMEM or a file system without mmap: pread
     }
     base = static_cast<const char*>(p);
   }
-  *result = std::make_unique<PosixMmapReadableFile>(path, base, size_bytes, limiter);
-  return Status::OK();
+  return std::make_unique<PosixMmapReadableFile>(path, base, size_bytes, limiter);
 }
 
 // --- PosixWritableFile ------------------------------------------------------

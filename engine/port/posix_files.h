@@ -88,12 +88,12 @@ class PosixMmapReadableFile final : public RandomAccessFile {
   const std::shared_ptr<MmapLimiter> limiter_;
 };
 
-// Maps fd (of size_bytes, opened read-only) if limiter has a slot; else
-// leaves *result empty and returns OK (the caller reads with pread). Never
+// Maps fd (of size_bytes, opened read-only) if limiter has a slot and the
+// map succeeds; else returns nullptr (the caller reads with pread). Never
 // takes ownership of fd.
-Status MaybeMapFile(const std::string& path, int fd, uint64_t size_bytes,
-                    const std::shared_ptr<MmapLimiter>& limiter,
-                    std::unique_ptr<RandomAccessFile>* result);
+std::unique_ptr<RandomAccessFile> MaybeMapFile(const std::string& path, int fd,
+                                               uint64_t size_bytes,
+                                               const std::shared_ptr<MmapLimiter>& limiter);
 
 class PosixWritableFile final : public WritableFile {
  public:

@@ -61,7 +61,7 @@ bool Compaction::IsBaseLevelForKey(const Slice& user_key) const {
   return true;
 }
 
-bool Compaction::IsBottommostLevel() const {
+bool Compaction::ComputeBottommostLevel() const {
   const Comparator* ucmp = vset_->icmp_->user_comparator();
   const Slice lo = output_smallest_.user_key();
   const Slice hi = output_largest_.user_key();

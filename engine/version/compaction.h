@@ -70,8 +70,8 @@ class Compaction {
   // True if no file in any level deeper than output_level() (in the input
   // version) overlaps the outputs' key range: the outputs are the bottom of
   // their range (RocksDB's bottommost level, which bottommost_compression
-  // applies to).
-  bool IsBottommostLevel() const;
+  // applies to). Computed once, when the picker sets the output range.
+  bool IsBottommostLevel() const { return bottommost_level_; }
 
   // Call with each output key in order; true if the current output file
   // should be finished BEFORE internal_key because it already overlaps too
@@ -103,6 +103,10 @@ class Compaction {
   // smallest to the largest key of all inputs. No other running compaction
   // may write into it (VersionSet::OutputRangeBusy).
   InternalKey output_smallest_, output_largest_;
+  bool bottommost_level_ = false;  // IsBottommostLevel()
+  // The scan behind IsBottommostLevel: the deeper levels' files against the
+  // output range. REQUIRES: output_smallest_ and output_largest_ set.
+  bool ComputeBottommostLevel() const;
   bool released_ = false;
 
   // ShouldStopBefore state.

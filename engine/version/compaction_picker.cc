@@ -78,6 +78,7 @@ bool VersionSet::SetupOtherInputs(Compaction* c) {
   if (OutputRangeBusy(c->output_level_, all_start, all_limit)) return false;
   c->output_smallest_ = all_start;
   c->output_largest_ = all_limit;
+  c->bottommost_level_ = c->ComputeBottommostLevel();
   c->grandparents_.clear();
   if (c->output_level_ + 1 < num_levels_) {
     current_->GetOverlappingInputs(c->output_level_ + 1, &all_start, &all_limit,
