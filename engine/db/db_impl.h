@@ -243,9 +243,6 @@ class DBImpl final : public DB {
   std::unique_ptr<Mutex> wal_mu_;
   TxnStateHooks* txn_hooks_ = nullptr;      // set before Open; may be null
   std::deque<WriteGroup*> memtable_groups_; // GUARDED, pipelined groups past their WAL write
-  // GUARDED: the last sequence given to a write group (set by Open); the
-  // published last sequence trails it while groups are in flight.
-  SequenceNumber last_allocated_sequence_ = 0;
   // GUARDED: the published last sequence before the newest publish (read
   // only by the planted kBugStaleSnapshotSequence).
   SequenceNumber sequence_before_last_publish_ = 0;

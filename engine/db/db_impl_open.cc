@@ -34,7 +34,6 @@ Status DBImpl::OpenImpl() {
   VersionEdit edit;
   bool save_manifest = false;
   Status s = Recover(&edit, &save_manifest);
-  last_allocated_sequence_ = versions_->LastSequence();
   if (s.ok()) s = NewWAL();
   if (s.ok()) {
     mem_ = NewMemTable();

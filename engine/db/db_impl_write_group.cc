@@ -2,7 +2,7 @@
 //
 // Every mode starts the same way: the front writer of writers_ leads a group,
 // makes room, merges the group's batches into one WAL record, numbers them
-// from last_allocated_sequence_ and writes the record (without the mutex).
+// from VersionSet::LastAllocatedSequence and writes the record (without the mutex).
 // Then:
 //   vanilla    the group stays queued while its batches go into the memtable
 //              (the leader inserts them all, or with
@@ -78,10 +78,10 @@ Status DBImpl::LeadWriteGroup(Writer* w) {
     MutexUnlock unlock(mutex_.get());
     wal_mu_->Lock();
   }
-  const SequenceNumber first = last_allocated_sequence_ + 1;
+  const SequenceNumber first = versions_->LastAllocatedSequence() + 1;
   WriteBatchInternal::SetSequence(merged, first);
   group.last_sequence = first + WriteBatchInternal::Count(merged) - 1;
-  last_allocated_sequence_ = group.last_sequence;
+  versions_->SetLastAllocatedSequence(group.last_sequence);
   StampGroupSequences(first, group);
   bool wal_failed = false;
   {

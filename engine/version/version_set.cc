@@ -55,6 +55,11 @@ void VersionSet::SetLastSequence(SequenceNumber s) {
   last_sequence_.store(s, std::memory_order_release);
 }
 
+void VersionSet::SetLastAllocatedSequence(SequenceNumber s) {
+  assert(s >= LastAllocatedSequence());
+  last_allocated_sequence_ = s;
+}
+
 void VersionSet::WriteSnapshot(std::string* record) const {
   VersionEdit edit;
   edit.SetComparatorName(icmp_->user_comparator()->Name());
@@ -121,7 +126,18 @@ Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
                     descriptor_log_->size_bytes() >= options_->max_manifest_file_size;
   const uint64_t new_manifest_number = roll ? NewFileNumber() : 0;
   edit->SetNextFile(next_file_number_);
-  edit->SetLastSequence(LastSequence());
+  edit->SetLastSequence(LastAllocatedSequence());
+  // Paired with recovery's numbering: a table holding a sequence past the
+  // recorded one would have it reused by new writes after a restart.
+  for (const auto& [level, meta] : edit->new_files()) {
+    if (meta.largest_seqno > edit->last_sequence()) {
+      in_log_and_apply_ = false;
+      return Status::Corruption("table " + std::to_string(meta.number) + " holds sequence " +
+                                std::to_string(meta.largest_seqno) +
+                                " past the DB's last allocated sequence " +
+                                std::to_string(edit->last_sequence()));
+    }
+  }
 
   Version* v = new Version(this);
   Status s;

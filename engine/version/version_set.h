@@ -34,6 +34,7 @@
 // was released before the VersionSet is destroyed.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -71,7 +72,9 @@ class VersionSet {
 
   // Applies *edit to current() and installs the result, durably.
   // Fills in edit's log_number (if unset: LogNumber()), prev_log_number,
-  // next_file_number and last_sequence. Writes the edit (after a full
+  // next_file_number and last_sequence (LastAllocatedSequence()); refuses
+  // with Corruption, writing nothing, an edit adding a table with a
+  // sequence past that. Writes the edit (after a full
   // snapshot, if a new MANIFEST is needed) and syncs the MANIFEST with mu
   // RELEASED, then re-acquires mu and installs the new Version.
   // On failure: nothing is installed, the MANIFEST writer is dropped (the
@@ -109,6 +112,16 @@ class VersionSet {
   SequenceNumber LastSequence() const { return last_sequence_.load(std::memory_order_acquire); }
   // REQUIRES: s >= LastSequence().
   void SetLastSequence(SequenceNumber s);
+  // The highest sequence handed to a write, published or not (at least
+  // LastSequence()). With two write queues a memtable holds a write's
+  // entries before its commit publishes them, so a flush can put sequences
+  // past LastSequence() in a table: the MANIFEST records this one, and a
+  // recovery numbers new writes past every sequence in its tables.
+  SequenceNumber LastAllocatedSequence() const {
+    return std::max(last_allocated_sequence_, LastSequence());
+  }
+  // REQUIRES: s >= LastAllocatedSequence().
+  void SetLastAllocatedSequence(SequenceNumber s);
 
   // WALs below LogNumber() are obsolete (their data is in table files).
   uint64_t LogNumber() const { return log_number_; }
@@ -198,6 +211,7 @@ class VersionSet {
   uint64_t next_file_number_ = 2;
   uint64_t manifest_file_number_ = 0;
   std::atomic<SequenceNumber> last_sequence_{0};
+  SequenceNumber last_allocated_sequence_ = 0;  // see LastAllocatedSequence
   uint64_t log_number_ = 0;
   uint64_t prev_log_number_ = 0;
   uint64_t min_log_to_keep_ = 0;

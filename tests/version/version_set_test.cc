@@ -94,6 +94,37 @@ TEST_CASE("many edits survive reopen", "[version_set]") {
   }
 }
 
+TEST_CASE("the MANIFEST records the last allocated sequence, not the published one",
+          "[version_set]") {
+  VersionSetFixture t;
+  {
+    MutexLock lock(t.mu_.get());
+    t.vset_->SetLastSequence(5);
+    t.vset_->SetLastAllocatedSequence(9);  // 6..9 handed out, not yet published
+  }
+  VersionEdit edit;
+  edit.AddFile(0, t.vset_->NewFileNumber(), 100, IKey("a", 6), IKey("b", 9), 6, 9);
+  REQUIRE(t.Apply(&edit).ok());
+  REQUIRE(t.Reopen().ok());
+  CHECK(t.vset_->LastSequence() == 9);
+}
+
+TEST_CASE("LogAndApply refuses a table with a sequence never handed out", "[version_set]") {
+  VersionSetFixture t;
+  VersionEdit edit;
+  edit.AddFile(0, t.vset_->NewFileNumber(), 100, IKey("a", 6), IKey("b", 9), 6, 9);
+  MutexLock lock(t.mu_.get());
+  t.vset_->SetLastSequence(8);
+  const uint64_t manifest_size = std::filesystem::file_size(
+      DescriptorFileName(t.dir_.path(), t.vset_->ManifestFileNumber()));
+  const Status s = t.vset_->LogAndApply(&edit, t.mu_.get());
+  CHECK(s.IsCorruption());
+  CHECK(t.vset_->current()->files(0).empty());
+  CHECK(std::filesystem::file_size(DescriptorFileName(t.dir_.path(),
+                                                      t.vset_->ManifestFileNumber())) ==
+        manifest_size);
+}
+
 TEST_CASE("the first LogAndApply after recovery starts a new MANIFEST", "[version_set]") {
   VersionSetFixture t;
   const uint64_t old_manifest = t.vset_->ManifestFileNumber();

@@ -65,8 +65,14 @@ class VersionSetFixture {
     return s;
   }
 
+  // Applies edit as a DB would: its files' sequences were handed out first.
   shale::Status Apply(shale::VersionEdit* edit) {
     shale::MutexLock lock(mu_.get());
+    for (const auto& [level, meta] : edit->new_files()) {
+      if (meta.largest_seqno > vset_->LastAllocatedSequence()) {
+        vset_->SetLastAllocatedSequence(meta.largest_seqno);
+      }
+    }
     return vset_->LogAndApply(edit, mu_.get());
   }
   // Adds one synthetic file [smallest, largest] to level; returns its number.
