@@ -5,6 +5,7 @@
 
 #include "memtable/arena.h"
 #include "memtable/skiplist.h"
+#include "util/check.h"
 #include "util/coding.h"
 #include "util/mutexlock.h"
 
@@ -155,8 +156,8 @@ size_t MemTable::ApproximateMemoryUsage() const { return rep_->arena.MemoryUsage
 Iterator* MemTable::NewIterator() { return new MemTableIterator(&rep_->table); }
 
 void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& key, const Slice& value) {
-  assert(seq <= kMaxSequenceNumber);
-  assert(type == kTypeValue || type == kTypeDeletion);
+  SHALE_CHECK(seq <= kMaxSequenceNumber);
+  SHALE_CHECK(type == kTypeValue || type == kTypeDeletion);
   const size_t entry_bytes = EntryBytes(key, value);
   char* const entry = rep_->table.AllocatePayload(entry_bytes);
   EncodeEntry(entry, entry_bytes, seq, type, key, value);
@@ -167,8 +168,8 @@ void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& key, const S
 void MemTable::AddConcurrently(SequenceNumber seq, ValueType type, const Slice& key,
                                const Slice& value) {
   assert(concurrent_mu_ != nullptr);
-  assert(seq <= kMaxSequenceNumber);
-  assert(type == kTypeValue || type == kTypeDeletion);
+  SHALE_CHECK(seq <= kMaxSequenceNumber);
+  SHALE_CHECK(type == kTypeValue || type == kTypeDeletion);
   const size_t entry_bytes = EntryBytes(key, value);
   Table::Reservation reserved;
   {

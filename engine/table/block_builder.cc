@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
 
+#include "util/check.h"
 #include "util/coding.h"
 
 namespace shale {
@@ -49,6 +51,9 @@ void BlockBuilder::Add(const Slice& key, const Slice& value) {
 }
 
 Slice BlockBuilder::Finish() {
+  // The reader's half of this pair is Block's parse of the restart array.
+  SHALE_CHECK(!finished_ && restarts_.front() == 0 && restarts_.back() <= buffer_.size());
+  SHALE_CHECK(buffer_.size() + (restarts_.size() + 1) * sizeof(uint32_t) <= UINT32_MAX);
   for (uint32_t restart : restarts_) PutFixed32(&buffer_, restart);
   PutFixed32(&buffer_, static_cast<uint32_t>(restarts_.size()));
   finished_ = true;

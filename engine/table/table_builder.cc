@@ -7,6 +7,7 @@
 #include "table/filter_block.h"
 #include "table/format.h"
 #include "table/table.h"
+#include "util/check.h"
 #include "util/compression.h"
 
 namespace shale {
@@ -61,6 +62,9 @@ struct TableBuilder::Rep {
 
   // Appends contents and its trailer at `offset`; sets *handle.
   void WriteRawBlock(const Slice& contents, CompressionType type, BlockHandle* handle) {
+    // The block lands where its handle says: a reader reads it there and
+    // its checksum covers that offset.
+    SHALE_CHECK(file->GetFileSize() == offset);
     *handle = BlockHandle(offset, contents.size());
     char trailer[kBlockTrailerBytes];
     trailer[0] = static_cast<char>(type);

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "memtable/merging_iterator.h"
+#include "util/check.h"
 #include "util/file_options.h"
 #include "util/mutexlock.h"
 #include "version/filename.h"
@@ -51,12 +52,12 @@ void VersionSet::AppendVersion(Version* v) {
 }
 
 void VersionSet::SetLastSequence(SequenceNumber s) {
-  assert(s >= LastSequence());
+  SHALE_CHECK(s >= LastSequence());
   last_sequence_.store(s, std::memory_order_release);
 }
 
 void VersionSet::SetLastAllocatedSequence(SequenceNumber s) {
-  assert(s >= LastAllocatedSequence());
+  SHALE_CHECK(s >= LastAllocatedSequence());
   last_allocated_sequence_ = s;
 }
 
@@ -146,7 +147,7 @@ Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     s = builder.Apply(*edit);
     if (s.ok()) s = builder.SaveTo(v);
   }
-  assert(s.ok());  // the DB only applies edits that fit current()
+  SHALE_CHECK(s.ok());  // level ordering: the DB only applies edits that fit current()
   std::string snapshot;
   if (s.ok() && new_manifest_number != 0) WriteSnapshot(&snapshot);  // reads state under mu
   std::string record;
