@@ -115,7 +115,8 @@ Status ValidateOptions(const Options& options) {
     return Status::NotSupported("two_write_queues is not compatible with enable_pipelined_write");
   }
   if (options.write_thread_max_yield_usec > kMaxWriteThreadYieldMicros) {
-    return Status::InvalidArgument("write_thread_max_yield_usec is above 10000");
+    return Status::InvalidArgument("write_thread_max_yield_usec is above " +
+                                   std::to_string(kMaxWriteThreadYieldMicros));
   }
   if (options.unordered_write && !options.allow_concurrent_memtable_write) {
     return Status::InvalidArgument(

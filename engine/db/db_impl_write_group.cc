@@ -290,8 +290,12 @@ void DBImpl::AwaitWakeup(Writer* w) {
     }
     // Exact here: wake-ups are counted with mutex_ held, and the Wait below
     // releases it atomically, so none is missed between this check and it.
-    if (w->wakeups.load(std::memory_order_relaxed) != seen) return;
+    if (w->wakeups.load(std::memory_order_relaxed) != seen) {
+      SHALE_COUNT(&stats_, writer_waits_spun, 1);
+      return;
+    }
   }
+  SHALE_COUNT(&stats_, writer_waits_blocked, 1);
   w->cv->Wait();
 }
 

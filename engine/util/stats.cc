@@ -28,6 +28,8 @@ std::string DBStats::ToString() const {
   add("compaction_bytes_written", compaction_bytes_written);
   add("keys_written", keys_written);
   add("write_groups", write_groups);
+  add("writer_waits_spun", writer_waits_spun);
+  add("writer_waits_blocked", writer_waits_blocked);
   add("write_slowdowns", write_slowdowns);
   add("write_stops", write_stops);
   add("stall_micros", stall_micros);

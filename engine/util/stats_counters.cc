@@ -22,6 +22,8 @@ DBStats StatsCounters::Snapshot() const {
   s.compaction_bytes_written = get(compaction_bytes_written);
   s.keys_written = get(keys_written);
   s.write_groups = get(write_groups);
+  s.writer_waits_spun = get(writer_waits_spun);
+  s.writer_waits_blocked = get(writer_waits_blocked);
   s.write_slowdowns = get(write_slowdowns);
   s.write_stops = get(write_stops);
   s.stall_micros = get(stall_micros);

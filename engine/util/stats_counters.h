@@ -30,6 +30,8 @@ struct StatsCounters {
   std::atomic<uint64_t> compaction_bytes_written{0};
   std::atomic<uint64_t> keys_written{0};
   std::atomic<uint64_t> write_groups{0};
+  std::atomic<uint64_t> writer_waits_spun{0};
+  std::atomic<uint64_t> writer_waits_blocked{0};
   std::atomic<uint64_t> write_slowdowns{0};
   std::atomic<uint64_t> write_stops{0};
   std::atomic<uint64_t> stall_micros{0};

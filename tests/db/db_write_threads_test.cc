@@ -1,15 +1,20 @@
 // Real threads through every write mode, with waiting writers spinning
 // before they block (enable_write_thread_adaptive_yield) and without:
 // every acknowledged write is readable, and the sequences the writes were
-// given are exactly 1..N, each once.
+// given are exactly 1..N, each once. A writer queued behind a leader ends
+// its wait while spinning, and never spins when spinning is off.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/forwarding_runtime.h"
 #include "common/temp_dir.h"
 #include "shale/db.h"
 #include "shale/write_batch.h"
@@ -86,6 +91,7 @@ void CheckMode(const WriteMode& mode, bool spin) {
   std::sort(used.begin(), used.end());
   for (size_t i = 0; i < used.size(); i++) REQUIRE(used[i] == i + 1);
   REQUIRE(db->GetLatestSequenceNumber() == used.size());
+  if (!spin) REQUIRE(db->GetStats().writer_waits_spun == 0);
   for (int t = 0; t < kThreads; t++) {
     for (int i = 0; i < kWritesPerThread; i += 13) {
       const std::string key = "k" + std::to_string(t) + "." + std::to_string(i);
@@ -97,7 +103,65 @@ void CheckMode(const WriteMode& mode, bool spin) {
   REQUIRE(db->Close().ok());
 }
 
+// The real runtime, except that it can always spin, and the first write
+// group's leader holds before its WAL append until a queued writer spins.
+// Both waits give up after kMaxWait (then the test fails on the counts).
+class HoldLeaderRuntime final : public shale_test::ForwardingRuntime {
+ public:
+  using ForwardingRuntime::ForwardingRuntime;
+  bool CanSpin() const override { return true; }
+  bool SpinWhileEqual(const std::atomic<uint64_t>& word, uint64_t value,
+                      uint64_t max_micros) override {
+    (void)max_micros;  // spins until the wake-up, so the wait ends here
+    spinning_.store(true);
+    WaitUntil([&] { return word.load(std::memory_order_acquire) != value; });
+    return word.load(std::memory_order_acquire) != value;
+  }
+  void YieldPoint(const char* name) override {
+    if (std::strcmp(name, "write.before_wal_append") == 0 && !held_.exchange(true)) {
+      WaitUntil([this] { return spinning_.load(); });
+    }
+    ForwardingRuntime::YieldPoint(name);
+  }
+  bool held() const { return held_.load(); }
+
+ private:
+  static constexpr std::chrono::seconds kMaxWait{10};
+  template <typename Done>
+  static void WaitUntil(Done done) {
+    const auto deadline = std::chrono::steady_clock::now() + kMaxWait;
+    while (!done() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  }
+  std::atomic<bool> held_{false};
+  std::atomic<bool> spinning_{false};
+};
+
 }  // namespace
+
+TEST_CASE("a writer queued behind a leader ends its wait spinning, without blocking",
+          "[db][write]") {
+  shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
+  Env* const real = Env::Default();
+  HoldLeaderRuntime runtime(real->runtime());
+  Env env(real->fs(), real->clock(), &runtime);
+  Options o;
+  o.create_if_missing = true;
+  o.env = &env;
+  std::unique_ptr<DB> db;
+  REQUIRE(DB::Open(o, dir.Child("db"), &db).ok());
+  Status leader_status, follower_status;
+  std::thread leader([&] { leader_status = db->Put(WriteOptions(), "a", "1"); });
+  while (!runtime.held()) std::this_thread::yield();
+  std::thread follower([&] { follower_status = db->Put(WriteOptions(), "b", "2"); });
+  leader.join();
+  follower.join();
+  REQUIRE(leader_status.ok());
+  REQUIRE(follower_status.ok());
+  const DBStats stats = db->GetStats();
+  CHECK(stats.writer_waits_spun == 1);
+  CHECK(stats.writer_waits_blocked == 0);
+  REQUIRE(db->Close().ok());
+}
 
 TEST_CASE("writer threads get each sequence once and read back, in every write mode",
           "[db][write]") {

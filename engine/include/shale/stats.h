@@ -33,6 +33,10 @@ struct DBStats {
   // Writes
   uint64_t keys_written = 0;
   uint64_t write_groups = 0;
+  // A queued writer's waits for its turn: those that ended while it spun
+  // (enable_write_thread_adaptive_yield), and those that blocked.
+  uint64_t writer_waits_spun = 0;
+  uint64_t writer_waits_blocked = 0;
   uint64_t write_slowdowns = 0;
   uint64_t write_stops = 0;
   uint64_t stall_micros = 0;
