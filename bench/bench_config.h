@@ -7,8 +7,8 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <system_error>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace shale::bench {
@@ -16,9 +16,9 @@ namespace shale::bench {
 // The workloads, with db_bench's meaning; rawwrite and rawread measure a
 // simulated flash device alone (--fs=sim-flash only; bench/sim_flash_bench.h).
 inline const std::vector<std::string>& KnownBenchmarks() {
-  static const std::vector<std::string> names = {
-      "fillseq",          "fillrandom", "overwrite", "readrandom", "readseq",
-      "readwhilewriting", "compact",    "rawwrite",   "rawread"};
+  static const std::vector<std::string> names = {"fillseq",    "fillrandom", "overwrite",
+                                                 "readrandom", "readseq",    "readwhilewriting",
+                                                 "compact",    "rawwrite",   "rawread"};
   return names;
 }
 
@@ -49,9 +49,9 @@ struct BenchConfig {
   int64_t batch_size = 1;  // entries per write batch in the fill workloads
   uint64_t cache_size_bytes = 64ull << 20;
   uint64_t write_buffer_size_bytes = 64ull << 20;
-  int64_t bloom_bits = 10;             // bits per key; 0: no filter
-  int64_t block_size_bytes = 4096;     // table data block size
-  int64_t max_open_files = -1;         // table readers kept open; -1: all
+  int64_t bloom_bits = 10;          // bits per key; 0: no filter
+  int64_t block_size_bytes = 4096;  // table data block size
+  int64_t max_open_files = -1;      // table readers kept open; -1: all
   // Block codec: none, snappy, lz4 or zstd (db_bench's default: snappy).
   std::string compression_type = "snappy";
   // Compaction output file size (LevelDB: max_file_size).
@@ -74,8 +74,8 @@ struct BenchConfig {
   // RocksDB) and write through it, as db_bench's --transaction_db does.
   bool transaction_db = false;
   bool txn_skip_concurrency_control = false;  // needs transaction_db
-  std::string db_path;  // empty: DefaultBenchDbPath()
-  std::string engine = "shale";  // shale | leveldb | rocksdb | all
+  std::string db_path;                        // empty: DefaultBenchDbPath()
+  std::string engine = "shale";               // shale | leveldb | rocksdb | all
   // Where the engine's files live: "posix" (the real file system at
   // db_path), "flash" (the flash backend on a device kept in
   // db_path/flash.dev, real threads) or "sim-flash" (a simulated

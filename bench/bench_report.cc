@@ -19,8 +19,7 @@ std::string CpuDescription() {
     if (line.rfind("model name", 0) != 0) continue;
     const size_t colon = line.find(':');
     if (colon == std::string::npos) break;
-    return absl::StrFormat("%u * %s", std::thread::hardware_concurrency(),
-                           line.substr(colon + 2));
+    return absl::StrFormat("%u * %s", std::thread::hardware_concurrency(), line.substr(colon + 2));
   }
   return "";
 }
@@ -45,28 +44,27 @@ void PrintHeader(const BenchConfig& c, std::ostream& out) {
                          c.value_size_bytes, c.value_size_bytes / 2);
   out << absl::StrFormat("Entries:    %d\n", c.num);
   out << absl::StrFormat("RawSize:    %.1f MB (estimated)\n", (key + value) * entries / kMiB);
-  out << absl::StrFormat("FileSize:   %.1f MB (estimated)\n",
-                         (key + value * 0.5) * entries / kMiB);
+  out << absl::StrFormat("FileSize:   %.1f MB (estimated)\n", (key + value * 0.5) * entries / kMiB);
   out << absl::StrFormat("Threads:    %d\n", c.threads);
-  out << absl::StrFormat("Options:    write_buffer_size=%d cache_size=%d bloom_bits=%d "
-                         "block_size=%d max_open_files=%d target_file_size_base=%d compression=%s "
-                         "sync=%d disable_wal=%d batch_size=%d mmap_read=%d\n",
-                         c.write_buffer_size_bytes, c.cache_size_bytes, c.bloom_bits,
-                         c.block_size_bytes, c.max_open_files, c.target_file_size_base_bytes,
-                         c.compression_type, int{c.sync}, int{c.disable_wal},
-                         c.batch_size, int{c.mmap_read});
+  out << absl::StrFormat(
+      "Options:    write_buffer_size=%d cache_size=%d bloom_bits=%d "
+      "block_size=%d max_open_files=%d target_file_size_base=%d compression=%s "
+      "sync=%d disable_wal=%d batch_size=%d mmap_read=%d\n",
+      c.write_buffer_size_bytes, c.cache_size_bytes, c.bloom_bits, c.block_size_bytes,
+      c.max_open_files, c.target_file_size_base_bytes, c.compression_type, int{c.sync},
+      int{c.disable_wal}, c.batch_size, int{c.mmap_read});
   // Shale and RocksDB only: LevelDB has no such options (see KvOptions), so
   // a LevelDB-only run prints nothing about them.
   if (c.engine != "leveldb") {
     const char* db = !c.transaction_db                ? "DB"
                      : c.txn_skip_concurrency_control ? "TransactionDB(WritePrepared, no locks)"
                                                       : "TransactionDB(WritePrepared)";
-    out << absl::StrFormat("WritePath:  allow_concurrent_memtable_write=%d "
-                           "enable_pipelined_write=%d unordered_write=%d two_write_queues=%d "
-                           "db=%s\n",
-                           int{c.allow_concurrent_memtable_write},
-                           int{c.enable_pipelined_write}, int{c.unordered_write},
-                           int{c.two_write_queues}, db);
+    out << absl::StrFormat(
+        "WritePath:  allow_concurrent_memtable_write=%d "
+        "enable_pipelined_write=%d unordered_write=%d two_write_queues=%d "
+        "db=%s\n",
+        int{c.allow_concurrent_memtable_write}, int{c.enable_pipelined_write},
+        int{c.unordered_write}, int{c.two_write_queues}, db);
   }
   out << "------------------------------------------------\n";
 }
@@ -96,8 +94,7 @@ double OpsPerSecond(const BenchResult& r) {
 }
 
 std::string FormatResultLine(const BenchResult& r) {
-  const double micros_per_op =
-      r.ops > 0 ? r.thread_seconds * 1e6 / static_cast<double>(r.ops) : 0;
+  const double micros_per_op = r.ops > 0 ? r.thread_seconds * 1e6 / static_cast<double>(r.ops) : 0;
   std::string extra;
   if (r.bytes > 0 && r.wall_seconds > 0) {
     extra = absl::StrFormat("%6.1f MB/s", static_cast<double>(r.bytes) / kMiB / r.wall_seconds);
@@ -107,8 +104,7 @@ std::string FormatResultLine(const BenchResult& r) {
     extra += absl::StrFormat("(%d of %d found)", r.found, r.ops);
   }
   return absl::StrFormat("%-12s : %11.3f micros/op %d ops/sec;%s%s", r.name, micros_per_op,
-                         static_cast<int64_t>(OpsPerSecond(r)), extra.empty() ? "" : " ",
-                         extra);
+                         static_cast<int64_t>(OpsPerSecond(r)), extra.empty() ? "" : " ", extra);
 }
 
 void PrintComparison(const std::vector<EngineResults>& engines,

@@ -48,7 +48,8 @@ Status OpenFlashBackend(const BenchConfig& c, const std::string& path, bool keep
   FlashFsOptions options;
   options.read_cache_bytes = c.flash_read_cache_bytes;
   options.buffer_across_flush = c.flash_buffer_across_flush;
-  if (s.ok()) s = OpenFlashFileSystem(b->device.get(), real->fs(), real->runtime(), options, &b->fs);
+  if (s.ok())
+    s = OpenFlashFileSystem(b->device.get(), real->fs(), real->runtime(), options, &b->fs);
   if (!s.ok()) return s;
   b->env = std::make_unique<Env>(b->fs.get(), real->clock(), real->runtime());
   *backend = std::move(b);
@@ -120,8 +121,8 @@ int RunEngine(const BenchConfig& c, EngineRun* run, EngineResults* results, std:
   if (!notes.empty()) out << "Note:       " << notes << "\n";
   Status s = OpenFresh(c, run, options, c.use_existing);
   if (!s.ok()) {
-    err << "shale: cannot open " << store->name() << " DB at " << run->path << ": "
-        << s.ToString() << "\n";
+    err << "shale: cannot open " << store->name() << " DB at " << run->path << ": " << s.ToString()
+        << "\n";
     return kExitUsage;
   }
   bool written = false;
@@ -132,8 +133,8 @@ int RunEngine(const BenchConfig& c, EngineRun* run, EngineResults* results, std:
       if (s.ok()) s = OpenFresh(c, run, options, /*keep=*/false);
       if (!s.ok()) break;
     }
-    written = written || name.rfind("fill", 0) == 0 || name == "overwrite" ||
-              name == "readwhilewriting";
+    written =
+        written || name.rfind("fill", 0) == 0 || name == "overwrite" || name == "readwhilewriting";
     // Seeded by the workload's name, not its position: readrandom must not
     // replay fillrandom's key sequence (it would find every key).
     BenchResult r = RunWorkload(name, store, c, BenchSeed(name));

@@ -15,8 +15,8 @@ KeyFormatter::KeyFormatter(size_t key_size_bytes)
 
 Slice KeyFormatter::Format(uint64_t index) {
   char digits[24];
-  const int n = std::snprintf(digits, sizeof(digits), "%llu",
-                              static_cast<unsigned long long>(index));
+  const int n =
+      std::snprintf(digits, sizeof(digits), "%llu", static_cast<unsigned long long>(index));
   const size_t len = static_cast<size_t>(n);
   std::fill(buffer_.begin(), buffer_.end(), '0');
   const size_t copy = std::min(len, key_size_bytes_);
@@ -25,8 +25,7 @@ Slice KeyFormatter::Format(uint64_t index) {
   return Slice(buffer_);
 }
 
-ValuePool::ValuePool(uint64_t seed, size_t value_size_bytes)
-    : value_size_bytes_(value_size_bytes) {
+ValuePool::ValuePool(uint64_t seed, size_t value_size_bytes) : value_size_bytes_(value_size_bytes) {
   Random rnd(seed);
   const size_t pool_bytes = std::max(kPoolBytes, value_size_bytes);
   pool_.reserve(pool_bytes + kChunkBytes);

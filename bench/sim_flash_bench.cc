@@ -44,7 +44,8 @@ class SimThreads final : public WorkloadThreads {
 };
 
 uint64_t DataBytes(const BenchConfig& c) {
-  return static_cast<uint64_t>(c.num) * static_cast<uint64_t>(c.key_size_bytes + c.value_size_bytes);
+  return static_cast<uint64_t>(c.num) *
+         static_cast<uint64_t>(c.key_size_bytes + c.value_size_bytes);
 }
 
 }  // namespace
@@ -65,8 +66,8 @@ sim::SimFlashDeviceOptions BenchFlashDevice(const BenchConfig& c) {
   // Room for the data eight times over (levels, obsolete files, padding),
   // for a WAL that spends a page on every write (no write buffer), and a
   // chunk per unit for every file the engine may keep open.
-  const uint64_t wal_bytes = static_cast<uint64_t>(c.num) * static_cast<uint64_t>(c.threads) *
-                             g.ws_min * g.sector_bytes;
+  const uint64_t wal_bytes =
+      static_cast<uint64_t>(c.num) * static_cast<uint64_t>(c.threads) * g.ws_min * g.sector_bytes;
   const uint64_t chunks = (DataBytes(c) * 8 + wal_bytes) / g.chunk_bytes() + 256;
   g.chunks_per_unit = static_cast<uint32_t>(std::max<uint64_t>(8, chunks / g.parallel_units() + 1));
   o.timing.read_ns = 100'000;
@@ -83,8 +84,8 @@ void PrintDevice(const BenchConfig& c, const sim::SimFlashDeviceOptions& o, std:
   out << absl::StrFormat(
       "Device:     simulated open-channel SSD, %u groups x %u units x %u chunks x %u sectors of "
       "%u B; ws_min %u, ws_opt %u, mw_cunits %u\n",
-      g.groups, g.parallel_units_per_group, g.chunks_per_unit, g.sectors_per_chunk,
-      g.sector_bytes, g.ws_min, g.ws_opt, g.mw_cunits);
+      g.groups, g.parallel_units_per_group, g.chunks_per_unit, g.sectors_per_chunk, g.sector_bytes,
+      g.ws_min, g.ws_opt, g.mw_cunits);
   out << absl::StrFormat(
       "Timing:     program %d us per ws_opt, read %d us per ws_min, erase %d us, channel %d "
       "MB/s; host %d ns per operation; all in simulated time\n",
@@ -207,8 +208,8 @@ int RunSimFlashBench(const BenchConfig& config, std::ostream& out, std::ostream&
   const std::vector<std::string>& names = config.benchmarks;
   size_t first = 0;
   for (size_t i = 1; i <= names.size(); i++) {
-    const bool boundary = i == names.size() || WantsFreshDb(names[i]) ||
-                          names[i] == "rawwrite" || IsRaw(names[i]) != IsRaw(names[i - 1]);
+    const bool boundary = i == names.size() || WantsFreshDb(names[i]) || names[i] == "rawwrite" ||
+                          IsRaw(names[i]) != IsRaw(names[i - 1]);
     if (!boundary) continue;
     const Status s = RunOnFreshDevice(config, first, i, out);
     if (!s.ok()) {

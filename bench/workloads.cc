@@ -125,8 +125,8 @@ void DoWriteUntil(const Context& ctx, int tid, const std::atomic<bool>* stop, Th
   ValuePool values(ctx.seed * 31 + static_cast<uint64_t>(tid), c.value_size_bytes);
   KeyFormatter key(c.key_size_bytes);
   while (!stop->load(std::memory_order_relaxed)) {
-    r->status = ctx.store->Put(key.Format(rnd.Uniform(static_cast<uint64_t>(c.num))),
-                               values.Next());
+    r->status =
+        ctx.store->Put(key.Format(rnd.Uniform(static_cast<uint64_t>(c.num))), values.Next());
     if (!r->status.ok()) return;
     ++r->ops;
     ctx.threads->ChargeOp();

@@ -36,13 +36,13 @@ namespace shale::bench {
 
 struct BenchResult {
   std::string name;
-  int64_t ops = 0;           // operations done (reads or writes)
-  int64_t bytes = 0;         // key+value bytes moved
-  int64_t found = 0;         // reads that found their key
+  int64_t ops = 0;    // operations done (reads or writes)
+  int64_t bytes = 0;  // key+value bytes moved
+  int64_t found = 0;  // reads that found their key
   bool reports_found = false;
-  double wall_seconds = 0;   // first thread start to last thread finish
-  double thread_seconds = 0; // summed over the reporting threads
-  Status status;             // the first error any thread met
+  double wall_seconds = 0;    // first thread start to last thread finish
+  double thread_seconds = 0;  // summed over the reporting threads
+  Status status;              // the first error any thread met
 };
 
 // How a workload's threads run and what times them.

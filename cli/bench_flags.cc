@@ -35,8 +35,10 @@ void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
             "entries per write batch (per thread) in the fill workloads");
   f->AddSize("cache_size", &c.cache_size_bytes, "block cache bytes");
   f->AddSize("write_buffer_size", &c.write_buffer_size_bytes, "memtable bytes");
-  f->AddInt("bloom_bits", &c.bloom_bits, 0, bench::kMaxBloomBits, "bloom filter bits per key; 0: none");
-  f->AddInt("block_size", &c.block_size_bytes, 256, bench::kMaxBlockSizeBytes, "table data block bytes");
+  f->AddInt("bloom_bits", &c.bloom_bits, 0, bench::kMaxBloomBits,
+            "bloom filter bits per key; 0: none");
+  f->AddInt("block_size", &c.block_size_bytes, 256, bench::kMaxBlockSizeBytes,
+            "table data block bytes");
   f->AddInt("max_open_files", &c.max_open_files, -1, bench::kMaxOpenFiles,
             "table readers kept open; -1: all (LevelDB: 50000); below 20 acts as 20 in Shale "
             "and RocksDB, below 74 as 74 in LevelDB");
@@ -77,9 +79,10 @@ void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
             "--fs=flash, sim-flash: parallel units (LUNs); up to 8 share a channel");
   f->AddSize("flash_read_cache_bytes", &c.flash_read_cache_bytes,
              "--fs=flash, sim-flash: the flash backend's sector cache for reads (0: none)");
-  f->AddBool("flash_buffer_across_flush", &c.flash_buffer_across_flush,
-             "--fs=flash, sim-flash: the backend's write buffer holds across Flush (small WAL writes "
-             "share units)");
+  f->AddBool(
+      "flash_buffer_across_flush", &c.flash_buffer_across_flush,
+      "--fs=flash, sim-flash: the backend's write buffer holds across Flush (small WAL writes "
+      "share units)");
   f->AddInt("flash_host_ns_per_op", &c.flash_host_ns_per_op, 0, 1'000'000'000,
             "--fs=sim-flash: simulated host time each operation costs its thread");
   f->AddBool("help", &v->help, "print this list");
@@ -123,8 +126,8 @@ bool CheckFlashConfig(const bench::BenchConfig& c, std::string* error) {
       *error = name + " measures the simulated flash device: it needs --fs=sim-flash";
       return false;
     }
-    if (name == "rawread" && (i == 0 || (c.benchmarks[i - 1] != "rawwrite" &&
-                                         c.benchmarks[i - 1] != "rawread"))) {
+    if (name == "rawread" &&
+        (i == 0 || (c.benchmarks[i - 1] != "rawwrite" && c.benchmarks[i - 1] != "rawread"))) {
       *error = "rawread reads what rawwrite wrote: put it right after rawwrite";
       return false;
     }
@@ -142,8 +145,8 @@ bool CheckConfig(const bench::BenchConfig& c, std::string* error) {
   CompressionType compression = kNoCompression;
   if (!ParseCompressionType(c.compression_type, &compression) ||
       compression == kDisableCompressionOption) {
-    *error = "unknown --compression_type '" + c.compression_type +
-             "' (want none, snappy, lz4 or zstd)";
+    *error =
+        "unknown --compression_type '" + c.compression_type + "' (want none, snappy, lz4 or zstd)";
     return false;
   }
   if (c.db_path.empty()) {

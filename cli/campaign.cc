@@ -66,8 +66,8 @@ bool RunCampaign(const RunOptions& options, const CampaignEnv& env, std::ostream
   const int per_worker = options.max_failures > 0 ? 1 : SeedsPerWorker(total, options.jobs);
   const PoolConfig pool{options.jobs, options.timeout_ms, per_worker};
   const auto may_start = [&] {
-    return ok && (options.max_failures == 0 ||
-                  outputs.tally().totals().failed < options.max_failures);
+    return ok &&
+           (options.max_failures == 0 || outputs.tally().totals().failed < options.max_failures);
   };
   RunWorkers(
       pool, [&](scenario::RunConfig* job) { return may_start() && jobs.Next(job); },

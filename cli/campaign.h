@@ -28,7 +28,7 @@
 namespace shale::cli {
 
 struct CampaignEnv {
-  bool terminal = false;   // progress bar in place (isatty(2)) or plain lines
+  bool terminal = false;  // progress bar in place (isatty(2)) or plain lines
   // The command a usage error names ("shale run: ...", "shale diff: ...").
   const char* command = "run";
   // If set, called after each seed's outputs are written, with the number
@@ -44,7 +44,7 @@ struct CampaignResult {
 // Runs the campaign; progress goes to err. REQUIRES: DIR/failures exists.
 // False with one line in *error when an output cannot be written: the
 // campaign then starts no more seeds and returns once the running ones end.
-[[nodiscard]] bool RunCampaign(const RunOptions& options, const CampaignEnv& env,
-                               std::ostream& err, CampaignResult* result, std::string* error);
+[[nodiscard]] bool RunCampaign(const RunOptions& options, const CampaignEnv& env, std::ostream& err,
+                               CampaignResult* result, std::string* error);
 
 }  // namespace shale::cli

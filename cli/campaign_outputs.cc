@@ -2,10 +2,10 @@
 
 #include "report/failure_file.h"
 #include "report/file_io.h"
-#include "report/tape_codec.h"
 #include "report/table_cache_study.h"
-#include "sim/choice_tape.h"
+#include "report/tape_codec.h"
 #include "run_summary.h"
+#include "sim/choice_tape.h"
 
 namespace shale::cli {
 namespace {
@@ -62,8 +62,7 @@ bool CampaignOutputs::Finish(uint64_t wall_ms, std::string* error) {
 }
 
 bool CampaignOutputs::WriteStudies(std::string* error) {
-  const report::TableCacheStudy study =
-      report::ComputeTableCacheStudy(tally_.totals().table_cache);
+  const report::TableCacheStudy study = report::ComputeTableCacheStudy(tally_.totals().table_cache);
   if (study.rows.empty()) return true;
   const std::string base = options_.out_dir + "/table-cache";
   return report::WriteFileAtomically(base + ".md", report::TableCacheMarkdown(study), error) &&
@@ -84,8 +83,9 @@ bool CampaignOutputs::WriteFailureFile(const report::SeedEntry& e, std::string* 
   f.options_drawn = e.result.options_drawn;
   f.history = e.result.recorded_history;
   f.replay = e.replay;
-  return report::WriteFileAtomically(FailurePath(options_.out_dir, e.result.scenario, e.result.seed),
-                                     report::EncodeFailureFile(f), error);
+  return report::WriteFileAtomically(
+      FailurePath(options_.out_dir, e.result.scenario, e.result.seed), report::EncodeFailureFile(f),
+      error);
 }
 
 }  // namespace shale::cli

@@ -37,8 +37,8 @@ int Dispatch(std::span<const Command> commands, std::span<const std::string> arg
   return command->run(args.subspan(1), out, err);
 }
 
-int RunHelp(std::span<const Command> commands, std::span<const std::string> args,
-            std::ostream& out, std::ostream& err) {
+int RunHelp(std::span<const Command> commands, std::span<const std::string> args, std::ostream& out,
+            std::ostream& err) {
   if (args.size() > 1) {
     err << "shale: help takes at most one subcommand (see 'shale help')\n";
     return kExitUsage;

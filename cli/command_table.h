@@ -18,8 +18,7 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 
 // args are the words after the subcommand name.
-using CommandFn = int (*)(std::span<const std::string> args, std::ostream& out,
-                          std::ostream& err);
+using CommandFn = int (*)(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 // The command's flag help, or nullptr if it takes none.
 using UsageFn = std::string (*)();
 
@@ -36,7 +35,7 @@ int Dispatch(std::span<const Command> commands, std::span<const std::string> arg
              std::ostream& out, std::ostream& err);
 
 // `shale help [command]`: the overview, or one command's flags.
-int RunHelp(std::span<const Command> commands, std::span<const std::string> args,
-            std::ostream& out, std::ostream& err);
+int RunHelp(std::span<const Command> commands, std::span<const std::string> args, std::ostream& out,
+            std::ostream& err);
 
 }  // namespace shale::cli

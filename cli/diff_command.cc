@@ -25,7 +25,8 @@ bool OpsOverLimit(const std::string& value) {
   int64_t n = 0;
   const char* end = value.data() + value.size();
   const auto [ptr, ec] = std::from_chars(value.data(), end, n);
-  return ec == std::errc::result_out_of_range || (ec == std::errc() && ptr == end && n > scenario::kMaxDiffOps);
+  return ec == std::errc::result_out_of_range ||
+         (ec == std::errc() && ptr == end && n > scenario::kMaxDiffOps);
 }
 
 }  // namespace
@@ -56,8 +57,8 @@ int RunDiffCommand(std::span<const std::string> args, std::ostream& out, std::os
     } else {
       const bool ops_next = a == "--ops" && i + 1 < args.size();
       if (OpsOverLimit(ops_next ? args[i + 1] : a.rfind("--ops=", 0) == 0 ? a.substr(6) : "")) {
-        return DiffUsageError(err, "--ops takes at most " + std::to_string(scenario::kMaxDiffOps) +
-                                       " ops per log");
+        return DiffUsageError(
+            err, "--ops takes at most " + std::to_string(scenario::kMaxDiffOps) + " ops per log");
       }
       run_args.push_back(a);
     }

@@ -26,10 +26,20 @@ bool ParseSizeBytes(std::string_view text, uint64_t* value) {
   uint64_t multiplier = 1;
   if (!text.empty()) {
     switch (text.back()) {
-      case 'K': case 'k': multiplier = 1ull << 10; break;
-      case 'M': case 'm': multiplier = 1ull << 20; break;
-      case 'G': case 'g': multiplier = 1ull << 30; break;
-      default: break;
+      case 'K':
+      case 'k':
+        multiplier = 1ull << 10;
+        break;
+      case 'M':
+      case 'm':
+        multiplier = 1ull << 20;
+        break;
+      case 'G':
+      case 'g':
+        multiplier = 1ull << 30;
+        break;
+      default:
+        break;
     }
     if (multiplier != 1) text.remove_suffix(1);
   }
@@ -49,13 +59,12 @@ void FlagSet::AddBool(std::string name, bool* target, std::string help) {
 
 void FlagSet::AddInt(std::string name, int64_t* target, int64_t min, int64_t max,
                      std::string help) {
-  flags_.push_back({std::move(name), IntRange{target, min, max}, std::move(help),
-                    std::to_string(*target)});
+  flags_.push_back(
+      {std::move(name), IntRange{target, min, max}, std::move(help), std::to_string(*target)});
 }
 
 void FlagSet::AddSize(std::string name, uint64_t* target, std::string help) {
-  flags_.push_back({std::move(name), SizeTarget{target}, std::move(help),
-                    std::to_string(*target)});
+  flags_.push_back({std::move(name), SizeTarget{target}, std::move(help), std::to_string(*target)});
 }
 
 void FlagSet::AddString(std::string name, std::string* target, std::string help) {
@@ -72,9 +81,12 @@ FlagSet::Flag* FlagSet::Find(std::string_view name) {
 bool FlagSet::SetValue(Flag* flag, std::string_view value, std::string* error) {
   const std::string where = "bad value for --" + flag->name + ": '" + std::string(value) + "' ";
   if (bool** b = std::get_if<bool*>(&flag->target)) {
-    if (value == "true" || value == "1") **b = true;
-    else if (value == "false" || value == "0") **b = false;
-    else return Fail(error, where + "is not true/false");
+    if (value == "true" || value == "1")
+      **b = true;
+    else if (value == "false" || value == "0")
+      **b = false;
+    else
+      return Fail(error, where + "is not true/false");
   } else if (IntRange* r = std::get_if<IntRange>(&flag->target)) {
     int64_t n = 0;
     if (!ParseInt64(value, &n)) return Fail(error, where + "is not an integer");

@@ -43,8 +43,8 @@ int Usage(std::ostream& err, const std::string& message) {
 
 // Runs argv in dir, its output to dir/fuzz.log, with
 // SHALE_FUZZ_PLANTED_BUGS=bugs; returns its exit status (128+signal if killed), or -1 with *error if it could not start.
-int RunChild(const std::vector<std::string>& argv, const std::string& dir,
-             const std::string& bugs, std::string* error) {
+int RunChild(const std::vector<std::string>& argv, const std::string& dir, const std::string& bugs,
+             std::string* error) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -119,12 +119,19 @@ int RunFuzzCommand(std::span<const std::string> args, std::ostream& out, std::os
   // grow without bound; libFuzzer's fork mode runs inputs in child
   // processes it restarts, merges their corpora, and stops at the first
   // failing input (an out-of-memory child is ignored and replaced).
-  const std::vector<std::string> argv = {
-      fuzzer, "-max_total_time=" + std::to_string(v.seconds),
-      "-fork=" + std::to_string(v.jobs), "-max_len=65536", "-len_control=0", "-timeout=60",
-      "-rss_limit_mb=4096", "-print_final_stats=1", "-artifact_prefix=./", "corpus"};
-  out << "shale fuzz: " << v.scenario << " for " << v.seconds << " s, " << v.jobs
-      << " job(s), in " << dir << "\n" << std::flush;
+  const std::vector<std::string> argv = {fuzzer,
+                                         "-max_total_time=" + std::to_string(v.seconds),
+                                         "-fork=" + std::to_string(v.jobs),
+                                         "-max_len=65536",
+                                         "-len_control=0",
+                                         "-timeout=60",
+                                         "-rss_limit_mb=4096",
+                                         "-print_final_stats=1",
+                                         "-artifact_prefix=./",
+                                         "corpus"};
+  out << "shale fuzz: " << v.scenario << " for " << v.seconds << " s, " << v.jobs << " job(s), in "
+      << dir << "\n"
+      << std::flush;
   const int rc = RunChild(argv, dir, v.planted_bugs, &error);
   if (rc < 0) return Usage(err, error);
   const std::vector<std::string> crashes = CrashFiles(dir);

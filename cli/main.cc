@@ -9,12 +9,12 @@
 #include "bench_runner.h"
 #include "command_table.h"
 #include "diff_command.h"
-#include "kv_store.h"
-#include "scenarios/diff/diff_engine.h"
 #include "fuzz_command.h"
+#include "kv_store.h"
 #include "replay_command.h"
-#include "shrink_command.h"
 #include "run_command.h"
+#include "scenarios/diff/diff_engine.h"
+#include "shrink_command.h"
 
 namespace shale::cli {
 namespace {
@@ -54,8 +54,8 @@ constexpr Command kCommands[] = {
      BenchUsage},
     {"diff", "differential runs: one log on Shale under drawn options, or on Shale and RocksDB",
      RunDiffCommand, DiffUsage},
-    {"fuzz", "coverage-guided simulation: libFuzzer over a scenario's choice tapes",
-     RunFuzzCommand, FuzzUsage},
+    {"fuzz", "coverage-guided simulation: libFuzzer over a scenario's choice tapes", RunFuzzCommand,
+     FuzzUsage},
     {"help", "list commands, or show one command's flags", RunHelpCommand, nullptr},
     {"replay", "re-run one seed in-process (a failure file, or --scenario --seed)",
      RunReplayCommand, ReplayUsage},

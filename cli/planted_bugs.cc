@@ -88,7 +88,8 @@ bool ParsePlantedBugs(const std::string& text, uint64_t* bits, std::string* erro
       if (name == b.name) found = &b;
     }
     if (found == nullptr) {
-      return Fail(error, absl::StrCat("unknown planted bug '", name, "' (known: ", KnownNames(), ")"));
+      return Fail(error,
+                  absl::StrCat("unknown planted bug '", name, "' (known: ", KnownNames(), ")"));
     }
     *bits |= found->bit;
   }

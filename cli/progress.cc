@@ -18,8 +18,7 @@ Progress::Progress(std::ostream& err, bool terminal, uint64_t total)
       last_draw_(start_ - kRedrawInterval) {}
 
 double Progress::SeedsPerSecond(uint64_t done) const {
-  const double s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   return s > 0 ? static_cast<double>(done) / s : 0.0;
 }
 

@@ -1,11 +1,10 @@
 #include "replay_command.h"
 
-
 #include "command_table.h"
 #include "flag_set.h"
 #include "planted_bugs.h"
-#include "run_target.h"
 #include "report/run_json.h"
+#include "run_target.h"
 
 namespace shale::cli {
 namespace {
@@ -76,8 +75,7 @@ int RunReplayCommand(std::span<const std::string> args, std::ostream& out, std::
   out << "replay " << c.scenario
       << (c.tape ? " tape of " + std::to_string(c.tape->size()) + " bytes"
                  : " seed " + std::to_string(c.seed))
-      << " (ops " << c.ops << ", crashes "
-      << c.crashes << ", strategy \"" << c.strategy << "\""
+      << " (ops " << c.ops << ", crashes " << c.crashes << ", strategy \"" << c.strategy << "\""
       << (c.planted_bugs ? ", planted bugs " + PlantedBugNames(c.planted_bugs) : "") << ")\n";
   const scenario::Scenario* scenario = scenario::FindScenario(c.scenario);
   scenario::RunResult result = scenario->Run(c);
@@ -90,9 +88,9 @@ int RunReplayCommand(std::span<const std::string> args, std::ostream& out, std::
   for (; tried < tries && !reproduced(result); tried++) result = scenario->Run(c);
   PrintResult(result, out);
   if (tries > 1) {
-    out << (reproduced(result) ? "reproduced on try " + std::to_string(tried) + " of " +
-                                     std::to_string(tries)
-                               : "not reproduced in " + std::to_string(tries) + " tries")
+    out << (reproduced(result)
+                ? "reproduced on try " + std::to_string(tried) + " of " + std::to_string(tries)
+                : "not reproduced in " + std::to_string(tries) + " tries")
         << "\n";
   }
   if (plan.expected_hash && *plan.expected_hash != result.trace_hash) {

@@ -31,15 +31,19 @@ int RunRunCommandAs(const char* command, std::span<const std::string> args, std:
   return RunRunCommandWith(args, env, out, err);
 }
 
-int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env,
-                      std::ostream& out, std::ostream& err) {
+int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env, std::ostream& out,
+                      std::ostream& err) {
   scenario::RegisterBuiltinScenarios();
   RunOptions options;
   std::string error;
   switch (ParseRunFlags(args, &options, &error)) {
-    case RunParse::kUsageError: return UsageError(err, env.command, error);
-    case RunParse::kHelp: out << RunUsage(); return kExitOk;
-    case RunParse::kRun: break;
+    case RunParse::kUsageError:
+      return UsageError(err, env.command, error);
+    case RunParse::kHelp:
+      out << RunUsage();
+      return kExitOk;
+    case RunParse::kRun:
+      break;
   }
   if (!report::MakeDirectories(options.out_dir + "/failures", &error)) {
     return UsageError(err, env.command, error);
@@ -76,15 +80,16 @@ int RunReportCommand(std::span<const std::string> args, std::ostream& out, std::
   if (args.empty() || args[0] != "merge") {
     return UsageError(err, "report", "want 'report merge OUT.json IN1.json [IN2.json ...]'");
   }
-  if (args.size() < 3) return UsageError(err, "report merge", "needs OUT.json and at least one input");
+  if (args.size() < 3)
+    return UsageError(err, "report merge", "needs OUT.json and at least one input");
   const std::vector<std::string> names(args.begin() + 2, args.end());
   report::Totals t;
   std::string error;
   if (!report::MergeReportFiles(names, args[1], &t, &error)) {
     return UsageError(err, "report merge", error);
   }
-  out << "merged " << names.size() << " reports into " << args[1] << ": " << t.seeds
-      << " seeds, " << t.passed << " passed, " << t.failed << " failed\n";
+  out << "merged " << names.size() << " reports into " << args[1] << ": " << t.seeds << " seeds, "
+      << t.passed << " passed, " << t.failed << " failed\n";
   return kExitOk;
 }
 

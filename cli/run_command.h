@@ -22,8 +22,8 @@ int RunRunCommand(std::span<const std::string> args, std::ostream& out, std::ost
 int RunRunCommandAs(const char* command, std::span<const std::string> args, std::ostream& out,
                     std::ostream& err);
 // As RunRunCommand, with the worker binary and terminal-ness given (tests).
-int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env,
-                      std::ostream& out, std::ostream& err);
+int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env, std::ostream& out,
+                      std::ostream& err);
 
 int RunScenariosCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 

@@ -43,11 +43,14 @@ bool Fail(std::string* error, std::string message) {
   return false;
 }
 
-bool ResolveScenarios(const std::string& flag, std::vector<std::string>* names, std::string* error) {
+bool ResolveScenarios(const std::string& flag, std::vector<std::string>* names,
+                      std::string* error) {
   const auto& all = scenario::AllScenarios();
-  if (flag.empty()) return Fail(error, "--scenario is required (a name or 'all'; see 'shale scenarios')");
+  if (flag.empty())
+    return Fail(error, "--scenario is required (a name or 'all'; see 'shale scenarios')");
   if (flag == "all") {
-    if (all.empty()) return Fail(error, "no scenarios are registered yet (scenarios/builtin.cc lists none)");
+    if (all.empty())
+      return Fail(error, "no scenarios are registered yet (scenarios/builtin.cc lists none)");
     // Every simulated checking scenario: a real one writes real files and
     // is not deterministic, and a study is a measurement, so they run only
     // when named (Scenario::in_all).
@@ -58,8 +61,10 @@ bool ResolveScenarios(const std::string& flag, std::vector<std::string>* names, 
   }
   if (scenario::FindScenario(flag) == nullptr) {
     std::string known;
-    for (const scenario::Scenario* s : all) known += (known.empty() ? "" : ", ") + std::string(s->name());
-    return Fail(error, "unknown scenario '" + flag + "' (known: " + (known.empty() ? "none" : known) + ")");
+    for (const scenario::Scenario* s : all)
+      known += (known.empty() ? "" : ", ") + std::string(s->name());
+    return Fail(
+        error, "unknown scenario '" + flag + "' (known: " + (known.empty() ? "none" : known) + ")");
   }
   names->push_back(flag);
   return true;

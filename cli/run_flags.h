@@ -29,11 +29,11 @@ namespace shale::cli {
 inline constexpr uint64_t kMaxCampaignSeeds = 10'000'000;
 
 struct RunOptions {
-  std::string scenario_flag;            // as given: a name or "all"
-  std::vector<std::string> scenarios;   // resolved, sorted
+  std::string scenario_flag;           // as given: a name or "all"
+  std::vector<std::string> scenarios;  // resolved, sorted
   std::string seeds_text;
   SeedRange seeds;
-  std::string shard_text;               // "" when not sharded
+  std::string shard_text;  // "" when not sharded
   Shard shard;
   int jobs = 1;
   int ops = 0;  // 0: the scenario's default

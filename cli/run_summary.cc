@@ -3,8 +3,8 @@
 #include <cstdio>
 
 #include "report/promises.h"
-#include "report/table_cache_study.h"
 #include "report/run_json.h"
+#include "report/table_cache_study.h"
 
 namespace shale::cli {
 namespace {
@@ -42,8 +42,8 @@ void PrintFlashFigures(const report::Totals::Flash& f, std::ostream& out) {
   out << "  flash (" << f.seeds << " seeds): write amplification "
       << Fixed(ratio(f.bytes_programmed, f.bytes_written), 2) << " (" << f.bytes_programmed
       << " bytes programmed / " << f.bytes_written << " written by the engine), "
-      << Fixed(ratio(f.resets, f.chunks), 3) << " resets per chunk, max wear " << f.max_wear
-      << ", " << f.chunks_offline << " chunks offline\n";
+      << Fixed(ratio(f.resets, f.chunks), 3) << " resets per chunk, max wear " << f.max_wear << ", "
+      << f.chunks_offline << " chunks offline\n";
 }
 
 }  // namespace
@@ -71,7 +71,8 @@ void PrintRunSummary(const report::CampaignTally& tally, uint64_t wall_ms,
   out << "  runs ending before their last phase: " << ended_early << " of " << t.seeds
       << (ended_early ? " (" + JoinCounts(t.ended_early) + ")" : "") << "\n";
   if (t.flash.seeds > 0) PrintFlashFigures(t.flash, out);
-  const std::string study = report::TableCacheMarkdown(report::ComputeTableCacheStudy(t.table_cache));
+  const std::string study =
+      report::TableCacheMarkdown(report::ComputeTableCacheStudy(t.table_cache));
   if (!study.empty()) out << "\n" << study << "\n";
   if (t.pct_runs > 0) {
     out << "  pct: " << t.pct_runs << " runs, "

@@ -64,7 +64,8 @@ bool FromFlags(const RunTargetFlags& v, RunTarget* target, std::string* error) {
 void DefineRunTargetFlags(FlagSet* f, RunTargetFlags* v) {
   f->AddString("scenario", &v->scenario, "scenario name (instead of FILE)");
   f->AddString("seed", &v->seed, "seed (with --scenario)");
-  f->AddString("tape", &v->tape, "choice-tape file to run (with --scenario; e.g. a fuzzer's crash)");
+  f->AddString("tape", &v->tape,
+               "choice-tape file to run (with --scenario; e.g. a fuzzer's crash)");
   f->AddInt("ops", &v->ops, 0, kIntMax, "workload operations; 0 = scenario default");
   f->AddInt("crashes", &v->crashes, -1, kIntMax, "crashes; -1 = scenario default");
   f->AddString("strategy", &v->strategy, "scheduler: random, pct, or empty = drawn from the tape");
@@ -84,7 +85,8 @@ bool ResolveRunTarget(std::span<const std::string> positional, const RunTargetFl
     return false;
   }
   if (scenario::FindScenario(target->config.scenario) == nullptr) {
-    return Fail(error, "unknown scenario '" + target->config.scenario + "' (see 'shale scenarios')");
+    return Fail(error,
+                "unknown scenario '" + target->config.scenario + "' (see 'shale scenarios')");
   }
   return true;
 }

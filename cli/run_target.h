@@ -25,7 +25,7 @@ void DefineRunTargetFlags(FlagSet* f, RunTargetFlags* v);
 
 struct RunTarget {
   scenario::RunConfig config;
-  std::optional<uint64_t> expected_hash;  // a failure file's trace_hash
+  std::optional<uint64_t> expected_hash;         // a failure file's trace_hash
   std::optional<std::string> expected_property;  // a failure file's failure property
 };
 

@@ -5,11 +5,11 @@
 
 #include "command_table.h"
 #include "flag_set.h"
-#include "report/failure_file.h"
 #include "planted_bugs.h"
+#include "report/failure_file.h"
 #include "report/file_io.h"
-#include "run_target.h"
 #include "report/run_json.h"
+#include "run_target.h"
 #include "shrinker.h"
 
 namespace shale::cli {
@@ -41,8 +41,8 @@ std::string DefaultOut(const std::string& path) {
 // a crash, a recovery or a check did (not scheduling, timers or I/O calls).
 bool InStory(const std::string& line) {
   for (const char* prefix : {"client", "writer", "reader", "snapshot", "crash", "disk:", "check:",
-                             "recovery", "recovered", "windows rule", "device rule",
-                             "close failed", "observed dropped", "preempted", "cut short"}) {
+                             "recovery", "recovered", "windows rule", "device rule", "close failed",
+                             "observed dropped", "preempted", "cut short"}) {
     if (line.rfind(prefix, 0) == 0) return true;
   }
   return false;
@@ -81,9 +81,9 @@ std::vector<std::string> StoryOf(const scenario::RunResult& traced) {
   }
   if (!traced.passed) {
     const scenario::Failure& f = traced.failure;
-    story.push_back(std::to_string(story.size() + 1) + ". FAILED " + f.property + ": " +
-                    f.message + (f.key.empty() ? "" : "; key " + f.key) + "; expected " +
-                    f.expected + ", observed " + f.observed);
+    story.push_back(std::to_string(story.size() + 1) + ". FAILED " + f.property + ": " + f.message +
+                    (f.key.empty() ? "" : "; key " + f.key) + "; expected " + f.expected +
+                    ", observed " + f.observed);
   }
   return story;
 }
@@ -119,7 +119,8 @@ int RunShrinkCommand(std::span<const std::string> args, std::ostream& out, std::
   options.progress = [&err](const ShrinkProgress& p) {
     char line[160];
     std::snprintf(line, sizeof(line),
-                  "shale shrink: %.0f s, %llu runs, smallest: %llu ops, %llu tape bytes\n", p.seconds, static_cast<unsigned long long>(p.runs),
+                  "shale shrink: %.0f s, %llu runs, smallest: %llu ops, %llu tape bytes\n",
+                  p.seconds, static_cast<unsigned long long>(p.runs),
                   static_cast<unsigned long long>(p.ops),
                   static_cast<unsigned long long>(p.tape_bytes));
     err << line << std::flush;

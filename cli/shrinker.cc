@@ -64,9 +64,7 @@ class Search {
   }
 
   bool OutOfTime() const { return Seconds() >= options_.max_seconds; }
-  double Seconds() const {
-    return std::chrono::duration<double>(Clock::now() - start_).count();
-  }
+  double Seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   const scenario::RunConfig& best() const { return best_; }
   const scenario::RunResult& best_result() const { return best_result_; }
   uint64_t runs() const { return runs_; }
@@ -326,8 +324,8 @@ bool Round(Search* s, Explorer* explorer) {
 
 }  // namespace
 
-bool Shrink(const scenario::RunConfig& config, const ShrinkOptions& options,
-            ShrinkOutcome* outcome, std::string* error) {
+bool Shrink(const scenario::RunConfig& config, const ShrinkOptions& options, ShrinkOutcome* outcome,
+            std::string* error) {
   const scenario::Scenario* scenario = scenario::FindScenario(config.scenario);
   Search s(scenario, options);
   if (!s.Start(config, error, outcome)) return false;

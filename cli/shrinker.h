@@ -49,9 +49,9 @@ struct ShrinkOptions {
 struct ShrinkOutcome {
   scenario::RunConfig original;  // with its tape
   scenario::RunResult original_result;
-  scenario::RunConfig shrunk;    // with its tape; trace off
+  scenario::RunConfig shrunk;  // with its tape; trace off
   scenario::RunResult shrunk_result;
-  uint64_t runs = 0;             // scenario runs made
+  uint64_t runs = 0;  // scenario runs made
   double seconds = 0;
 };
 

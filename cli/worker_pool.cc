@@ -1,10 +1,10 @@
 #include "worker_pool.h"
 
 #include <fcntl.h>
-#include <time.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -12,14 +12,14 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <vector>
 
-#include "report/run_json.h"
 #include <iostream>
+#include "report/run_json.h"
 
 namespace shale::cli {
 namespace {
@@ -261,7 +261,8 @@ void StartWorkers(const PoolConfig& config, const NextJobFn& next_job, const Out
                   std::vector<Running>* running, Requeued* requeued, bool* more) {
   while (running->size() < static_cast<size_t>(config.jobs)) {
     Running w;
-    const auto batch_size = static_cast<size_t>(std::clamp(config.seeds_per_worker, 1, kMaxSeedsPerWorker));
+    const auto batch_size =
+        static_cast<size_t>(std::clamp(config.seeds_per_worker, 1, kMaxSeedsPerWorker));
     while (w.batch.size() < batch_size && (!requeued->empty() || *more)) {
       scenario::RunConfig job;
       if (!requeued->empty()) {

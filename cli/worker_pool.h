@@ -41,7 +41,7 @@
 namespace shale::cli {
 
 struct PoolConfig {
-  int jobs = 1;           // concurrent workers, >= 1
+  int jobs = 1;  // concurrent workers, >= 1
   int64_t timeout_ms = 120'000;
   int seeds_per_worker = 1;  // jobs one worker runs, 1..kMaxSeedsPerWorker
 };
@@ -56,8 +56,8 @@ constexpr int kMaxSeedsPerWorker = 8;
 int SeedsPerWorker(uint64_t total, int jobs);
 
 struct WorkerOutcome {
-  scenario::RunResult result;     // scenario and seed are the job's
-  bool trace_hash_known = true;   // false when the worker crashed or timed out
+  scenario::RunResult result;    // scenario and seed are the job's
+  bool trace_hash_known = true;  // false when the worker crashed or timed out
   uint64_t wall_ms = 0;
 };
 

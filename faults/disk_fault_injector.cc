@@ -52,7 +52,8 @@ DiskFaultInjector::Decision DiskFaultInjector::Decide(const Request& request) {
   if (d.status.ok() && request.op == Op::kRead) DecideRead(request, &d);
   if (d.status.ok() && request.op == Op::kWrite) DecideWrite(request, &d);
   if (Fires(FaultKind::kSlowIo)) {
-    d.extra_latency_ns = 1 + context_->rng()->Uniform(std::max<uint64_t>(config_.slow_io_max_ns, 1));
+    d.extra_latency_ns =
+        1 + context_->rng()->Uniform(std::max<uint64_t>(config_.slow_io_max_ns, 1));
   }
   return d;
 }
@@ -97,8 +98,8 @@ void DiskFaultInjector::DecideFailure(const Request& request, Decision* d) {
 void DiskFaultInjector::DecideRead(const Request& request, Decision* d) {
   if (!request.has_range || request.length_bytes == 0) return;
   // Durable bytes the read would return: [offset, durable_end).
-  const uint64_t durable_end = std::min({request.offset + request.length_bytes,
-                                         request.durable_size_bytes, request.file_size_bytes});
+  const uint64_t durable_end = std::min(
+      {request.offset + request.length_bytes, request.durable_size_bytes, request.file_size_bytes});
   if (request.offset < durable_end && Fires(FaultKind::kStickyUnreadableSector)) {
     const uint64_t first = request.offset / kSector;
     const uint64_t last = (durable_end - 1) / kSector;

@@ -101,11 +101,10 @@ class FaultySequentialFile final : public SequentialFile {
     const Decision d = core_.Decide(Op::kRead, position_, n);
     if (!d.status.ok()) return core_.Failed("fault.seq_read", d.status);
     if (d.unreadable_sector.has_value()) core_.media()->MarkSectorUnreadable(*d.unreadable_sector);
-    const Status s = ReadInParts(
-        n, SplitPoints(n, d.short_reads, kSequentialSplitBytes), scratch, result,
-        [this](size_t, size_t length, Slice* part, char* dest) {
-          return base_->Read(length, part, dest);
-        });
+    const Status s = ReadInParts(n, SplitPoints(n, d.short_reads, kSequentialSplitBytes), scratch,
+                                 result, [this](size_t, size_t length, Slice* part, char* dest) {
+                                   return base_->Read(length, part, dest);
+                                 });
     if (s.ok()) position_ += result->size();
     return s;
   }
@@ -138,9 +137,7 @@ class FaultyRandomAccessFile final : public RandomAccessFile {
                          return base_->Read(offset + from, length, part, dest);
                        });
   }
-  size_t GetRequiredBufferAlignment() const override {
-    return base_->GetRequiredBufferAlignment();
-  }
+  size_t GetRequiredBufferAlignment() const override { return base_->GetRequiredBufferAlignment(); }
   bool use_direct_io() const override { return base_->use_direct_io(); }
 
  private:
@@ -163,17 +160,19 @@ class FaultyWritableFile final : public WritableFile {
     return d.status.ok() ? base_->Truncate(size) : core_.Failed("fault.truncate", d.status);
   }
   Status Flush() override { return base_->Flush(); }
-  Status Sync() override { return SyncCall([this] { return base_->Sync(); }); }
-  Status Fsync() override { return SyncCall([this] { return base_->Fsync(); }); }
+  Status Sync() override {
+    return SyncCall([this] { return base_->Sync(); });
+  }
+  Status Fsync() override {
+    return SyncCall([this] { return base_->Fsync(); });
+  }
   Status Allocate(uint64_t offset, uint64_t len) override {
     const Decision d = core_.Decide(Op::kWrite);
     return d.status.ok() ? base_->Allocate(offset, len) : core_.Failed("fault.allocate", d.status);
   }
   Status Close() override { return base_->Close(); }
   uint64_t GetFileSize() const override { return base_->GetFileSize(); }
-  size_t GetRequiredBufferAlignment() const override {
-    return base_->GetRequiredBufferAlignment();
-  }
+  size_t GetRequiredBufferAlignment() const override { return base_->GetRequiredBufferAlignment(); }
   bool use_direct_io() const override { return base_->use_direct_io(); }
 
  private:

@@ -9,11 +9,20 @@ namespace {
 
 // Indexed by FaultKind.
 constexpr std::array<const char*, kFaultKindCount> kNames = {
-    "eio_read",          "eio_write",  "eio_sync",
-    "eio_open",          "eio_rename", "eio_delete",
-    "enospc",            "fsync_drops_pages",
-    "fsync_marks_clean", "bit_flip",          "sticky_unreadable_sector",
-    "misdirected_write", "short_read", "slow_io",
+    "eio_read",
+    "eio_write",
+    "eio_sync",
+    "eio_open",
+    "eio_rename",
+    "eio_delete",
+    "enospc",
+    "fsync_drops_pages",
+    "fsync_marks_clean",
+    "bit_flip",
+    "sticky_unreadable_sector",
+    "misdirected_write",
+    "short_read",
+    "slow_io",
 };
 
 // floor(log2(v)). REQUIRES: v > 0.

@@ -118,8 +118,8 @@ std::string BlockAt(const std::string& sst, const shale::BlockHandle& handle) {
 // codec) and raw (first byte: 0x80 | the codec), as block_codec_fuzzer.cc
 // reads them.
 void FileCodecCorpus(const fs::path& dir, const std::string& raw) {
-  constexpr shale::CompressionType kCodecs[] = {shale::kSnappyCompression,
-                                                shale::kLZ4Compression, shale::kZSTD};
+  constexpr shale::CompressionType kCodecs[] = {shale::kSnappyCompression, shale::kLZ4Compression,
+                                                shale::kZSTD};
   for (char i = 0; i < 3; i++) {
     shale::BlockCompressor compressor(kCodecs[static_cast<int>(i)]);
     std::string stored;

@@ -76,8 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     config.tape = std::string(reinterpret_cast<const char*>(data), size);
   }
   config.planted_bugs = g_planted_bugs;
-  const shale::scenario::RunResult r =
-      shale::scenario::FindScenario(config.scenario)->Run(config);
+  const shale::scenario::RunResult r = shale::scenario::FindScenario(config.scenario)->Run(config);
   if (!r.passed) {
     std::fprintf(stderr, "SHALE FAILURE (%s): %s\n", SHALE_FUZZ_SCENARIO,
                  shale::report::DescribeFailure(r.failure).c_str());

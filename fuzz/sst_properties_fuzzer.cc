@@ -18,7 +18,8 @@ bool SameProperties(const shale::TableProperties& a, const shale::TablePropertie
          a.num_data_blocks == b.num_data_blocks && a.raw_key_bytes == b.raw_key_bytes &&
          a.raw_value_bytes == b.raw_value_bytes && a.data_size_bytes == b.data_size_bytes &&
          a.index_size_bytes == b.index_size_bytes && a.filter_size_bytes == b.filter_size_bytes &&
-         a.smallest_seqno == b.smallest_seqno && a.largest_seqno == b.largest_seqno && a.compression == b.compression;
+         a.smallest_seqno == b.smallest_seqno && a.largest_seqno == b.largest_seqno &&
+         a.compression == b.compression;
 }
 
 }  // namespace

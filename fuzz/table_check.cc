@@ -27,7 +27,8 @@ shale::Status OpenTableBytes(const shale::TableOptions& options, const std::stri
                              std::unique_ptr<shale::Table>* table) {
   auto reader = std::make_unique<shale::RandomAccessFileReader>(
       std::make_unique<shale_test::MemRandomAccessFile>(contents), "fuzz.sst");
-  return shale::Table::Open(options, std::move(reader), contents.size(), /*tail_size_bytes=*/0, table);
+  return shale::Table::Open(options, std::move(reader), contents.size(), /*tail_size_bytes=*/0,
+                            table);
 }
 
 TableEntries ReadForward(shale::Iterator* it, shale::Status* status) {

@@ -54,21 +54,20 @@ FailureFile FailureFileFromJson(const json& j) {
 }  // namespace
 
 std::string EncodeFailureFile(const FailureFile& f) {
-  json j = {
-      {"format", "shale-failure"},
-      {"version", 2},
-      {"scenario", f.config.scenario},
-      {"seed", f.config.seed},
-      {"ops", f.ops_done},
-      {"ops_limit", f.config.ops},
-      {"crashes", f.config.crashes},
-      {"strategy", f.config.strategy},
-      {"faults", f.config.faults},
-      {"planted_bugs", f.config.planted_bugs},
-      {"trace_hash", f.trace_hash ? json(TraceHashHex(*f.trace_hash)) : json(nullptr)},
-      {"failure", internal::FailureToJson(f.failure)},
-      {"options", f.options_drawn},
-      {"replay", f.replay}};
+  json j = {{"format", "shale-failure"},
+            {"version", 2},
+            {"scenario", f.config.scenario},
+            {"seed", f.config.seed},
+            {"ops", f.ops_done},
+            {"ops_limit", f.config.ops},
+            {"crashes", f.config.crashes},
+            {"strategy", f.config.strategy},
+            {"faults", f.config.faults},
+            {"planted_bugs", f.config.planted_bugs},
+            {"trace_hash", f.trace_hash ? json(TraceHashHex(*f.trace_hash)) : json(nullptr)},
+            {"failure", internal::FailureToJson(f.failure)},
+            {"options", f.options_drawn},
+            {"replay", f.replay}};
   if (!f.history.empty()) j["history"] = f.history;
   if (f.config.tape) {
     j["tape_bytes"] = f.config.tape->size();

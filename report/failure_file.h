@@ -39,8 +39,7 @@ struct FailureFile {
 };
 
 std::string EncodeFailureFile(const FailureFile& file);
-[[nodiscard]] bool DecodeFailureFile(std::string_view text, FailureFile* file,
-                                     std::string* error);
+[[nodiscard]] bool DecodeFailureFile(std::string_view text, FailureFile* file, std::string* error);
 
 // "<scenario>-<seed>.json".
 std::string FailureFileName(const std::string& scenario, uint64_t seed);

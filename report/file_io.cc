@@ -65,8 +65,7 @@ bool AtomicFile::Commit(std::string* error) {
   return Fail(error, "cannot write " + tmp_);
 }
 
-bool WriteFileAtomically(const std::string& path, const std::string& contents,
-                         std::string* error) {
+bool WriteFileAtomically(const std::string& path, const std::string& contents, std::string* error) {
   AtomicFile file;
   if (!file.Open(path, error)) return false;
   file.Append(contents);
@@ -76,10 +75,13 @@ bool WriteFileAtomically(const std::string& path, const std::string& contents,
 bool ReadWholeFile(const std::string& path, std::string* contents, std::string* error) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) return Fail(error, "cannot read " + path + ": no such file");
-  if (!std::filesystem::is_regular_file(status)) return Fail(error, "cannot read " + path + ": not a regular file");
+  if (ec || !std::filesystem::exists(status))
+    return Fail(error, "cannot read " + path + ": no such file");
+  if (!std::filesystem::is_regular_file(status))
+    return Fail(error, "cannot read " + path + ": not a regular file");
   const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec || size > kMaxReadBytes) return Fail(error, "cannot read " + path + ": too large or unreadable");
+  if (ec || size > kMaxReadBytes)
+    return Fail(error, "cannot read " + path + ": too large or unreadable");
   std::ifstream f(path, std::ios::binary);
   if (!f) return Fail(error, "cannot read " + path + ": permission denied or unreadable");
   std::ostringstream buf;

@@ -42,7 +42,8 @@ bool JunitStream::Add(const SeedEntry& e, std::string* error) {
 
 bool JunitStream::Finish(const std::map<std::string, SuiteTally>& suites, std::string* error) {
   bool flushed = true;
-  for (auto& [scenario, file] : parts_) flushed = file != nullptr && std::fflush(file) == 0 && flushed;
+  for (auto& [scenario, file] : parts_)
+    flushed = file != nullptr && std::fflush(file) == 0 && flushed;
   uint64_t tests = 0, failures = 0;
   for (const auto& [scenario, suite] : suites) {
     tests += suite.seeds;

@@ -34,10 +34,15 @@ constexpr size_t kWallMsWidth = 20;  // digits of UINT64_MAX
 
 // Every field but wall_ms, which the head writes last and fixed-width.
 json CampaignToJson(const CampaignInfo& c) {
-  return json{{"scenarios", c.scenarios}, {"seeds", c.seeds},
-              {"shard", c.shard},         {"ops", c.ops},
-              {"crashes", c.crashes},     {"strategy", c.strategy}, {"faults", c.faults},
-              {"planted_bugs", c.planted_bugs}, {"jobs", c.jobs},
+  return json{{"scenarios", c.scenarios},
+              {"seeds", c.seeds},
+              {"shard", c.shard},
+              {"ops", c.ops},
+              {"crashes", c.crashes},
+              {"strategy", c.strategy},
+              {"faults", c.faults},
+              {"planted_bugs", c.planted_bugs},
+              {"jobs", c.jobs},
               {"max_failures", c.max_failures},
               {"merged_from", c.merged_from}};
 }
@@ -73,13 +78,20 @@ json FlashToJson(const Totals::Flash& f) {
 }
 
 json TotalsToJson(const Totals& t) {
-  return json{{"seeds", t.seeds},   {"passed", t.passed},   {"failed", t.failed},
-              {"ops", t.ops},       {"engine_ops", t.engine_ops},
-              {"crashes", t.crashes}, {"steps", t.steps},
-              {"sim_time_ns", t.sim_time_ns}, {"faults", t.faults_by_kind},
+  return json{{"seeds", t.seeds},
+              {"passed", t.passed},
+              {"failed", t.failed},
+              {"ops", t.ops},
+              {"engine_ops", t.engine_ops},
+              {"crashes", t.crashes},
+              {"steps", t.steps},
+              {"sim_time_ns", t.sim_time_ns},
+              {"faults", t.faults_by_kind},
               {"failures_by_property", t.failures_by_property},
-              {"ended_early", t.ended_early}, {"pct_runs", t.pct_runs},
-              {"pct_change_points", t.pct_change_points}, {"flash", FlashToJson(t.flash)},
+              {"ended_early", t.ended_early},
+              {"pct_runs", t.pct_runs},
+              {"pct_change_points", t.pct_change_points},
+              {"flash", FlashToJson(t.flash)},
               {"table_cache", t.table_cache}};
 }
 

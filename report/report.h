@@ -47,24 +47,24 @@ namespace shale::report {
 struct PromiseVerdict;  // promises.h
 
 struct SeedEntry {
-  scenario::RunResult result;     // trace is never stored
-  bool trace_hash_known = true;   // false: the worker died before reporting
-  uint64_t wall_ms = 0;           // wall time of this seed's worker
-  std::string replay;             // replay command, when !result.passed
+  scenario::RunResult result;    // trace is never stored
+  bool trace_hash_known = true;  // false: the worker died before reporting
+  uint64_t wall_ms = 0;          // wall time of this seed's worker
+  std::string replay;            // replay command, when !result.passed
 };
 
 struct CampaignInfo {
   std::vector<std::string> scenarios;
-  std::string seeds;              // "A..B"
-  std::string shard;              // "K/N", or "" for all seeds
+  std::string seeds;  // "A..B"
+  std::string shard;  // "K/N", or "" for all seeds
   int64_t ops = 0;
   int64_t crashes = 0;
   std::string strategy;
   std::string faults;
   uint64_t planted_bugs = 0;
   int64_t jobs = 0;
-  uint64_t max_failures = 0;      // 0: every seed of the range was to run
-  uint64_t wall_ms = 0;           // merged: the slowest input (shards run in parallel)
+  uint64_t max_failures = 0;  // 0: every seed of the range was to run
+  uint64_t wall_ms = 0;       // merged: the slowest input (shards run in parallel)
   std::vector<std::string> merged_from;
 };
 

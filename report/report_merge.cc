@@ -73,22 +73,25 @@ struct Gathered {
   std::vector<IndexItem> index;
 };
 
-bool Gather(const std::vector<std::string>& inputs, Spill* spill, CampaignTally* tally,
-            Gathered* g, std::string* error) {
+bool Gather(const std::vector<std::string>& inputs, Spill* spill, CampaignTally* tally, Gathered* g,
+            std::string* error) {
   std::map<std::string, uint32_t> ids;
   for (const std::string& path : inputs) {
     ReportHeader header;
-    const bool ok = ReadReportFile(path, &header, [&](const SeedEntry& e, std::string_view line,
-                                                      std::string* err) {
-      const auto [it, added] = ids.emplace(e.result.scenario, static_cast<uint32_t>(ids.size()));
-      if (added) g->scenarios.push_back(e.result.scenario);
-      IndexItem item;
-      item.seed = e.result.seed;
-      item.scenario = it->second;
-      tally->Add(e);
-      g->index.push_back(item);
-      return spill->Append(line, &g->index.back(), err);
-    }, error);
+    const bool ok = ReadReportFile(
+        path, &header,
+        [&](const SeedEntry& e, std::string_view line, std::string* err) {
+          const auto [it, added] =
+              ids.emplace(e.result.scenario, static_cast<uint32_t>(ids.size()));
+          if (added) g->scenarios.push_back(e.result.scenario);
+          IndexItem item;
+          item.seed = e.result.seed;
+          item.scenario = it->second;
+          tally->Add(e);
+          g->index.push_back(item);
+          return spill->Append(line, &g->index.back(), err);
+        },
+        error);
     if (!ok) return false;
     g->campaigns.push_back(header.campaign);
     g->complete = g->complete && header.complete;

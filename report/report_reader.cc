@@ -99,7 +99,8 @@ bool ReadLines(std::istream& in, const std::string& path, ReportHeader* header,
   while (std::getline(in, line)) {
     ++line_no;
     if (Blank(line)) continue;
-    if (ended) return Fail(error, path + ": line " + std::to_string(line_no) + ": text after the end");
+    if (ended)
+      return Fail(error, path + ": line " + std::to_string(line_no) + ": text after the end");
     if (!pending.empty()) {
       SeedEntry e;
       std::string bad;

@@ -45,7 +45,8 @@ bool ReportStream::Open(const std::string& path, std::string_view head, std::str
   if (fd_ < 0) return Fail(error, "create", tmp);
   path_ = tmp;
   bool ok = WriteAt(0, std::string(head) + std::string(tail), error);
-  if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) ok = Fail(error, "rename " + tmp + " to", path);
+  if (ok && ::rename(tmp.c_str(), path.c_str()) != 0)
+    ok = Fail(error, "rename " + tmp + " to", path);
   if (!ok) {
     ::close(fd_);
     fd_ = -1;
@@ -101,8 +102,8 @@ bool ReportStream::WriteAt(uint64_t offset, std::string_view text, std::string* 
   const SignalsBlocked blocked;
   size_t done = 0;
   while (done < text.size()) {
-    const ssize_t n = ::pwrite(fd_, text.data() + done, text.size() - done,
-                               static_cast<off_t>(offset + done));
+    const ssize_t n =
+        ::pwrite(fd_, text.data() + done, text.size() - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Fail(error, "write", path_);
     if (n == 0) {

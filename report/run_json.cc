@@ -73,7 +73,8 @@ scenario::RunResult RunResultFromJson(const json& j, bool* trace_hash_known) {
   r.scheduler = j.value("scheduler", "");
   r.pct_change_points = j.value("pct_change_points", uint64_t{0});
   if (j.contains("observed")) r.observed = j.at("observed").get<std::map<std::string, uint64_t>>();
-  if (j.contains("faults")) r.faults_by_kind = j.at("faults").get<std::map<std::string, uint64_t>>();
+  if (j.contains("faults"))
+    r.faults_by_kind = j.at("faults").get<std::map<std::string, uint64_t>>();
   if (j.contains("options")) {
     r.options_drawn = j.at("options").get<std::map<std::string, std::string>>();
   }

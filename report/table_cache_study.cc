@@ -43,9 +43,10 @@ std::string Panel(const TableCacheStudy& s, int x0, bool log_scale, const char* 
   }
   const int plot_w = kPanelW - kLeft - 16, plot_h = kPanelH - kTop - kBottom;
   const auto y_of = [&](double v) {
-    const double f = log_scale ? (v <= 0 ? 0.0 : (std::log10(v) - std::log10(lo)) /
-                                                     (std::log10(hi) - std::log10(lo)))
-                               : v / hi;
+    const double f =
+        log_scale
+            ? (v <= 0 ? 0.0 : (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)))
+            : v / hi;
     return kTop + plot_h - static_cast<int>(std::lround(std::clamp(f, 0.0, 1.0) * plot_h));
   };
   const size_t n = fig::kSettings.size();
@@ -57,20 +58,22 @@ std::string Panel(const TableCacheStudy& s, int x0, bool log_scale, const char* 
       "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n",
       x0 + kLeft, title, x0 + kLeft, kTop, plot_w, plot_h);
   for (double v : {lo, hi}) {
-    out += absl::StrFormat("<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%s</text>\n",
-                           x0 + kLeft - 4, y_of(v) + 4,
-                           v >= 1e6   ? absl::StrFormat("%gM", v / 1e6)
-                           : v >= 1e3 ? absl::StrFormat("%gk", v / 1e3)
-                                      : absl::StrFormat("%g", v));
+    out +=
+        absl::StrFormat("<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%s</text>\n",
+                        x0 + kLeft - 4, y_of(v) + 4,
+                        v >= 1e6   ? absl::StrFormat("%gM", v / 1e6)
+                        : v >= 1e3 ? absl::StrFormat("%gk", v / 1e3)
+                                   : absl::StrFormat("%g", v));
   }
   for (size_t i = 0; i < n; i++) {
     out += absl::StrFormat(
         "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n", x_of(i),
         kTop + plot_h + 16, fig::kSettings[i]);
   }
-  out += absl::StrFormat("<text x=\"%d\" y=\"%d\" font-size=\"11\">max_open_files (share of the "
-                         "table files)</text>\n",
-                         x0 + kLeft, kTop + plot_h + 34);
+  out += absl::StrFormat(
+      "<text x=\"%d\" y=\"%d\" font-size=\"11\">max_open_files (share of the "
+      "table files)</text>\n",
+      x0 + kLeft, kTop + plot_h + 34);
   for (size_t e = 0; e < fig::kEnvs.size(); e++) {
     std::string points;
     for (size_t i = 0; i < n; i++) {
@@ -100,8 +103,8 @@ TableCacheStudy ComputeTableCacheStudy(const std::map<std::string, uint64_t>& su
       r.env = env;
       r.setting = setting;
       const uint64_t gets = figure(fig::kGets);
-      r.max_open_files = std::string(setting) == "-1" ? -1.0
-                                                      : Ratio(figure(fig::kMaxOpenFiles), s.seeds);
+      r.max_open_files =
+          std::string(setting) == "-1" ? -1.0 : Ratio(figure(fig::kMaxOpenFiles), s.seeds);
       r.opens_per_get = Ratio(figure(fig::kOpens), gets);
       r.syscalls_per_get = Ratio(figure(fig::kSyscalls), gets);
       r.gets_per_s = Ratio(gets, figure(fig::kSimNs)) * 1e9;
@@ -120,14 +123,14 @@ std::string TableCacheMarkdown(const TableCacheStudy& s) {
       "| simulated Get/s |\n|---|---|---:|---:|---:|---:|\n",
       s.seeds, s.files);
   for (const TableCacheRow& r : s.rows) {
-    const std::string mof =
-        r.max_open_files < 0 ? "-1" : absl::StrFormat("%.0f", r.max_open_files);
+    const std::string mof = r.max_open_files < 0 ? "-1" : absl::StrFormat("%.0f", r.max_open_files);
     absl::StrAppendFormat(&out, "| %s | %s | %s | %.3f | %.2f | %.0f |\n", r.env, r.setting, mof,
                           r.opens_per_get, r.syscalls_per_get, r.gets_per_s);
   }
-  out += "\nThe study's own figures (RocksDB 5.9, 40 cores at 90%, NVMe): about 1.2 ms of system "
-         "calls per table-reader open; 14k Get/s with a small max_open_files, 300k Get/s with "
-         "-1.\n";
+  out +=
+      "\nThe study's own figures (RocksDB 5.9, 40 cores at 90%, NVMe): about 1.2 ms of system "
+      "calls per table-reader open; 14k Get/s with a small max_open_files, 300k Get/s with "
+      "-1.\n";
   return out;
 }
 
@@ -143,10 +146,9 @@ std::string TableCacheSvg(const TableCacheStudy& s) {
   out += Panel(s, kPanelW, false, "table-reader opens per Get",
                [](const TableCacheRow& r) { return r.opens_per_get; });
   for (size_t e = 0; e < fig::kEnvs.size(); e++) {
-    absl::StrAppendFormat(&out,
-                          "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"%s\">%s Env</text>\n",
-                          kLeft + static_cast<int>(e) * 160, kPanelH + 16, kColors[e],
-                          fig::kEnvs[e]);
+    absl::StrAppendFormat(
+        &out, "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"%s\">%s Env</text>\n",
+        kLeft + static_cast<int>(e) * 160, kPanelH + 16, kColors[e], fig::kEnvs[e]);
   }
   out += "</svg>\n";
   return out;

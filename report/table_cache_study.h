@@ -18,8 +18,8 @@
 namespace shale::report {
 
 struct TableCacheRow {
-  std::string env;      // "rocksdb-5.9", "shale"
-  std::string setting;  // "5%", ..., "-1"
+  std::string env;            // "rocksdb-5.9", "shale"
+  std::string setting;        // "5%", ..., "-1"
   double max_open_files = 0;  // mean over seeds (-1 for the unbounded setting)
   double opens_per_get = 0;
   double syscalls_per_get = 0;
@@ -28,7 +28,7 @@ struct TableCacheRow {
 
 struct TableCacheStudy {
   uint64_t seeds = 0;
-  double files = 0;  // mean table files per seed's DB
+  double files = 0;                 // mean table files per seed's DB
   std::vector<TableCacheRow> rows;  // kEnvs x kSettings order
 };
 

@@ -32,12 +32,12 @@ bool DecodeTape(std::string_view text, uint64_t expected_bytes, std::string* tap
   }
   tape->assign(expected_bytes, '\0');
   uLongf size = static_cast<uLongf>(expected_bytes);
-  const int rc = uncompress(reinterpret_cast<Bytef*>(tape->data()), &size,
-                            reinterpret_cast<const Bytef*>(packed.data()),
-                            static_cast<uLong>(packed.size()));
+  const int rc =
+      uncompress(reinterpret_cast<Bytef*>(tape->data()), &size,
+                 reinterpret_cast<const Bytef*>(packed.data()), static_cast<uLong>(packed.size()));
   if (rc != Z_OK || size != expected_bytes) {
-    *error = "tape does not decompress to tape_bytes (" + std::to_string(expected_bytes) +
-             ") bytes";
+    *error =
+        "tape does not decompress to tape_bytes (" + std::to_string(expected_bytes) + ") bytes";
     return false;
   }
   return true;

@@ -17,8 +17,9 @@ std::vector<const Scenario*>* Registry() {
 void RegisterScenario(const Scenario* scenario) {
   std::vector<const Scenario*>* r = Registry();
   r->push_back(scenario);
-  std::sort(r->begin(), r->end(),
-            [](const Scenario* a, const Scenario* b) { return std::strcmp(a->name(), b->name()) < 0; });
+  std::sort(r->begin(), r->end(), [](const Scenario* a, const Scenario* b) {
+    return std::strcmp(a->name(), b->name()) < 0;
+  });
 }
 
 const std::vector<const Scenario*>& AllScenarios() { return *Registry(); }

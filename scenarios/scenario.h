@@ -26,11 +26,11 @@ struct RunConfig {
   // If set, the run draws every choice from these bytes (sim::ChoiceTape)
   // instead of the seed's endless tape; seed then only names the run.
   std::optional<std::string> tape;
-  int ops = 0;              // workload operations per seed (0 = scenario default)
-  int crashes = 3;          // crashes per seed (-1 = scenario default)
-  std::string strategy;     // "random" | "pct" | "" (drawn from the tape)
-  std::string faults;       // "on" | "off" | "" (drawn from the tape)
-  bool trace = false;       // collect the event trace (shale replay --trace)
+  int ops = 0;                // workload operations per seed (0 = scenario default)
+  int crashes = 3;            // crashes per seed (-1 = scenario default)
+  std::string strategy;       // "random" | "pct" | "" (drawn from the tape)
+  std::string faults;         // "on" | "off" | "" (drawn from the tape)
+  bool trace = false;         // collect the event trace (shale replay --trace)
   uint64_t planted_bugs = 0;  // shale::PlantedBug bits, for checker tests
   // Where a scenario that runs on real files makes them (a directory per
   // seed under it, removed when the seed passes); "" means TMPDIR (or
@@ -43,24 +43,24 @@ struct Failure {
   std::string key;
   std::string expected;
   std::string observed;
-  uint64_t step = 0;     // scheduler step (or workload op) where it was seen
-  std::string message;   // one line, human readable
+  uint64_t step = 0;    // scheduler step (or workload op) where it was seen
+  std::string message;  // one line, human readable
 };
 
 struct RunResult {
   std::string scenario;
   uint64_t seed = 0;
   bool passed = true;
-  Failure failure;                                // when !passed
+  Failure failure;  // when !passed
   uint64_t trace_hash = 0;
-  uint64_t ops = 0;                               // workload operations done
+  uint64_t ops = 0;  // workload operations done
   // Engine calls those made, counted as db_bench counts: each key written
   // (a batch of n is n), each Get, each iterator Seek/Next/Prev, each
   // Flush/CompactRange/SyncWAL. Checker reads after recovery not included.
   uint64_t engine_ops = 0;
   uint64_t crashes = 0;
   uint64_t sim_time_ns = 0;
-  uint64_t steps = 0;                             // scheduling points
+  uint64_t steps = 0;  // scheduling points
   // Bytes of the choice tape the run read: its first tape_bytes bytes (of
   // config.tape, or of the seed's endless tape) replay it exactly.
   uint64_t tape_bytes = 0;
@@ -77,7 +77,7 @@ struct RunResult {
   std::string ended_early;
   std::string scheduler;           // "random" or "pct"
   uint64_t pct_change_points = 0;  // pct: change points that fired
-  std::vector<std::string> trace;                 // when RunConfig::trace
+  std::vector<std::string> trace;  // when RunConfig::trace
   // False for a run on real files and threads: the same config may take
   // another path, so trace_hash (0) and tape_bytes (0) mean nothing and
   // the failure file replays from the seed.

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-
-
 namespace shale::scenario {
 
 sim::SimulationOptions SimOptionsFor(const RunConfig& config, const PctCalibration& pct) {
@@ -48,8 +46,7 @@ void DrawCompression(sim::ChoiceTape* rng, Options* o) {
   constexpr CompressionType kCodecs[] = {kNoCompression, kSnappyCompression, kLZ4Compression,
                                          kZSTD};
   o->compression = kCodecs[rng->Uniform(4)];
-  o->bottommost_compression =
-      rng->OneIn(3) ? kCodecs[rng->Uniform(4)] : kDisableCompressionOption;
+  o->bottommost_compression = rng->OneIn(3) ? kCodecs[rng->Uniform(4)] : kDisableCompressionOption;
 }
 
 void DescribeEngineSizes(const Options& o, std::map<std::string, std::string>* described) {

@@ -12,9 +12,9 @@
 
 #include "scenarios/scenario.h"
 #include "shale/options.h"
+#include "sim/choice_tape.h"
 #include "sim/disk/sim_disk.h"
 #include "sim/simulation.h"
-#include "sim/choice_tape.h"
 
 namespace shale::scenario {
 

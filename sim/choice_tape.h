@@ -107,6 +107,7 @@ class ChoiceTape {
     for (const char c : bytes) hash = (hash ^ static_cast<uint8_t>(c)) * 0x100000001b3ull;
     return hash;
   }
+
  private:
   // The bytes Uniform(n) reads: the fewest b with 256^b >= 32n, or exactly
   // log256(n) for a power of two; at most 8.
@@ -149,12 +150,12 @@ class ChoiceTape {
     return byte;
   }
 
-  std::string prefix_;       // explicit bytes (empty for a seed's tape)
+  std::string prefix_;  // explicit bytes (empty for a seed's tape)
   size_t prefix_pos_ = 0;
-  uint64_t tail_seed_;       // seeds tail_
-  Random tail_;              // the bytes after the prefix
-  uint64_t tail_word_ = 0;   // the PRNG word being read out
-  int tail_word_left_ = 0;   // its bytes not yet read
+  uint64_t tail_seed_;      // seeds tail_
+  Random tail_;             // the bytes after the prefix
+  uint64_t tail_word_ = 0;  // the PRNG word being read out
+  int tail_word_left_ = 0;  // its bytes not yet read
   uint64_t consumed_bytes_ = 0;
   std::vector<uint64_t> operation_marks_;
 };

@@ -162,15 +162,15 @@ void* MakeStack(char* stack, size_t bytes, void (*entry)()) {
   // top is page-aligned; one spare slot keeps the return-address slot
   // 16-byte aligned, as a call would leave it.
   uint64_t* sp = reinterpret_cast<uint64_t*>(stack + bytes);
-  *--sp = 0;                                                     // spare
-  *--sp = reinterpret_cast<uint64_t>(&shale_fiber_start);        // ret
-  *--sp = 0;                                                     // rbp
-  *--sp = 0;                                                     // rbx
-  *--sp = reinterpret_cast<uint64_t>(entry);                     // r12
-  *--sp = 0;                                                     // r13
-  *--sp = 0;                                                     // r14
-  *--sp = 0;                                                     // r15
-  *--sp = 0;                                                     // control words
+  *--sp = 0;                                               // spare
+  *--sp = reinterpret_cast<uint64_t>(&shale_fiber_start);  // ret
+  *--sp = 0;                                               // rbp
+  *--sp = 0;                                               // rbx
+  *--sp = reinterpret_cast<uint64_t>(entry);               // r12
+  *--sp = 0;                                               // r13
+  *--sp = 0;                                               // r14
+  *--sp = 0;                                               // r15
+  *--sp = 0;                                               // control words
   std::memcpy(sp, &mxcsr, sizeof(mxcsr));
   std::memcpy(reinterpret_cast<char*>(sp) + 4, &x87_cw, sizeof(x87_cw));
   return sp;
@@ -200,8 +200,8 @@ Fiber::Fiber(size_t stack_bytes, std::function<void()> body)
   const size_t page = PageBytes();
   const size_t usable = (std::max<size_t>(stack_bytes, 16 * 1024) + page - 1) / page * page;
   mapping_bytes_ = usable + page;
-  void* mem = mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
+  void* mem =
+      mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) Die("mmap of a fiber stack failed");
   mapping_ = static_cast<char*>(mem);
   if (mprotect(mapping_, page, PROT_NONE) != 0) Die("mprotect of a guard page failed");

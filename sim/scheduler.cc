@@ -10,11 +10,11 @@ namespace {
 
 // Tags folded before the values of each kind of decision, so that e.g. a
 // timer fire of task 3 and a switch to task 3 hash differently.
-constexpr uint64_t kFoldSwitch = 0x5357;   // "SW"
-constexpr uint64_t kFoldTimer = 0x544d;    // "TM"
-constexpr uint64_t kFoldSpawn = 0x5350;    // "SP"
-constexpr uint64_t kFoldFinish = 0x4649;   // "FI"
-constexpr uint64_t kFoldCrash = 0x4352;    // "CR"
+constexpr uint64_t kFoldSwitch = 0x5357;  // "SW"
+constexpr uint64_t kFoldTimer = 0x544d;   // "TM"
+constexpr uint64_t kFoldSpawn = 0x5350;   // "SP"
+constexpr uint64_t kFoldFinish = 0x4649;  // "FI"
+constexpr uint64_t kFoldCrash = 0x4352;   // "CR"
 
 [[noreturn]] void Die(const char* what) {
   std::fprintf(stderr, "shale scheduler: %s\n", what);
@@ -23,22 +23,32 @@ constexpr uint64_t kFoldCrash = 0x4352;    // "CR"
 
 const char* StateName(TaskState state) {
   switch (state) {
-    case TaskState::kRunnable: return "runnable";
-    case TaskState::kBlocked: return "blocked";
-    case TaskState::kFinished: return "finished";
-    case TaskState::kAbandoned: return "abandoned";
+    case TaskState::kRunnable:
+      return "runnable";
+    case TaskState::kBlocked:
+      return "blocked";
+    case TaskState::kFinished:
+      return "finished";
+    case TaskState::kAbandoned:
+      return "abandoned";
   }
   return "?";
 }
 
 const char* WaitName(WaitKind kind) {
   switch (kind) {
-    case WaitKind::kNone: return "nothing";
-    case WaitKind::kMutex: return "mutex";
-    case WaitKind::kCondVar: return "condvar";
-    case WaitKind::kJoin: return "join";
-    case WaitKind::kSleep: return "sleep";
-    case WaitKind::kParked: return "parked at a crash point";
+    case WaitKind::kNone:
+      return "nothing";
+    case WaitKind::kMutex:
+      return "mutex";
+    case WaitKind::kCondVar:
+      return "condvar";
+    case WaitKind::kJoin:
+      return "join";
+    case WaitKind::kSleep:
+      return "sleep";
+    case WaitKind::kParked:
+      return "parked at a crash point";
   }
   return "?";
 }
@@ -286,8 +296,8 @@ void Scheduler::CancelTimer(Task* task) {
 
 void Scheduler::Fail(const std::string& why) {
   ended_ = true;
-  end_ = Status::Aborted(why + " at step " + std::to_string(*s_.steps) + ", t=" +
-                         std::to_string(*s_.now_ns) + " ns\n" + DescribeTasks());
+  end_ = Status::Aborted(why + " at step " + std::to_string(*s_.steps) +
+                         ", t=" + std::to_string(*s_.now_ns) + " ns\n" + DescribeTasks());
 }
 
 void Scheduler::SwitchAwayForGood() {

@@ -167,8 +167,7 @@ std::unique_ptr<CondVar> SimRuntime::NewCondVar(Mutex* mu) {
   return std::make_unique<SimCondVar>(scheduler_, sim_mu, next_condvar_id_++);
 }
 
-std::unique_ptr<Thread> SimRuntime::StartThread(const std::string& name,
-                                                std::function<void()> fn) {
+std::unique_ptr<Thread> SimRuntime::StartThread(const std::string& name, std::function<void()> fn) {
   const TaskId id = scheduler_->Spawn(name, std::move(fn));
   auto thread = std::make_unique<SimThread>(scheduler_, id);
   scheduler_->Point("thread.start");
@@ -198,8 +197,8 @@ void SimRuntime::YieldPoint(const char* name) {
     const uint64_t us = 1 + tape_->Uniform(preempt_max_us_);
     trace_->Fold(us);
     if (scheduler_->tracing()) {
-      scheduler_->TraceEvent("preempted: " + scheduler_->task_name(scheduler_->current()) +
-                             " at " + name + " for " + std::to_string(us) + " us");
+      scheduler_->TraceEvent("preempted: " + scheduler_->task_name(scheduler_->current()) + " at " +
+                             name + " for " + std::to_string(us) + " us");
     }
     return SleepNanos(us * 1000, name);
   }

@@ -48,8 +48,8 @@
 
 #include "shale/env.h"
 #include "shale/status.h"
-#include "sim/disk_context.h"
 #include "sim/choice_tape.h"
+#include "sim/disk_context.h"
 
 namespace shale::sim {
 
@@ -62,9 +62,9 @@ struct SimulationOptions {
   // seed's endless tape; the seed then only names the run.
   std::optional<std::string> tape;
   Strategy strategy = Strategy::kRandom;
-  int pct_depth = 3;                       // d: PCT's bug depth (d-1 change points)
-  uint64_t pct_expected_steps = 200000;    // where change points are drawn from
-  uint64_t max_steps = 50'000'000;         // scheduling points before failing
+  int pct_depth = 3;                                // d: PCT's bug depth (d-1 change points)
+  uint64_t pct_expected_steps = 200000;             // where change points are drawn from
+  uint64_t max_steps = 50'000'000;                  // scheduling points before failing
   uint64_t max_sim_time_ns = 3'600'000'000'000ull;  // one simulated hour
   // Preemption at the engine's named yield points (Runtime::YieldPoint).
   // When preempt_one_in > 0, each such point draws OneIn(preempt_one_in);

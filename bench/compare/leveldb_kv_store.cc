@@ -8,11 +8,11 @@
 #include <memory>
 
 #include "kv_store.h"
-#include "loaded_library.h"
 #include "leveldb/cache.h"
 #include "leveldb/db.h"
 #include "leveldb/filter_policy.h"
 #include "leveldb/write_batch.h"
+#include "loaded_library.h"
 
 namespace shale::bench {
 namespace {

@@ -27,8 +27,8 @@ rocksdb::Options ToRocksOptions(const KvOptions& o) {
   options.create_if_missing = true;
   options.compression = o.compression == kSnappyCompression ? rocksdb::kSnappyCompression
                         : o.compression == kLZ4Compression  ? rocksdb::kLZ4Compression
-                        : o.compression == kZSTD             ? rocksdb::kZSTD
-                                                             : rocksdb::kNoCompression;
+                        : o.compression == kZSTD            ? rocksdb::kZSTD
+                                                            : rocksdb::kNoCompression;
   options.write_buffer_size = o.write_buffer_size_bytes;
   options.allow_mmap_reads = o.mmap_read;
   options.max_open_files = o.max_open_files;

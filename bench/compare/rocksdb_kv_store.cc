@@ -11,9 +11,9 @@
 #include "kv_store.h"
 #include "loaded_library.h"
 #include "rocksdb/db.h"
-#include "rocksdb_common.h"
 #include "rocksdb/utilities/transaction_db.h"
 #include "rocksdb/write_batch.h"
+#include "rocksdb_common.h"
 
 namespace shale::bench {
 namespace {

@@ -222,7 +222,8 @@ LRUCache::LRUCache(size_t capacity_bytes, int num_shard_bits, Runtime* runtime)
 LRUCache::~LRUCache() = default;
 
 LRUCacheShard& LRUCache::ShardFor(uint64_t hash) const {
-  const size_t index = num_shard_bits_ == 0 ? 0 : static_cast<size_t>(hash >> (64 - num_shard_bits_));
+  const size_t index =
+      num_shard_bits_ == 0 ? 0 : static_cast<size_t>(hash >> (64 - num_shard_bits_));
   return *shards_[index];
 }
 

@@ -78,11 +78,10 @@ DBImpl::DBImpl(const Options& sanitized, const std::string& dbname)
   int table_cache_files = options_.max_open_files;
   if (HasBug(kBugTableCacheIgnoresLimit)) table_cache_files = -1;
   if (HasBug(kBugTableCacheBoundsUnlimited) && table_cache_files == -1) table_cache_files = 20;
-  table_cache_ = std::make_unique<TableCache>(dbname_, table_options_, table_cache_files,
-                                              env_, &stats_,
-                                              FileOptionsFor(options_, "the table cache",
-                                                             options_.use_direct_reads,
-                                                             options_.allow_mmap_reads));
+  table_cache_ = std::make_unique<TableCache>(
+      dbname_, table_options_, table_cache_files, env_, &stats_,
+      FileOptionsFor(options_, "the table cache", options_.use_direct_reads,
+                     options_.allow_mmap_reads));
   versions_ = std::make_unique<VersionSet>(dbname_, &options_, table_cache_.get(),
                                            &internal_comparator_, env_, &stats_);
 }
@@ -119,8 +118,7 @@ Status ValidateOptions(const Options& options) {
                                    std::to_string(kMaxWriteThreadYieldMicros));
   }
   if (options.unordered_write && !options.allow_concurrent_memtable_write) {
-    return Status::InvalidArgument(
-        "unordered_write requires allow_concurrent_memtable_write");
+    return Status::InvalidArgument("unordered_write requires allow_concurrent_memtable_write");
   }
   return Status::OK();
 }
@@ -144,8 +142,7 @@ Status DBImpl::Close() {
     // finish: only a front writer may switch memtables or touch log_.
     closed_ = true;
     while (!writers_.empty() || !wal_only_writers_.empty() || !memtable_groups_.empty() ||
-           pending_memtable_writes_ > 0 ||
-           manual_compactions_running_ > 0) {
+           pending_memtable_writes_ > 0 || manual_compactions_running_ > 0) {
       bg_cv_->Wait();
     }
     // Writes made without the WAL live only in memory: flush them, as
@@ -225,8 +222,8 @@ Iterator* DBImpl::NewInternalIterator(const ReadOptions& options, SequenceNumber
   }
   Version* current = versions_->current();
   current->AddIterators(options, &children);
-  Iterator* merged = NewMergingIterator(&internal_comparator_, children.data(),
-                                        static_cast<int>(children.size()));
+  Iterator* merged =
+      NewMergingIterator(&internal_comparator_, children.data(), static_cast<int>(children.size()));
   for (MemTable* m : pinned) m->Ref();
   current->Ref();
   Mutex* mu = mutex_.get();

@@ -183,7 +183,7 @@ class DBImpl final : public DB {
   // Writes mem to a new L0 table and adds it to edit. REQUIRES: mutex_ held
   // (released while building).
   [[nodiscard]] Status WriteLevel0Table(MemTable* mem, VersionEdit* edit);
-  [[nodiscard]] Status RunCompaction(Compaction* c);  // REQUIRES: mutex_ held
+  [[nodiscard]] Status RunCompaction(Compaction* c);              // REQUIRES: mutex_ held
   [[nodiscard]] Status DoCompactionWork(CompactionState* state);  // mutex_ released inside
   [[nodiscard]] Status FinishCompactionOutput(CompactionState* state, Iterator* input);
   // Opens a just-written table through the table cache (which keeps it open)
@@ -195,10 +195,10 @@ class DBImpl final : public DB {
   // Records a compaction's edit (trivial move or merge). REQUIRES: mutex_ held.
   [[nodiscard]] Status InstallCompactionEdit(Compaction* c);
   // Serializes LogAndApply between the flush and compaction threads.
-  [[nodiscard]] Status LogAndApply(VersionEdit* edit);  // REQUIRES: mutex_ held
-  void RecordBackgroundError(const Status& s);  // REQUIRES: mutex_ held
-  void DeleteObsoleteFiles();  // REQUIRES: mutex_ held
-  bool CompactionWanted() const;  // REQUIRES: mutex_ held
+  [[nodiscard]] Status LogAndApply(VersionEdit* edit);        // REQUIRES: mutex_ held
+  void RecordBackgroundError(const Status& s);                // REQUIRES: mutex_ held
+  void DeleteObsoleteFiles();                                 // REQUIRES: mutex_ held
+  bool CompactionWanted() const;                              // REQUIRES: mutex_ held
   [[nodiscard]] Status WaitForFlushOf(uint64_t memtable_id);  // REQUIRES: mutex_ held
   [[nodiscard]] Status CompactLevelRange(int level, const Slice* begin, const Slice* end);
 
@@ -227,39 +227,39 @@ class DBImpl final : public DB {
   std::unique_ptr<Mutex> mutex_;
   std::unique_ptr<CondVar> bg_cv_;  // background work finished / requested
   std::unique_ptr<VersionSet> versions_;
-  MemTable* mem_ = nullptr;                 // GUARDED
-  std::deque<MemTable*> imm_;               // GUARDED, oldest first
-  uint64_t next_memtable_id_ = 1;           // GUARDED
-  uint64_t mem_id_ = 0;                     // GUARDED, id of mem_
-  std::deque<uint64_t> imm_ids_;            // GUARDED, parallel to imm_
-  std::unique_ptr<log::Writer> log_;        // GUARDED (used by the write leader unlocked)
-  uint64_t logfile_number_ = 0;             // GUARDED
-  std::deque<Writer*> writers_;             // GUARDED, the WAL queue
-  std::deque<Writer*> wal_only_writers_;    // GUARDED, the second queue (two_write_queues)
+  MemTable* mem_ = nullptr;               // GUARDED
+  std::deque<MemTable*> imm_;             // GUARDED, oldest first
+  uint64_t next_memtable_id_ = 1;         // GUARDED
+  uint64_t mem_id_ = 0;                   // GUARDED, id of mem_
+  std::deque<uint64_t> imm_ids_;          // GUARDED, parallel to imm_
+  std::unique_ptr<log::Writer> log_;      // GUARDED (used by the write leader unlocked)
+  uint64_t logfile_number_ = 0;           // GUARDED
+  std::deque<Writer*> writers_;           // GUARDED, the WAL queue
+  std::deque<Writer*> wal_only_writers_;  // GUARDED, the second queue (two_write_queues)
   // With two_write_queues: serializes the two queues' leaders (from their
   // sequence allocation to the end of their WAL append) and NewWAL's swap
   // on log_. Taken only without mutex_; a leader re-takes mutex_ inside it
   // to allocate, nothing else nests in it.
   std::unique_ptr<Mutex> wal_mu_;
-  TxnStateHooks* txn_hooks_ = nullptr;      // set before Open; may be null
-  std::deque<WriteGroup*> memtable_groups_; // GUARDED, pipelined groups past their WAL write
+  TxnStateHooks* txn_hooks_ = nullptr;       // set before Open; may be null
+  std::deque<WriteGroup*> memtable_groups_;  // GUARDED, pipelined groups past their WAL write
   // GUARDED: the published last sequence before the newest publish (read
   // only by the planted kBugStaleSnapshotSequence).
   SequenceNumber sequence_before_last_publish_ = 0;
-  int pending_memtable_writes_ = 0;         // GUARDED, unordered inserts in flight
+  int pending_memtable_writes_ = 0;  // GUARDED, unordered inserts in flight
   // Serializes memtable allocations of concurrent inserters (MemTable).
   std::unique_ptr<Mutex> memtable_mu_;
-  std::unique_ptr<WriteBatch> tmp_batch_;   // GUARDED, group scratch
+  std::unique_ptr<WriteBatch> tmp_batch_;           // GUARDED, group scratch
   std::unique_ptr<WriteBatch> wal_only_tmp_batch_;  // GUARDED, the second queue's
-  SnapshotList snapshots_;                  // GUARDED
-  std::set<uint64_t> pending_outputs_;      // GUARDED, files being written
-  Status bg_error_;                         // GUARDED
-  bool manifest_busy_ = false;              // GUARDED, a LogAndApply is running
-  bool flush_running_ = false;              // GUARDED
-  int compactions_running_ = 0;             // GUARDED
-  int manual_compactions_running_ = 0;      // GUARDED, CompactRange calls in flight
-  bool has_unpersisted_data_ = false;       // GUARDED, disable_wal writes since flush
-  bool closed_ = false;                     // GUARDED, Close() has begun: no new writes
+  SnapshotList snapshots_;                          // GUARDED
+  std::set<uint64_t> pending_outputs_;              // GUARDED, files being written
+  Status bg_error_;                                 // GUARDED
+  bool manifest_busy_ = false;                      // GUARDED, a LogAndApply is running
+  bool flush_running_ = false;                      // GUARDED
+  int compactions_running_ = 0;                     // GUARDED
+  int manual_compactions_running_ = 0;              // GUARDED, CompactRange calls in flight
+  bool has_unpersisted_data_ = false;               // GUARDED, disable_wal writes since flush
+  bool closed_ = false;                             // GUARDED, Close() has begun: no new writes
   std::atomic<bool> shutting_down_{false};
   std::unique_ptr<Thread> flush_thread_;
   std::unique_ptr<Thread> compaction_thread_;

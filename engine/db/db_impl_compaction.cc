@@ -179,9 +179,9 @@ Status DBImpl::DoCompactionWork(CompactionState* state) {
     // own sequence; one not yet visible to every reader is kept, and so is
     // the version under it.
     const SequenceNumber visible_at =
-        txn_hooks_ == nullptr ? ikey.sequence
-                              : txn_hooks_->CommitSequence(ikey.sequence, state->job_snapshot,
-                                                           state->live_log);
+        txn_hooks_ == nullptr
+            ? ikey.sequence
+            : txn_hooks_->CommitSequence(ikey.sequence, state->job_snapshot, state->live_log);
     bool drop = false;
     if (visible_at == kMaxSequenceNumber) {
       last_stripe = SIZE_MAX;

@@ -13,8 +13,7 @@ namespace shale {
 void DBImpl::FlushThreadMain() {
   MutexLock l(mutex_.get());
   while (true) {
-    while (!shutting_down_.load(std::memory_order_acquire) &&
-           (imm_.empty() || !bg_error_.ok())) {
+    while (!shutting_down_.load(std::memory_order_acquire) && (imm_.empty() || !bg_error_.ok())) {
       bg_cv_->Wait();
     }
     if (shutting_down_.load(std::memory_order_acquire)) break;
@@ -99,8 +98,7 @@ Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit) {
 }
 
 Status DBImpl::VerifyNewTable(const FileMetaData& meta) {
-  std::unique_ptr<Iterator> it(
-      table_cache_->NewIterator(ReadOptions(), meta));
+  std::unique_ptr<Iterator> it(table_cache_->NewIterator(ReadOptions(), meta));
   it->SeekToFirst();
   if (it->status().ok() && !it->Valid()) {
     return Status::Corruption("new table is empty", TableFileName(dbname_, meta.number));

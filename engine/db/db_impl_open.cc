@@ -69,7 +69,8 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
     // The DB directory's own name must be durable too, or a power loss can
     // take the whole new DB with it: sync its parent.
     s = fs_->SyncDir(ParentDir(dbname_));
-    if (s.ok()) s = WriteNewDBManifest(fs_, dbname_, internal_comparator_.user_comparator(), &stats_);
+    if (s.ok())
+      s = WriteNewDBManifest(fs_, dbname_, internal_comparator_.user_comparator(), &stats_);
     if (!s.ok()) return s;
   } else if (!s.ok()) {
     return s;
@@ -95,15 +96,13 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
     // With transactions, older WALs kept for their prepared sections are
     // read too (ReplayLogFile inserts none of their data).
     const bool kept_for_txns = txn_hooks_ != nullptr && number >= versions_->MinLogToKeep();
-    if (type == FileType::kLogFile &&
-        (kept_for_txns || number >= versions_->LogNumber() ||
-         number == versions_->PrevLogNumber())) {
+    if (type == FileType::kLogFile && (kept_for_txns || number >= versions_->LogNumber() ||
+                                       number == versions_->PrevLogNumber())) {
       logs.push_back(number);
     }
   }
   if (!expected.empty()) {
-    return Status::Corruption("missing table file",
-                              TableFileName(dbname_, *expected.begin()));
+    return Status::Corruption("missing table file", TableFileName(dbname_, *expected.begin()));
   }
   if (options_.paranoid_checks) s = CheckTableSizes();
   if (!s.ok()) return s;
@@ -157,8 +156,7 @@ Status DBImpl::RecoverLogFiles(const std::vector<uint64_t>& logs, VersionEdit* e
 }
 
 Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* edit,
-                             SequenceNumber* max_sequence, std::vector<LogCut>* cuts,
-                             bool* stop) {
+                             SequenceNumber* max_sequence, std::vector<LogCut>* cuts, bool* stop) {
   const std::string path = LogFileName(dbname_, log_number);
   std::unique_ptr<SequentialFile> file;
   Status s = runtime_->InjectedFault("recovery.read_log");
@@ -203,8 +201,9 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
     // point-in-time stop nor a tolerated tail may hide it. The damage is
     // new: a log retired while the DB ran was synced whole, and one an
     // earlier Open replayed was cut back to what it replayed.
-    return Status::Corruption(path, "damage in a log whose writes are already in tables, "
-                                    "with later writes");
+    return Status::Corruption(path,
+                              "damage in a log whose writes are already in tables, "
+                              "with later writes");
   }
   // Point in time: nothing after the damage.
   if (result.stopped_at_damage) *stop = true;
@@ -230,7 +229,7 @@ Status DBImpl::CutLogsToReplayedPrefix(const std::vector<LogCut>& cuts,
   for (const LogCut& cut : cuts) {
     std::unique_ptr<WritableFile> file;
     Status s = fs_->ReopenWritableFile(LogFileName(dbname_, cut.log_number),
-                                      FileOptionsFor(options_, "WAL recovery (log cut)"), &file);
+                                       FileOptionsFor(options_, "WAL recovery (log cut)"), &file);
     if (s.ok()) s = file->Truncate(cut.consistent_bytes);
     if (s.ok()) s = file->Sync();
     if (file != nullptr) s = FirstError(s, file->Close());
@@ -249,7 +248,7 @@ Status DBImpl::SyncReplayedLogs(const std::vector<uint64_t>& logs) {
     if (number < first_kept) continue;
     std::unique_ptr<WritableFile> file;
     Status s = fs_->ReopenWritableFile(LogFileName(dbname_, number),
-                                      FileOptionsFor(options_, "WAL recovery (sync)"), &file);
+                                       FileOptionsFor(options_, "WAL recovery (sync)"), &file);
     if (s.ok()) s = file->Sync();
     if (s.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
     if (file != nullptr) s = FirstError(s, file->Close());
@@ -278,7 +277,9 @@ class MarkerScan final : public WriteBatch::Handler {
     has_end_ = true;
     position_++;
   }
-  void MarkCommit(const Slice& xid) override { markers_.push_back({true, xid.ToString(), position_++}); }
+  void MarkCommit(const Slice& xid) override {
+    markers_.push_back({true, xid.ToString(), position_++});
+  }
   void MarkRollback(const Slice& xid) override {
     markers_.push_back({false, xid.ToString(), position_++});
   }

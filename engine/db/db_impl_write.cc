@@ -100,8 +100,8 @@ WriteBatch* DBImpl::BuildBatchGroup(Writer* leader, Writer** last_writer) {
   *last_writer = first;
   for (auto it = queue.begin() + 1; it != queue.end(); ++it) {
     Writer* w = *it;
-    if (w->batch == nullptr) break;               // SyncWAL / Flush lead their own group
-    if (w->sync && !first->sync) break;           // a sync write needs a syncing leader
+    if (w->batch == nullptr) break;      // SyncWAL / Flush lead their own group
+    if (w->sync && !first->sync) break;  // a sync write needs a syncing leader
     if (w->disable_wal != first->disable_wal) break;
     // A group is all WAL-only or all memtable writes, publishing or not.
     if (w->disable_memtable() != first->disable_memtable()) break;

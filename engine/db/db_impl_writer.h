@@ -33,7 +33,7 @@ struct DBImpl::Writer {
   bool sync = false;
   bool disable_wal = false;
   bool force_switch = false;
-  const WriteHooks* hooks = nullptr;  // nullptr: a plain write
+  const WriteHooks* hooks = nullptr;     // nullptr: a plain write
   std::deque<Writer*>* queue = nullptr;  // the queue it joined
   bool disable_memtable() const { return hooks != nullptr && hooks->disable_memtable; }
   bool publishes() const { return hooks == nullptr || hooks->publish; }
@@ -50,9 +50,9 @@ struct DBImpl::Writer {
 struct DBImpl::WriteGroup {
   std::vector<Writer*> writers;  // queue order; writers[0] leads
   SequenceNumber last_sequence = 0;
-  int inserts_pending = 0;       // parallel inserts not yet finished
-  bool pipelined = false;        // completes from memtable_groups_, not writers_
-  Status status;                 // the first error of the group
+  int inserts_pending = 0;  // parallel inserts not yet finished
+  bool pipelined = false;   // completes from memtable_groups_, not writers_
+  Status status;            // the first error of the group
 };
 
 }  // namespace shale

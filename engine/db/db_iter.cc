@@ -68,7 +68,7 @@ class DBIter final : public Iterator {
   const Comparator* const user_comparator_;
   Iterator* const iter_;
   const SequenceNumber sequence_;
-  const ReadCallback* const callback_;  // may be null
+  const ReadCallback* const callback_;     // may be null
   const bool seek_skips_after_tombstone_;  // the planted bug
   Status status_;
   std::string saved_key_;    // reverse: current key; forward: key to skip
@@ -217,7 +217,8 @@ void DBIter::Seek(const Slice& target) {
     return;
   }
   ParsedInternalKey first;
-  const bool target_deleted = seek_skips_after_tombstone_ && ParseInternalKey(iter_->key(), &first) &&
+  const bool target_deleted = seek_skips_after_tombstone_ &&
+                              ParseInternalKey(iter_->key(), &first) &&
                               first.type == kTypeDeletion && IsVisible(first.sequence) &&
                               user_comparator_->Compare(first.user_key, target) == 0;
   FindNextUserEntry(false, &saved_key_);

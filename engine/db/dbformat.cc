@@ -41,8 +41,10 @@ int InternalKeyComparator::Compare(const Slice& akey, const Slice& bkey) const {
   if (r == 0) {
     const uint64_t anum = ExtractTrailer(akey);
     const uint64_t bnum = ExtractTrailer(bkey);
-    if (anum > bnum) r = -1;
-    else if (anum < bnum) r = +1;
+    if (anum > bnum)
+      r = -1;
+    else if (anum < bnum)
+      r = +1;
   }
   return r;
 }

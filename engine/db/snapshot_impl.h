@@ -62,7 +62,8 @@ class SnapshotList {
   // Every live snapshot's sequence, ascending.
   std::vector<SequenceNumber> Sequences() const {
     std::vector<SequenceNumber> out;
-    for (const SnapshotImpl* s = head_.next_; s != &head_; s = s->next_) out.push_back(s->sequence_);
+    for (const SnapshotImpl* s = head_.next_; s != &head_; s = s->next_)
+      out.push_back(s->sequence_);
     return out;
   }
   // Deletes every snapshot (at Close: their holders must not use them after).

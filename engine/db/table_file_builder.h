@@ -24,7 +24,10 @@ class TableFileBuilder {
   // planted_bugs: Options::planted_bugs (tests only).
   TableFileBuilder(const TableOptions& options, FileSystem* fs, const FileOptions& file_options,
                    StatsCounters* stats, uint32_t planted_bugs = kBugNone)
-      : options_(options), fs_(fs), file_options_(file_options), stats_(stats),
+      : options_(options),
+        fs_(fs),
+        file_options_(file_options),
+        stats_(stats),
         planted_bugs_(planted_bugs) {}
   ~TableFileBuilder();
 

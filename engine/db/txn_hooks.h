@@ -35,8 +35,7 @@ struct WriteHooks {
   bool publish = true;
   // Called once the batch's sequence numbers [first, last] are allocated,
   // before its WAL append, with the number of the WAL it is headed for.
-  std::function<void(SequenceNumber first, SequenceNumber last, uint64_t log_number)>
-      on_allocated;
+  std::function<void(SequenceNumber first, SequenceNumber last, uint64_t log_number)> on_allocated;
   // Called after the WAL append (and memtable insert), just before the
   // sequence would be published; only if the write succeeded.
   std::function<void(SequenceNumber first, SequenceNumber last)> before_publish;

@@ -47,8 +47,9 @@ Status OpenFlashFileSystem(FlashDevice* device, FileSystem* small_files, Runtime
   // A chunk holds a START, a CLOSE and at least one DATA sector, and its
   // first and last units are not the same one.
   if (g.sectors_per_chunk < 3 || g.sectors_per_chunk < 2 * g.ws_min) {
-    return Status::InvalidArgument("flash: chunks too small for the backend (want >= 3 sectors "
-                                   "and >= 2 * ws_min)");
+    return Status::InvalidArgument(
+        "flash: chunks too small for the backend (want >= 3 sectors "
+        "and >= 2 * ws_min)");
   }
   auto fs = std::make_unique<flash::FlashFs>(device, small_files, runtime, options);
   Status s = fs->Mount();
@@ -425,8 +426,8 @@ Status FlashFs::PadChunk(uint32_t chunk, OpenChunk* state, uint32_t sectors, boo
     tag.file_id = state->file_id;
     tag.chain_index = state->chain_index;
     if (state->write_pointer + i == chunk_end - 1) {
-      const ChunkClose close{state->file_id, state->chain_index, state->crc_valid,
-                             state->data_bytes, kNoChunk, state->data_crc};
+      const ChunkClose close{state->file_id,    state->chain_index, state->crc_valid,
+                             state->data_bytes, kNoChunk,           state->data_crc};
       const std::string payload = EncodeChunkClose(close);
       tag.kind = SectorKind::kClose;
       tag.valid_bytes = static_cast<uint32_t>(payload.size());

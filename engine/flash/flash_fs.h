@@ -43,15 +43,15 @@ struct FileEntry {
   // Bytes below this may be read from the device; the rest sit in the
   // device cache or the writer's buffer, and tail holds a copy of them.
   uint64_t readable_end = 0;
-  std::string tail;  // bytes [readable_end, size)
+  std::string tail;             // bytes [readable_end, size)
   std::vector<uint32_t> chain;  // chunks in chain order
   // The chain index the next chunk gets: past every index this file has
   // used, dropped chunks included (they may not be erased yet).
   uint32_t next_chain_index = 0;
   bool writer_open = false;
   uint64_t programmed_end = 0;  // file offset past the last byte programmed
-  bool deleted = false;  // no name any more; erased when handles reach 0
-  int handles = 0;       // open readers and writers
+  bool deleted = false;         // no name any more; erased when handles reach 0
+  int handles = 0;              // open readers and writers
 };
 
 // A chunk OPEN on the device that this instance wrote or found at mount.
@@ -61,12 +61,12 @@ struct OpenChunk {
   uint32_t chain_index = 0;
   uint32_t write_pointer = 0;
   uint64_t data_bytes = 0;
-  uint64_t file_end = 0;     // file offset just past its last DATA byte
-  uint32_t data_crc = 0;     // unmasked CRC32C of its DATA bytes so far
+  uint64_t file_end = 0;  // file offset just past its last DATA byte
+  uint32_t data_crc = 0;  // unmasked CRC32C of its DATA bytes so far
   bool crc_valid = true;
-  bool active = false;       // a writer writes it now: never sealed
-  bool sealing = false;      // being padded to its end: not erased meanwhile
-  bool erasing = false;      // to be reset: OPEN until it is done
+  bool active = false;   // a writer writes it now: never sealed
+  bool sealing = false;  // being padded to its end: not erased meanwhile
+  bool erasing = false;  // to be reset: OPEN until it is done
 };
 
 // Moves file's readable end up to readable (never past its size), dropping
@@ -142,8 +142,8 @@ class FlashFs final : public FlashFileSystem {
   // A handle of file closed (the eraser may then take a deleted file).
   void ReleaseHandle(const std::shared_ptr<FileEntry>& file);
   // Reads [offset, offset+n) of file into scratch (REQUIRES: within size).
-  [[nodiscard]] Status ReadFile(const std::shared_ptr<FileEntry>& file, uint64_t offset,
-                                size_t n, char* scratch);
+  [[nodiscard]] Status ReadFile(const std::shared_ptr<FileEntry>& file, uint64_t offset, size_t n,
+                                char* scratch);
 
  private:
   // Mount's steps (flash_mount.cc).
@@ -154,12 +154,12 @@ class FlashFs final : public FlashFileSystem {
   // open-chunk table and the erase queue. REQUIRES: mu_ not held.
   void AdoptFiles(std::vector<ChunkScan>* scans);
   void AdoptFile(uint64_t id, const std::vector<const ChunkScan*>& chunks);  // mu_ held
-  void ApplyChunk(const ChunkScan& scan, FileEntry* file);                  // mu_ held
-  void DropChunk(const ChunkScan& scan);                                    // mu_ held
-  std::shared_ptr<FileEntry> Find(const std::string& path) const;  // REQUIRES: mu_ held
+  void ApplyChunk(const ChunkScan& scan, FileEntry* file);                   // mu_ held
+  void DropChunk(const ChunkScan& scan);                                     // mu_ held
+  std::shared_ptr<FileEntry> Find(const std::string& path) const;            // REQUIRES: mu_ held
   // Drops the name; queues the chunks for erasing once no handle is open.
   void Unlink(const std::shared_ptr<FileEntry>& file);  // REQUIRES: mu_ held
-  void QueueChunks(const FileEntry& file);                // REQUIRES: mu_ held
+  void QueueChunks(const FileEntry& file);              // REQUIRES: mu_ held
   [[nodiscard]] Status NewFlashWriter(const std::string& path, bool reopen,
                                       std::unique_ptr<WritableFile>* result);
   // Pads an inactive OPEN chunk by up to sectors (to its end, closing it
@@ -176,8 +176,7 @@ class FlashFs final : public FlashFileSystem {
   // one a CLOSE sector if they reach its end); state is the chunk's, and
   // its write pointer moves. A program failure also ends the padding (the
   // chunk closed early). REQUIRES: neither mutex held by this call's data.
-  [[nodiscard]] Status PadChunk(uint32_t chunk, OpenChunk* state, uint32_t sectors,
-                                bool* closed);
+  [[nodiscard]] Status PadChunk(uint32_t chunk, OpenChunk* state, uint32_t sectors, bool* closed);
   // n physically consecutive DATA sectors of file (run[0..n) share a
   // chunk), through the read cache, each checked against its tag
   // (Corruption naming the file if it holds anything else).

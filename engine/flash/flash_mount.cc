@@ -143,16 +143,17 @@ Status FlashFs::ScanChunk(uint32_t chunk, const ChunkDescriptor& d, ChunkScan* s
   scan->owner = ChunkScan::Owner::kOurs;
   for (uint32_t sector = 1; sector < readable; sector++) {
     const char* sector_data = data.data() + uint64_t{sector} * sector_bytes;
-    if (!DecodeTag(sector_data, sector_bytes, oob.data() + uint64_t{sector} * oob_bytes,
-                   oob_bytes, &tag)) {
+    if (!DecodeTag(sector_data, sector_bytes, oob.data() + uint64_t{sector} * oob_bytes, oob_bytes,
+                   &tag)) {
       return Status::OK();  // torn or garbage: the chunk's contents end here
     }
     if (tag.kind == SectorKind::kPad) continue;  // mount padding carries no file id
     if (tag.kind == SectorKind::kClose) {
       ChunkClose close;
       const bool decoded = DecodeChunkClose(Slice(sector_data, tag.valid_bytes), &close);
-      scan->close_mismatch = !decoded || (close.crc_valid && (close.data_crc != scan->data_crc ||
-                                                             close.data_bytes != scan->data_bytes));
+      scan->close_mismatch =
+          !decoded || (close.crc_valid &&
+                       (close.data_crc != scan->data_crc || close.data_bytes != scan->data_bytes));
       return Status::OK();
     }
     if (tag.file_id != scan->start.file_id || tag.chain_index != scan->start.chain_index ||

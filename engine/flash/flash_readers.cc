@@ -159,8 +159,9 @@ Status FlashFs::ReadRun(const FileEntry& file, const Extent* run, size_t n,
   // Cache hits first; the misses, from the first to the last, in one read.
   size_t first_miss = n, last_miss = 0;
   for (size_t i = 0; i < n; i++) {
-    Cache::Handle* h =
-        read_cache_ == nullptr ? nullptr : read_cache_->Lookup(CacheKey(run[i].chunk, run[i].sector));
+    Cache::Handle* h = read_cache_ == nullptr
+                           ? nullptr
+                           : read_cache_->Lookup(CacheKey(run[i].chunk, run[i].sector));
     if (h != nullptr) {
       (*sectors)[i] = *static_cast<std::string*>(read_cache_->Value(h));
       read_cache_->Release(h);

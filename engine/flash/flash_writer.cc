@@ -179,8 +179,8 @@ bool FlashWritableFile::PlanUnit(Fill fill, uint32_t pad_sectors, Unit* unit) {
   const uint32_t chunk_end = geometry_.sectors_per_chunk;
   const uint32_t sector_bytes = geometry_.sector_bytes;
   const uint32_t start_slot = write_pointer_ == 0 ? 1 : 0;
-  uint32_t n = std::min(geometry_.ws_opt - write_pointer_ % geometry_.ws_opt,
-                        chunk_end - write_pointer_);
+  uint32_t n =
+      std::min(geometry_.ws_opt - write_pointer_ % geometry_.ws_opt, chunk_end - write_pointer_);
   const auto data_slots = [&](uint32_t count) {
     return count - start_slot - (write_pointer_ + count == chunk_end ? 1 : 0);
   };
@@ -259,8 +259,9 @@ void FlashWritableFile::Committed(const Unit& unit) {
   }
   write_pointer_ += unit.sectors;
   const uint32_t mw = geometry_.mw_cunits;
-  cache_start_ = unit.closes ? write_pointer_
-                             : std::max(cache_start_, write_pointer_ > mw ? write_pointer_ - mw : 0);
+  cache_start_ = unit.closes
+                     ? write_pointer_
+                     : std::max(cache_start_, write_pointer_ > mw ? write_pointer_ - mw : 0);
   uint64_t readable = 0;
   while (!cached_data_.empty() && cached_data_.front().first < cache_start_) {
     readable = cached_data_.front().second;

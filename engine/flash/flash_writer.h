@@ -56,13 +56,13 @@ class FlashWritableFile final : public WritableFile {
     explicit Unit(const FlashGeometry& g) : batch(g.sector_bytes, g.oob_bytes) {}
     SectorBatch batch;
     uint32_t sectors = 0;
-    size_t consumed = 0;        // buffer bytes it carries
-    uint32_t data_crc = 0;      // the chunk's CRC with this unit's DATA
-    uint64_t data_bytes = 0;    // the chunk's DATA bytes with this unit's
+    size_t consumed = 0;      // buffer bytes it carries
+    uint32_t data_crc = 0;    // the chunk's CRC with this unit's DATA
+    uint64_t data_bytes = 0;  // the chunk's DATA bytes with this unit's
     std::vector<Extent> extents;
-    bool closes = false;        // it carries the CLOSE sector
-    bool truncates = false;     // it carries the TRUNCATE sector
-    uint32_t next = kNoChunk;   // reserved for the next link (closes only)
+    bool closes = false;       // it carries the CLOSE sector
+    bool truncates = false;    // it carries the TRUNCATE sector
+    uint32_t next = kNoChunk;  // reserved for the next link (closes only)
   };
   // Writes one unit (see the file comment), retrying a program failure in
   // a fresh chunk. kWholeSectorsOnly writes only if the buffer fills every
@@ -92,9 +92,9 @@ class FlashWritableFile final : public WritableFile {
   std::string buffer_;          // appended, not yet programmed
   uint64_t buffer_offset_ = 0;  // file offset of buffer_[0]
   uint64_t size_ = 0;
-  uint32_t chunk_ = kNoChunk;   // the chain's last chunk, if this writer opened it
+  uint32_t chunk_ = kNoChunk;       // the chain's last chunk, if this writer opened it
   uint32_t next_chunk_ = kNoChunk;  // reserved for the chain's next link
-  uint32_t chain_index_ = 0;    // of chunk_, or of the next chunk to open
+  uint32_t chain_index_ = 0;        // of chunk_, or of the next chunk to open
   uint32_t write_pointer_ = 0;
   uint32_t cache_start_ = 0;
   uint64_t chunk_data_bytes_ = 0;
@@ -103,7 +103,7 @@ class FlashWritableFile final : public WritableFile {
   // offset just past its bytes), oldest first.
   std::deque<std::pair<uint32_t, uint64_t>> cached_data_;
   std::optional<uint64_t> truncate_to_;  // a TRUNCATE not yet written
-  Status error_;  // sticky: a write the device refused
+  Status error_;                         // sticky: a write the device refused
   bool closed_ = false;
 };
 

@@ -46,9 +46,7 @@ inline int CompareBytewiseInternal(const Slice& a, const Slice& b) {
 struct EntryComparator {
   const InternalKeyComparator* icmp;
   bool bytewise;  // icmp's user comparator is BytewiseComparator()
-  int operator()(const char* a, const char* b) const {
-    return CompareDecoded(a, Decode(b));
-  }
+  int operator()(const char* a, const char* b) const { return CompareDecoded(a, Decode(b)); }
   // A search target decoded once per search (see SkipList::kCanDecode).
   Slice Decode(const char* entry) const { return DecodeEntryKey(entry); }
   int CompareDecoded(const char* a, const Slice& b_key) const {

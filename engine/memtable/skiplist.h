@@ -153,7 +153,8 @@ class SkipList {
     if (splice_height_ == 0) return false;
     const Node* prev = splice_prev_[0];
     const Node* next = splice_next_[0];
-    return (prev == head_ || cmp_(prev->key, key) < 0) && (next == nullptr || cmp_(key, next->key) < 0);
+    return (prev == head_ || cmp_(prev->key, key) < 0) &&
+           (next == nullptr || cmp_(key, next->key) < 0);
   }
   static size_t NodeBytes(int height) {
     return sizeof(Node) + sizeof(std::atomic<Node*>) * static_cast<size_t>(height - 1);
@@ -169,8 +170,7 @@ class SkipList {
   // Walks level `level` forward from before (a node < key linked at that
   // level, or head_) to the splice for key: *prev < key <= *next (or
   // *next == nullptr).
-  void FindSpliceForLevel(const Key& key, Node* before, int level, Node** prev,
-                          Node** next) const;
+  void FindSpliceForLevel(const Key& key, Node* before, int level, Node** prev, Node** next) const;
   // First node >= key, or nullptr. Fills prev[level] with the last node <
   // key at each level if prev is non-null.
   Node* FindGreaterOrEqual(const Key& key, Node** prev) const;

@@ -44,7 +44,8 @@ Status ParseRecords(const Slice& rep, WriteBatch::Handler* handler) {
     } else if (tag == WriteBatchInternal::kTagBeginPrepare) {
       if (found != 0) return Status::Corruption("write batch: BeginPrepare not first");
       if (handler != nullptr) handler->MarkBeginPrepare();
-    } else if (tag >= WriteBatchInternal::kTagEndPrepare && tag <= WriteBatchInternal::kTagRollback) {
+    } else if (tag >= WriteBatchInternal::kTagEndPrepare &&
+               tag <= WriteBatchInternal::kTagRollback) {
       if (!GetLengthPrefixedSlice(&input, &key)) {
         return Status::Corruption("write batch: truncated transaction marker");
       }

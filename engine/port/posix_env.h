@@ -83,8 +83,7 @@ class PosixFileSystem final : public FileSystem {
   // fd cannot be stat'ed, closes it and returns the error.
   Status MapReadOnly(const std::string& path, int fd, std::unique_ptr<RandomAccessFile>* result);
 
-  const std::shared_ptr<MmapLimiter> mmap_limiter_ =
-      std::make_shared<MmapLimiter>(kMaxMappedFiles);
+  const std::shared_ptr<MmapLimiter> mmap_limiter_ = std::make_shared<MmapLimiter>(kMaxMappedFiles);
   mutable std::mutex alignment_mu_;
   std::map<std::string, size_t> alignment_by_dir_;  // guarded by alignment_mu_
   uint64_t direct_alignment_probes_ = 0;            // guarded by alignment_mu_

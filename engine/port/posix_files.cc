@@ -71,8 +71,7 @@ PosixRandomAccessFile::PosixRandomAccessFile(std::string path, int fd, bool dire
 
 PosixRandomAccessFile::~PosixRandomAccessFile() { CloseFd(fd_); }
 
-Status PosixRandomAccessFile::Read(uint64_t offset, size_t n, Slice* result,
-                                   char* scratch) const {
+Status PosixRandomAccessFile::Read(uint64_t offset, size_t n, Slice* result, char* scratch) const {
   size_t got = 0;
   while (got < n) {
     const ssize_t r = ::pread(fd_, scratch + got, n - got, static_cast<off_t>(offset + got));
@@ -119,8 +118,7 @@ Status PosixMmapReadableFile::Read(uint64_t offset, size_t n, Slice* result,
   return Status::OK();
 }
 
-std::unique_ptr<RandomAccessFile> MaybeMapFile(const std::string& path, int fd,
-                                               uint64_t size_bytes,
+std::unique_ptr<RandomAccessFile> MaybeMapFile(const std::string& path, int fd, uint64_t size_bytes,
                                                const std::shared_ptr<MmapLimiter>& limiter) {
   if (size_bytes > SIZE_MAX || !limiter->Acquire()) return nullptr;
   const char* base = nullptr;
@@ -138,8 +136,11 @@ std::unique_ptr<RandomAccessFile> MaybeMapFile(const std::string& path, int fd,
 // --- PosixWritableFile ------------------------------------------------------
 
 PosixWritableFile::PosixWritableFile(std::string path, int fd, bool direct, uint64_t size_bytes)
-    : path_(std::move(path)), fd_(fd), direct_(direct),
-      alignment_(direct ? DirectIoAlignment(fd) : 1), size_bytes_(size_bytes) {}
+    : path_(std::move(path)),
+      fd_(fd),
+      direct_(direct),
+      alignment_(direct ? DirectIoAlignment(fd) : 1),
+      size_bytes_(size_bytes) {}
 
 PosixWritableFile::~PosixWritableFile() {
   if (fd_ >= 0) CloseFd(fd_);

@@ -91,8 +91,7 @@ class PosixMmapReadableFile final : public RandomAccessFile {
 // Maps fd (of size_bytes, opened read-only) if limiter has a slot and the
 // map succeeds; else returns nullptr (the caller reads with pread). Never
 // takes ownership of fd.
-std::unique_ptr<RandomAccessFile> MaybeMapFile(const std::string& path, int fd,
-                                               uint64_t size_bytes,
+std::unique_ptr<RandomAccessFile> MaybeMapFile(const std::string& path, int fd, uint64_t size_bytes,
                                                const std::shared_ptr<MmapLimiter>& limiter);
 
 class PosixWritableFile final : public WritableFile {

@@ -90,7 +90,7 @@ class BlockIter final : public Iterator {
 
   const Comparator* comparator_ = nullptr;
   const char* data_ = nullptr;
-  uint32_t restarts_ = 0;       // offset of the restart array
+  uint32_t restarts_ = 0;  // offset of the restart array
   uint32_t num_restarts_ = 0;
   size_t min_key_bytes_ = 0;
   uint32_t current_ = 0;        // offset of the current entry; restarts_ = invalid
@@ -114,8 +114,7 @@ class Block {
   // than min_key_bytes are Corruption (BlockIter::Init).
   Iterator* NewIterator(const Comparator* comparator, size_t min_key_bytes = 0) const;
   // Points *iter at this block (an error iterator if the block is malformed).
-  void InitIterator(const Comparator* comparator, BlockIter* iter,
-                    size_t min_key_bytes = 0) const;
+  void InitIterator(const Comparator* comparator, BlockIter* iter, size_t min_key_bytes = 0) const;
 
  private:
   BlockContents contents_;

@@ -63,8 +63,7 @@ uint32_t BlockChecksum(const Slice& contents, uint8_t type, uint64_t offset) {
 }
 
 Status ReadBlock(const RandomAccessFileReader* file, uint64_t file_size_bytes,
-                 const BlockHandle& handle, BlockContents* result,
-                 const FilePrefetch* prefetch) {
+                 const BlockHandle& handle, BlockContents* result, const FilePrefetch* prefetch) {
   const uint64_t offset = handle.offset();
   const uint64_t size = handle.size();
   if (offset > file_size_bytes || size > file_size_bytes - offset ||

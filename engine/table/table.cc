@@ -10,7 +10,6 @@
 
 namespace shale {
 
-
 namespace {
 
 // The cache key of the block at offset: fixed64(cache_id) | varint64(offset).
@@ -86,9 +85,7 @@ struct Table::Rep {
   [[nodiscard]] Status ReadMetaBlocks();
 };
 
-
-Status Table::Rep::ReadOwnedBlock(const BlockHandle& handle,
-                                  std::unique_ptr<Block>* block) const {
+Status Table::Rep::ReadOwnedBlock(const BlockHandle& handle, std::unique_ptr<Block>* block) const {
   BlockContents contents;
   Status s = ReadBlock(file.get(), file_size_bytes, handle, &contents, &tail);
   if (s.ok()) *block = std::make_unique<Block>(std::move(contents));
@@ -168,7 +165,7 @@ Table::~Table() = default;
 // Reads the last n bytes of file (file_size long) into *buf, or only the
 // footer if n cannot be a tail. *tail names what was read.
 static Status ReadTail(const RandomAccessFileReader& file, uint64_t file_size, uint64_t n,
-                std::unique_ptr<char[]>* buf, FilePrefetch* tail) {
+                       std::unique_ptr<char[]>* buf, FilePrefetch* tail) {
   if (n < Footer::kEncodedLength || n > file_size || n > Table::kMaxTailPrefetchBytes) {
     n = Footer::kEncodedLength;
   }

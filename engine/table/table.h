@@ -49,9 +49,8 @@ class Table {
   // kMaxTailPrefetchBytes)]) that is one read of the file's last
   // tail_size_bytes; otherwise (0: unknown) one read per block.
   [[nodiscard]] static Status Open(const TableOptions& options,
-                                   std::unique_ptr<RandomAccessFileReader> file,
-                                   uint64_t file_size, uint64_t tail_size_bytes,
-                                   std::unique_ptr<Table>* table);
+                                   std::unique_ptr<RandomAccessFileReader> file, uint64_t file_size,
+                                   uint64_t tail_size_bytes, std::unique_ptr<Table>* table);
   ~Table();
   Table(const Table&) = delete;
   Table& operator=(const Table&) = delete;

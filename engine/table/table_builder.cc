@@ -31,7 +31,7 @@ struct TableBuilder::Rep {
 
   const TableOptions options;
   WritableFileWriter* const file;
-  uint64_t offset;  // file offset of the next block
+  uint64_t offset;                 // file offset of the next block
   uint64_t tail_start_offset = 0;  // set by Finish: where the meta blocks start
   Status status;
   BlockBuilder data_block;

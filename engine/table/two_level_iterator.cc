@@ -15,8 +15,7 @@ namespace {
 // index, a block_function or a data iterator) stops the iterator for good.
 class TwoLevelIterator final : public Iterator {
  public:
-  TwoLevelIterator(Iterator* index_iter, BlockFunction block_function,
-                   const ReadOptions& options)
+  TwoLevelIterator(Iterator* index_iter, BlockFunction block_function, const ReadOptions& options)
       : index_(index_iter), block_function_(std::move(block_function)), options_(options) {}
 
   // A data iterator that met an error is not Valid, so no error hides here.
@@ -112,7 +111,7 @@ class TwoLevelIterator final : public Iterator {
   IteratorWrapper index_;
   BlockFunction block_function_;
   const ReadOptions options_;
-  IteratorWrapper data_;  // no iterator until a block is opened
+  IteratorWrapper data_;     // no iterator until a block is opened
   std::string data_handle_;  // index value data_ was opened from
   Status status_;
 };

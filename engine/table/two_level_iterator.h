@@ -15,7 +15,8 @@ namespace shale {
 
 // Returns a new iterator for the block that index_value names (never null;
 // an error iterator on failure).
-using BlockFunction = std::function<Iterator*(const ReadOptions& options, const Slice& index_value)>;
+using BlockFunction =
+    std::function<Iterator*(const ReadOptions& options, const Slice& index_value)>;
 
 Iterator* NewTwoLevelIterator(Iterator* index_iter, BlockFunction block_function,
                               const ReadOptions& options);

@@ -15,8 +15,7 @@ void CommitMap::AddPrepared(SequenceNumber first, SequenceNumber last) {
   ranges_[first] = Range{last, kMaxSequenceNumber};
 }
 
-void CommitMap::AddCommitted(SequenceNumber first, SequenceNumber commit_seq,
-                             uint64_t marker_log) {
+void CommitMap::AddCommitted(SequenceNumber first, SequenceNumber commit_seq, uint64_t marker_log) {
   MutexLock l(mu_.get());
   auto it = ranges_.find(first);
   assert(it != ranges_.end() && it->second.commit == kMaxSequenceNumber);

@@ -29,9 +29,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <utility>
-#include <memory>
 
 #include "db/dbformat.h"
 #include "shale/env.h"
@@ -73,7 +73,7 @@ class CommitMap {
  private:
   struct Range {
     SequenceNumber last;
-    SequenceNumber commit;  // kMaxSequenceNumber while prepared
+    SequenceNumber commit;           // kMaxSequenceNumber while prepared
     uint64_t marker_log = kDurable;  // the WAL of its marker, until durable
   };
   // The range holding seq, or nullptr. REQUIRES: mu_ held.

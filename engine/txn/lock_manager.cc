@@ -64,8 +64,8 @@ Status LockManager::AcquireFreeLocked(uint64_t txn_id, const std::string& key,
   assert(it == locks_.end() || !it->second.held);
   if (num_held_ >= options_.max_num_locks) {
     return Status::Busy("lock limit: " + std::to_string(num_held_) +
-                        " keys locked (max_num_locks " +
-                        std::to_string(options_.max_num_locks) + ")");
+                        " keys locked (max_num_locks " + std::to_string(options_.max_num_locks) +
+                        ")");
   }
   if (it == locks_.end()) it = locks_.try_emplace(key).first;
   it->second.held = true;

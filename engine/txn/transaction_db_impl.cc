@@ -86,8 +86,8 @@ TransactionDBImpl::TransactionDBImpl(const Options& sanitized,
     : txn_options_(txn_options),
       write_prepared_(txn_options.write_policy == TxnWritePolicy::kWritePrepared),
       two_queues_(sanitized.two_write_queues),
-      planted_publish_unprepared_((sanitized.planted_bugs &
-                                   kBugWritePreparedPublishesUnprepared) != 0),
+      planted_publish_unprepared_((sanitized.planted_bugs & kBugWritePreparedPublishesUnprepared) !=
+                                  0),
       planted_rollback_keeps_data_((sanitized.planted_bugs & kBugRollbackKeepsData) != 0),
       planted_retire_at_finish_((sanitized.planted_bugs & kBugRetireSectionWalAtFinish) != 0),
       db_(std::make_unique<DBImpl>(sanitized, name)),
@@ -177,7 +177,8 @@ Status TransactionDBImpl::ValidateSnapshot(const std::string& key, SequenceNumbe
   SequenceNumber latest = 0;
   bool found = false;
   std::unique_ptr<WPReadCallback> committed;  // WritePrepared: skip prepared entries
-  if (write_prepared_) committed = std::make_unique<WPReadCallback>(commit_map_.get(), kMaxSequenceNumber);
+  if (write_prepared_)
+    committed = std::make_unique<WPReadCallback>(commit_map_.get(), kMaxSequenceNumber);
   Status s = db_->GetLatestSequenceForKey(key, committed.get(), &latest, &found);
   if (!s.ok() || !found) return s;
   const SequenceNumber visible_at =

@@ -32,8 +32,8 @@
 
 #include <atomic>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -57,12 +57,12 @@ struct TxnState {
   WriteOptions write_options;
   TransactionOptions options;
   Transaction::State state = Transaction::State::kStarted;
-  WriteBatch data;                                   // the writes, in order
+  WriteBatch data;                                           // the writes, in order
   std::map<std::string, std::optional<std::string>> writes;  // latest per key; nullopt = deleted
-  std::set<std::string> locked;                      // keys this txn holds
-  SequenceNumber prepare_first = 0;                  // WritePrepared, once prepared
-  SequenceNumber commit_sequence = 0;                // once committed or restored (GetCommitSequence)
-  SequenceNumber log_sequence = 0;                   // with commit_sequence (GetLogSequence)
+  std::set<std::string> locked;                              // keys this txn holds
+  SequenceNumber prepare_first = 0;                          // WritePrepared, once prepared
+  SequenceNumber commit_sequence = 0;  // once committed or restored (GetCommitSequence)
+  SequenceNumber log_sequence = 0;     // with commit_sequence (GetLogSequence)
 };
 
 class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
@@ -144,8 +144,7 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   // a prepared range that commits together with it (rollback), or 0.
   // *outcome (may be null): where and when it became visible.
   [[nodiscard]] Status WriteCommittedData(const WriteOptions& options, WriteBatch* batch,
-                                          SequenceNumber also_commit_first,
-                                          WriteOutcome* outcome);
+                                          SequenceNumber also_commit_first, WriteOutcome* outcome);
   // WritePrepared: the commit marker (the second queue's, with two queues);
   // *outcome (may be null) gets its sequence and WAL.
   [[nodiscard]] Status WriteCommitMarker(const WriteOptions& options, const std::string& xid,
@@ -170,7 +169,7 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   const TransactionDBOptions txn_options_;
   const bool write_prepared_;
   const bool two_queues_;
-  const bool planted_publish_unprepared_;  // kBugWritePreparedPublishesUnprepared
+  const bool planted_publish_unprepared_;   // kBugWritePreparedPublishesUnprepared
   const bool planted_rollback_keeps_data_;  // kBugRollbackKeepsData
   const bool planted_retire_at_finish_;     // kBugRetireSectionWalAtFinish
   std::unique_ptr<DBImpl> db_;
@@ -183,7 +182,7 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   std::unique_ptr<Mutex> mu_;
   std::map<std::string, TransactionImpl*> names_;  // GUARDED: live named transactions
   struct PreparedSection {
-    uint64_t log_number;       // the WAL holding the section
+    uint64_t log_number;  // the WAL holding the section
     std::string name;
     uint64_t finished_in_log;  // the WAL of its commit/rollback marker; 0 while prepared
   };

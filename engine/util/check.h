@@ -22,7 +22,7 @@ namespace shale {
 
 }  // namespace shale
 
-#define SHALE_CHECK(condition)                                  \
-  (__builtin_expect(static_cast<bool>(condition), 1)            \
-       ? static_cast<void>(0)                                   \
+#define SHALE_CHECK(condition)                       \
+  (__builtin_expect(static_cast<bool>(condition), 1) \
+       ? static_cast<void>(0)                        \
        : ::shale::CheckFailed(__FILE__, __LINE__, #condition))

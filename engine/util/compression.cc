@@ -89,9 +89,9 @@ bool BlockCompressor::Compress(const Slice& raw, std::string* framed) {
       if (zstd_context_ == nullptr) return false;
       const size_t start = PutDecodedLength(raw.size(), framed);
       framed->resize(start + ZSTD_compressBound(raw.size()));
-      const size_t n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_context_),
-                                         framed->data() + start, framed->size() - start,
-                                         raw.data(), raw.size(), ZSTD_CLEVEL_DEFAULT);
+      const size_t n =
+          ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_context_), framed->data() + start,
+                            framed->size() - start, raw.data(), raw.size(), ZSTD_CLEVEL_DEFAULT);
       if (ZSTD_isError(n)) return false;
       framed->resize(start + n);
       return true;

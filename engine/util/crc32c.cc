@@ -56,9 +56,9 @@ inline uint32_t StepByte(uint32_t crc, uint8_t byte) {
 inline uint32_t Step8(uint32_t crc, const uint8_t* p) {
   const uint32_t lo = Load32LE(p) ^ crc;
   const uint32_t hi = Load32LE(p + 4);
-  return kTables[7][lo & 0xffu] ^ kTables[6][(lo >> 8) & 0xffu] ^
-         kTables[5][(lo >> 16) & 0xffu] ^ kTables[4][lo >> 24] ^ kTables[3][hi & 0xffu] ^
-         kTables[2][(hi >> 8) & 0xffu] ^ kTables[1][(hi >> 16) & 0xffu] ^ kTables[0][hi >> 24];
+  return kTables[7][lo & 0xffu] ^ kTables[6][(lo >> 8) & 0xffu] ^ kTables[5][(lo >> 16) & 0xffu] ^
+         kTables[4][lo >> 24] ^ kTables[3][hi & 0xffu] ^ kTables[2][(hi >> 8) & 0xffu] ^
+         kTables[1][(hi >> 16) & 0xffu] ^ kTables[0][hi >> 24];
 }
 
 #if SHALE_CRC32C_X86
@@ -123,8 +123,8 @@ __attribute__((target("sse4.2"))) uint32_t ExtendSse42(uint32_t init_crc, const 
         b = Crc64(b, p + kStreamBytes + i);
         c = Crc64(c, p + 2 * kStreamBytes + i);
       }
-      crc = ShiftState(shift, ShiftState(shift, static_cast<uint32_t>(a)) ^
-                                  static_cast<uint32_t>(b)) ^
+      crc = ShiftState(shift,
+                       ShiftState(shift, static_cast<uint32_t>(a)) ^ static_cast<uint32_t>(b)) ^
             static_cast<uint32_t>(c);
     }
   }

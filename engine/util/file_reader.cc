@@ -13,8 +13,7 @@ RandomAccessFileReader::RandomAccessFileReader(std::unique_ptr<RandomAccessFile>
       stats_(stats),
       mapped_(!file_->use_direct_io() && file_->ReadsAreMapped()) {}
 
-Status RandomAccessFileReader::Read(uint64_t offset, size_t n, Slice* result,
-                                    char* scratch) const {
+Status RandomAccessFileReader::Read(uint64_t offset, size_t n, Slice* result, char* scratch) const {
   SHALE_COUNT(stats_, file_reads, 1);
   if (!file_->use_direct_io()) {
     Status s = file_->Read(offset, n, result, scratch);

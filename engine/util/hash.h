@@ -40,7 +40,8 @@ inline uint64_t Hash64(const char* data, size_t n, uint64_t seed = 0) {
     n -= 8;
   }
   uint64_t tail = 0;
-  for (size_t i = 0; i < n; i++) tail |= static_cast<uint64_t>(static_cast<uint8_t>(data[i])) << (8 * i);
+  for (size_t i = 0; i < n; i++)
+    tail |= static_cast<uint64_t>(static_cast<uint8_t>(data[i])) << (8 * i);
   h = Rotl64(h ^ (tail * kMul2), 29) * kMul1;
   return Avalanche(h);
 }

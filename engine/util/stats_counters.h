@@ -42,10 +42,9 @@ struct StatsCounters {
 };
 
 // Adds n to *counter if counters is not nullptr.
-#define SHALE_COUNT(counters, field, n)                                   \
-  do {                                                                    \
-    if ((counters) != nullptr)                                            \
-      (counters)->field.fetch_add((n), std::memory_order_relaxed);        \
+#define SHALE_COUNT(counters, field, n)                                                     \
+  do {                                                                                      \
+    if ((counters) != nullptr) (counters)->field.fetch_add((n), std::memory_order_relaxed); \
   } while (0)
 
 }  // namespace shale

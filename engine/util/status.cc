@@ -12,18 +12,30 @@ Status::Status(Code code, std::string_view msg, std::string_view msg2) : code_(c
 
 static const char* CodeName(Status::Code code) {
   switch (code) {
-    case Status::Code::kOk: return "OK";
-    case Status::Code::kNotFound: return "NotFound";
-    case Status::Code::kCorruption: return "Corruption";
-    case Status::Code::kNotSupported: return "Not implemented";
-    case Status::Code::kInvalidArgument: return "Invalid argument";
-    case Status::Code::kIOError: return "IO error";
-    case Status::Code::kIncomplete: return "Result incomplete";
-    case Status::Code::kShutdownInProgress: return "Shutdown in progress";
-    case Status::Code::kTimedOut: return "Operation timed out";
-    case Status::Code::kAborted: return "Operation aborted";
-    case Status::Code::kBusy: return "Resource busy";
-    case Status::Code::kTryAgain: return "Operation failed. Try again.";
+    case Status::Code::kOk:
+      return "OK";
+    case Status::Code::kNotFound:
+      return "NotFound";
+    case Status::Code::kCorruption:
+      return "Corruption";
+    case Status::Code::kNotSupported:
+      return "Not implemented";
+    case Status::Code::kInvalidArgument:
+      return "Invalid argument";
+    case Status::Code::kIOError:
+      return "IO error";
+    case Status::Code::kIncomplete:
+      return "Result incomplete";
+    case Status::Code::kShutdownInProgress:
+      return "Shutdown in progress";
+    case Status::Code::kTimedOut:
+      return "Operation timed out";
+    case Status::Code::kAborted:
+      return "Operation aborted";
+    case Status::Code::kBusy:
+      return "Resource busy";
+    case Status::Code::kTryAgain:
+      return "Operation failed. Try again.";
   }
   return "Unknown code";
 }

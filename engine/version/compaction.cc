@@ -16,8 +16,8 @@ uint64_t TotalFileSize(const std::vector<FileMetaData*>& files) {
 
 }  // namespace
 
-Compaction::Compaction(VersionSet* vset, Version* input_version, int level,
-                       int output_level, bool is_manual)
+Compaction::Compaction(VersionSet* vset, Version* input_version, int level, int output_level,
+                       bool is_manual)
     : vset_(vset),
       input_version_(input_version),
       level_(level),

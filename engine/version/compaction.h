@@ -86,8 +86,7 @@ class Compaction {
 
  private:
   friend class VersionSet;
-  Compaction(VersionSet* vset, Version* input_version, int level, int output_level,
-             bool is_manual);
+  Compaction(VersionSet* vset, Version* input_version, int level, int output_level, bool is_manual);
 
   VersionSet* const vset_;
   Version* const input_version_;

@@ -81,8 +81,7 @@ bool VersionSet::SetupOtherInputs(Compaction* c) {
   c->bottommost_level_ = c->ComputeBottommostLevel();
   c->grandparents_.clear();
   if (c->output_level_ + 1 < num_levels_) {
-    current_->GetOverlappingInputs(c->output_level_ + 1, &all_start, &all_limit,
-                                   &c->grandparents_);
+    current_->GetOverlappingInputs(c->output_level_ + 1, &all_start, &all_limit, &c->grandparents_);
   }
   // The next compaction of this level starts after this one (round robin).
   InternalKey level_largest;

@@ -84,7 +84,6 @@ std::string PrintableBytes(const std::string& bytes);
 // Makes the rename that gave path its name durable without a directory
 // sync: reopens path and Syncs it (on Windows, FlushFileBuffers commits the
 // file's metadata, its name included). stats (may be nullptr) counts it.
-[[nodiscard]] Status SyncRenamedFile(FileSystem* fs, const std::string& path,
-                                     StatsCounters* stats);
+[[nodiscard]] Status SyncRenamedFile(FileSystem* fs, const std::string& path, StatsCounters* stats);
 
 }  // namespace shale

@@ -53,7 +53,7 @@ class LevelFileNumIterator final : public Iterator {
  private:
   const InternalKeyComparator* const icmp_;
   const std::vector<FileMetaData*>* const files_;
-  size_t index_;  // files_->size() when not valid
+  size_t index_;                // files_->size() when not valid
   mutable char value_buf_[24];  // number, file size, tail size
 };
 
@@ -73,8 +73,7 @@ Iterator* NewLevelIterator(const ReadOptions& options, TableCache* table_cache,
     file.tail_size_bytes = DecodeFixed64(file_value.data() + 16);
     return table_cache->NewIterator(opts, file);
   };
-  return NewTwoLevelIterator(new LevelFileNumIterator(icmp, files), std::move(open_file),
-                             options);
+  return NewTwoLevelIterator(new LevelFileNumIterator(icmp, files), std::move(open_file), options);
 }
 
 }  // namespace shale

@@ -26,8 +26,8 @@
 #include "shale/options.h"
 #include "table/table.h"
 #include "table/table_options.h"
-#include "version/version_edit.h"
 #include "util/stats_counters.h"
+#include "version/version_edit.h"
 
 namespace shale {
 

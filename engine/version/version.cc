@@ -64,8 +64,8 @@ bool Version::Get(const ReadOptions& options, const LookupKey& key, std::string*
   // Probes one file; true if it decides the lookup.
   auto probe = [&](const FileMetaData* f) {
     enum { kAbsent, kValue, kDeleted, kCorrupt } state = kAbsent;
-    Status st = vset_->table_cache_->Get(
-        options, *f, ikey, [&](const Slice& found_key, const Slice& v) {
+    Status st =
+        vset_->table_cache_->Get(options, *f, ikey, [&](const Slice& found_key, const Slice& v) {
           ParsedInternalKey parsed;
           if (!ParseInternalKey(found_key, &parsed)) {
             state = kCorrupt;
@@ -79,10 +79,16 @@ bool Version::Get(const ReadOptions& options, const LookupKey& key, std::string*
       return true;
     }
     switch (state) {
-      case kAbsent: return false;
-      case kValue: return true;
-      case kDeleted: *s = Status::NotFound(); return true;
-      case kCorrupt: *s = Status::Corruption("bad internal key in table", user_key.view()); return true;
+      case kAbsent:
+        return false;
+      case kValue:
+        return true;
+      case kDeleted:
+        *s = Status::NotFound();
+        return true;
+      case kCorrupt:
+        *s = Status::Corruption("bad internal key in table", user_key.view());
+        return true;
     }
     return false;
   };
@@ -110,8 +116,7 @@ void Version::AddIterators(const ReadOptions& options, std::vector<Iterator*>* i
   }
   for (size_t level = 1; level < files_.size(); level++) {
     if (files_[level].empty()) continue;
-    iters->push_back(
-        NewLevelIterator(options, vset_->table_cache_, vset_->icmp_, &files_[level]));
+    iters->push_back(NewLevelIterator(options, vset_->table_cache_, vset_->icmp_, &files_[level]));
   }
 }
 
@@ -152,8 +157,8 @@ bool Version::OverlapInLevel(int level, const Slice* smallest_user_key,
   for (const FileMetaData* f : files_[level]) {
     const bool after = smallest_user_key != nullptr &&
                        ucmp->Compare(*smallest_user_key, f->largest.user_key()) > 0;
-    const bool before = largest_user_key != nullptr &&
-                        ucmp->Compare(*largest_user_key, f->smallest.user_key()) < 0;
+    const bool before =
+        largest_user_key != nullptr && ucmp->Compare(*largest_user_key, f->smallest.user_key()) < 0;
     if (!after && !before) return true;
   }
   return false;

@@ -132,8 +132,10 @@ Status VersionEdit::DecodeFrom(const Slice& src) {
     switch (tag) {
       case kComparator: {
         Slice name;
-        if (has_comparator_ || !GetLengthPrefixedSlice(&input, &name)) bad = "comparator";
-        else SetComparatorName(name);
+        if (has_comparator_ || !GetLengthPrefixedSlice(&input, &name))
+          bad = "comparator";
+        else
+          SetComparatorName(name);
         break;
       }
       case kLogNumber:
@@ -153,20 +155,26 @@ Status VersionEdit::DecodeFrom(const Slice& src) {
         break;
       case kCompactPointer: {
         InternalKey key;
-        if (!GetLevel(&input, &level) || !GetInternalKey(&input, &key)) bad = "compact pointer";
-        else compact_pointers_.emplace_back(level, key);
+        if (!GetLevel(&input, &level) || !GetInternalKey(&input, &key))
+          bad = "compact pointer";
+        else
+          compact_pointers_.emplace_back(level, key);
         break;
       }
       case kDeletedFile: {
         uint64_t number = 0;
-        if (!GetLevel(&input, &level) || !GetVarint64(&input, &number)) bad = "deleted file";
-        else deleted_files_.insert({level, number});
+        if (!GetLevel(&input, &level) || !GetVarint64(&input, &number))
+          bad = "deleted file";
+        else
+          deleted_files_.insert({level, number});
         break;
       }
       case kNewFile: {
         FileMetaData f;
-        if (!GetNewFile(&input, &level, &f)) bad = "new-file entry";
-        else new_files_.emplace_back(level, f);
+        if (!GetNewFile(&input, &level, &f))
+          bad = "new-file entry";
+        else
+          new_files_.emplace_back(level, f);
         break;
       }
       case kNewFileWithTail: {

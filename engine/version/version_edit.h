@@ -65,8 +65,8 @@ struct FileMetaData {
   // each meta block on its own.
   uint64_t tail_size_bytes = 0;
 
-  int refs = 0;                   // Versions (and builders) that hold it
-  bool being_compacted = false;   // an input of a picked, unreleased Compaction
+  int refs = 0;                  // Versions (and builders) that hold it
+  bool being_compacted = false;  // an input of a picked, unreleased Compaction
 };
 
 class VersionEdit {

@@ -89,7 +89,9 @@ Status VersionSet::WriteManifest(const std::string& snapshot, const std::string&
     const std::string path = DescriptorFileName(dbname_, new_manifest_number);
     std::unique_ptr<WritableFile> file;
     s = env_->runtime()->InjectedFault("manifest.roll.new_file");
-    if (s.ok()) s = env_->fs()->NewWritableFile(path, FileOptionsFor(*options_, "the MANIFEST writer"), &file);
+    if (s.ok())
+      s = env_->fs()->NewWritableFile(path, FileOptionsFor(*options_, "the MANIFEST writer"),
+                                      &file);
     if (!s.ok()) return s;
     auto writer = std::make_unique<WritableFileWriter>(std::move(file), path, stats_);
     descriptor_log_ = std::make_unique<log::Writer>(std::move(writer), new_manifest_number);
@@ -104,8 +106,8 @@ Status VersionSet::WriteManifest(const std::string& snapshot, const std::string&
   if (s.ok() && new_manifest_number != 0) {
     env_->runtime()->YieldPoint("manifest.before_set_current");
     s = env_->runtime()->InjectedFault("manifest.set_current");
-    if (s.ok()) s = SetCurrentFile(env_->fs(), dbname_, new_manifest_number, stats_,
-                                   options_->planted_bugs);
+    if (s.ok())
+      s = SetCurrentFile(env_->fs(), dbname_, new_manifest_number, stats_, options_->planted_bugs);
   }
   return s;
 }
@@ -206,7 +208,6 @@ struct RecoveredCounters {
 };
 
 }  // namespace
-
 
 Status VersionSet::Recover(bool* save_manifest) {
   // Every Corruption names the file it found damaged.

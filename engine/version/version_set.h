@@ -156,8 +156,7 @@ class VersionSet {
   // Returns nullptr with *busy=false if no file overlaps, or nullptr with
   // *busy=true if a needed file is being compacted (retry after that
   // compaction is released). No size limit is applied.
-  Compaction* CompactRange(int level, const InternalKey* begin, const InternalKey* end,
-                           bool* busy);
+  Compaction* CompactRange(int level, const InternalKey* begin, const InternalKey* end, bool* busy);
   // A merging iterator over all inputs of c (level 0 inputs one by one,
   // deeper levels concatenated), blocks read with fill_cache=false.
   // May be called without the DB mutex. The caller owns it and deletes it

@@ -151,8 +151,8 @@ ReadResult Reader::ReadRecord(Slice* record, std::string* scratch) {
           // The open record never got its last fragment. Un-read this
           // fragment (still in the block) so the next call returns it.
           assert(fragment.data() + fragment.size() == buffer_.data());
-          buffer_ = Slice(fragment.data() - kHeaderSize,
-                          kHeaderSize + fragment.size() + buffer_.size());
+          buffer_ =
+              Slice(fragment.data() - kHeaderSize, kHeaderSize + fragment.size() + buffer_.size());
           return Damage(ReadResult::kCorruptRecord, damage_offset, partial_bytes);
         }
         if (type == kFullType) {
@@ -221,8 +221,7 @@ enum class OnDamage : uint8_t { kFail, kEnd, kStop, kSkip };
 // The one replay loop: applies every whole record, and asks on_damage what
 // to do at each damaged one.
 Status ReplayRecords(Reader* reader, const std::function<Status(const Slice& record)>& apply,
-                     const std::function<OnDamage(ReadResult)>& on_damage,
-                     ReplayResult* result) {
+                     const std::function<OnDamage(ReadResult)>& on_damage, ReplayResult* result) {
   *result = ReplayResult{};
   Slice record;
   std::string scratch;
@@ -318,7 +317,7 @@ Status ReplayLogWithDamagedTail(const Slice& contents, uint64_t log_number,
   // damaged block are invisible to it: scan the bytes instead.
   auto policy = [&reader, &contents](ReadResult) {
     return AnyWholeFragmentAfter(contents, reader.last_damage_offset()) ? OnDamage::kFail
-                                                                         : OnDamage::kStop;
+                                                                        : OnDamage::kStop;
   };
   Status s = ReplayRecords(&reader, apply, policy, result);
   if (s.ok() && result->stopped_at_damage) {

@@ -113,7 +113,8 @@ Status Writer::Sync() {
 Status Writer::Close() {
   // Nothing is written after Close, whatever a caller still holding the log
   // tries: later AddRecord and Sync calls return this error.
-  if (first_error_.ok()) first_error_ = Status::IOError("log is closed", std::to_string(log_number_));
+  if (first_error_.ok())
+    first_error_ = Status::IOError("log is closed", std::to_string(log_number_));
   return dest_->Close();
 }
 

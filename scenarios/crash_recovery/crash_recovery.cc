@@ -37,8 +37,8 @@
 #include "scenarios/crash_recovery/recovered_txns.h"
 #include "scenarios/crash_recovery/workload.h"
 #include "scenarios/oracle/recovery_check.h"
-#include "sim/disk/sim_disk.h"
 #include "scenarios/scenario_run.h"
+#include "sim/disk/sim_disk.h"
 #include "sim/simulation.h"
 
 namespace shale::scenario {
@@ -74,7 +74,9 @@ constexpr PctCalibration kPctCalibration{8, kDefaultOps};
 class CrashRecoveryRun {
  public:
   CrashRecoveryRun(const RunConfig& config, RunResult* result, DiskModel model)
-      : config_(config), result_(result), model_(model),
+      : config_(config),
+        result_(result),
+        model_(model),
         sim_(SimOptionsFor(config, kPctCalibration)) {}
 
   void Execute() {
@@ -86,8 +88,7 @@ class CrashRecoveryRun {
     result_->options_drawn = drawn_.described;
     result_->options_drawn["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;
     disk_ = std::make_unique<DiskUnderTest>(model_, &sim_, drawn_.latency,
-                                            drawn_.options.planted_bugs,
-                                            &result_->options_drawn);
+                                            drawn_.options.planted_bugs, &result_->options_drawn);
     // Swarm: half the runs inject I/O faults (each kind on or off, with its
     // own rate); the other half keep the stricter no-spurious-errors check.
     const bool draw = sim_.rng()->OneIn(2);  // drawn even when forced: same stream
@@ -96,9 +97,11 @@ class CrashRecoveryRun {
     // (The Windows disk always does: FlushFileBuffers.)
     const bool fsync_commits_metadata = sim_.rng()->OneIn(4) || disk_->windows() != nullptr;
     disk_->base()->set_fsync_commits_metadata(fsync_commits_metadata);
-    result_->options_drawn["disk.fsync_commits_metadata"] = fsync_commits_metadata ? "true" : "false";
-    plan_ = std::make_unique<FaultPlan>(
-        &sim_, config_.faults == "on" ? true : config_.faults == "off" ? false : draw);
+    result_->options_drawn["disk.fsync_commits_metadata"] =
+        fsync_commits_metadata ? "true" : "false";
+    plan_ = std::make_unique<FaultPlan>(&sim_, config_.faults == "on"    ? true
+                                               : config_.faults == "off" ? false
+                                                                         : draw);
     plan_->set_wal_damage_allowed(WalDamageReported(drawn_.options.wal_recovery_mode));
     disk_->set_fault_policy(plan_.get());
     WatchWindowsRules();
@@ -116,8 +119,7 @@ class CrashRecoveryRun {
     // the DB they used is abandoned with them, never destroyed.
     (void)db_.release();
     if (!s.ok() && !state_.failed) {
-      state_.Fail(SimulationFailureProperty(s), "", "", "",
-                  s.ToString());
+      state_.Fail(SimulationFailureProperty(s), "", "", "", s.ToString());
     }
     for (const auto& [kind, n] : plan_->counts()) result_->faults_by_kind[kind] += n;
     result_->options_drawn["deepest_level"] = std::to_string(deepest_level_);
@@ -142,7 +144,8 @@ class CrashRecoveryRun {
     if (const FlashUnderTest* flash = disk_->flash()) flash->Describe(&result_->observed);
     if (const sim::WindowsDisk* windows = disk_->windows()) {
       result_->observed["windows: deletes left pending"] = windows->pending_deletes();
-      result_->observed["windows: bytes zero-filled past valid data"] = windows->zero_filled_bytes();
+      result_->observed["windows: bytes zero-filled past valid data"] =
+          windows->zero_filled_bytes();
     }
     RecordSimulation(&sim_, result_);
   }
@@ -183,13 +186,16 @@ class CrashRecoveryRun {
     if (config_.trace) state_.story = [this](const std::string& line) { sim_.TraceEvent(line); };
     if (plan_->enabled()) {
       state_.injected_errors = [this] { return plan_->error_total(); };
-      state_.names_damage = [this](const Status& s) { return NamesAnyPath(s, plan_->damaged_paths()); };
+      state_.names_damage = [this](const Status& s) {
+        return NamesAnyPath(s, plan_->damaged_paths());
+      };
     }
     history_ = std::make_unique<History>(State{}, drawn_.read_visibility);
     if (!Open()) return;
     state_.history = history_.get();
     const int crashes = config_.crashes < 0 ? 3 : config_.crashes;
-    const int ops_per_phase = std::max(1, (config_.ops > 0 ? config_.ops : kDefaultOps) / (crashes + 1));
+    const int ops_per_phase =
+        std::max(1, (config_.ops > 0 ? config_.ops : kDefaultOps) / (crashes + 1));
     for (int phase = 0; phase <= crashes && !state_.failed && !detected(); phase++) {
       // "Crash after this phase?": zero on the tape makes it the last phase
       // (a phase is one incarnation: operation indices, and the values and
@@ -314,8 +320,8 @@ class CrashRecoveryRun {
   // an operator would. Point in time stops at an injected flip silently,
   // so the next check waives durability (CheckScope::durability).
   Refusal RefusedByRecoveryMode(const Status& s) {
-    const Refusal refusal = ClassifyRefusal(s, drawn_.options.wal_recovery_mode,
-                                            plan_->damaged_paths(), torn_logs_);
+    const Refusal refusal =
+        ClassifyRefusal(s, drawn_.options.wal_recovery_mode, plan_->damaged_paths(), torn_logs_);
     if (refusal == Refusal::kNone) return refusal;
     const bool injected = refusal == Refusal::kStopsAtInjectedDamage;
     sim_.TraceEvent(std::string("recovery mode refused a ") + (injected ? "damaged" : "torn") +
@@ -335,9 +341,8 @@ class CrashRecoveryRun {
   // may find it cut short where its writes are already in tables. An error
   // naming no such file proves nothing.
   bool Detected(const Status& s) {
-    const bool names_damage =
-        NamesAnyPath(s, plan_->damaged_paths()) ||
-        (s.IsCorruption() && NamesAnyPath(s, plan_->lossy_sync_logs()));
+    const bool names_damage = NamesAnyPath(s, plan_->damaged_paths()) ||
+                              (s.IsCorruption() && NamesAnyPath(s, plan_->lossy_sync_logs()));
     if (!(s.IsCorruption() || s.IsIOError()) || !names_damage) return false;
     detected_reason_ = "damage detected";
     detected_what_ = s.ToString();
@@ -350,8 +355,8 @@ class CrashRecoveryRun {
     std::vector<std::unique_ptr<Thread>> threads;
     state_.clients_running = clients;
     for (int c = 0; c < clients; c++) {
-      threads.push_back(sim_.runtime()->StartThread(
-          "client" + std::to_string(c), [this, ops, clients, c] {
+      threads.push_back(
+          sim_.runtime()->StartThread("client" + std::to_string(c), [this, ops, clients, c] {
             RunClient(&state_, drawn_.workload, sim_.rng(), ops / clients + 1, c);
             state_.clients_running--;
             state_.NoteProgress();
@@ -401,12 +406,11 @@ class CrashRecoveryRun {
   // or the armed trigger parked a task (main then crashes).
   void RunUntilDoneOrCrashPoint(const char* task, std::function<void()> fn) {
     state_.clients_running = 1;
-    std::unique_ptr<Thread> thread =
-        sim_.runtime()->StartThread(task, [this, fn = std::move(fn)] {
-          fn();
-          state_.clients_running--;
-          state_.NoteProgress();
-        });
+    std::unique_ptr<Thread> thread = sim_.runtime()->StartThread(task, [this, fn = std::move(fn)] {
+      fn();
+      state_.clients_running--;
+      state_.NoteProgress();
+    });
     state_.WaitForOps(kNoOpTarget);
     trigger_->Disarm();
     (void)thread.release();  // abandoned with the crashed process
@@ -447,9 +451,10 @@ class CrashRecoveryRun {
     if (!config_.trace) return;
     for (const WriteRecord& w : history_->writes()) {
       if (w.outcome != WriteRecord::Outcome::kPending) continue;
-      sim_.TraceEvent("cut short by the crash: " +
-                      (w.ops.empty() ? std::string("a transaction's prepare") : DescribeKeyOps(w.ops)) +
-                      (w.sync ? " (sync)" : "") + (w.wal ? "" : " (no WAL)"));
+      sim_.TraceEvent(
+          "cut short by the crash: " +
+          (w.ops.empty() ? std::string("a transaction's prepare") : DescribeKeyOps(w.ops)) +
+          (w.sync ? " (sync)" : "") + (w.wal ? "" : " (no WAL)"));
     }
   }
 
@@ -495,8 +500,9 @@ class CrashRecoveryRun {
     if (!scope.durability) result_->observed[kDurabilityWaived]++;
     refused_since_check_ = false;
     const RecoveryVerdict v = CheckRecovery(*history_, scope, recovered);
-    sim_.TraceEvent(std::string("check: recovery after ") + (power_loss ? "power loss" : "process crash") +
-                    ", " + std::to_string(recovered.size()) + " keys (" +
+    sim_.TraceEvent(std::string("check: recovery after ") +
+                    (power_loss ? "power loss" : "process crash") + ", " +
+                    std::to_string(recovered.size()) + " keys (" +
                     std::to_string(scope.unreadable.size()) + " unreadable), cut " +
                     std::to_string(v.cut) + (scope.durability ? "" : ", durability waived") +
                     (v.ok ? ", ok" : ", FAILED " + v.property));
@@ -540,7 +546,8 @@ class CrashRecoveryRun {
       }
     }
     if (!s.ok()) {
-      state_.Fail("recovery", "", "a readable DB", s.ToString(), "scanning the recovered DB failed");
+      state_.Fail("recovery", "", "a readable DB", s.ToString(),
+                  "scanning the recovered DB failed");
       return false;
     }
     for (const auto& [key, value] : *out) sim_.Fold(HashKeyValue(key, Value(value)));
@@ -653,7 +660,7 @@ class CrashRecoveryRun {
   // prefix it replayed (and deletes the logs after it) before it retires
   // them, so later Opens read no damage and lose nothing more.
   bool refused_since_check_ = false;
-  std::set<std::string> torn_logs_;        // see NoteTornLogs
+  std::set<std::string> torn_logs_;  // see NoteTornLogs
   int deepest_level_ = 0;
   uint64_t recovered_prepared_ = 0;  // prepared transactions found after crashes
   // Why injected damage ended the run (RunResult::ended_early); empty while it runs on.
@@ -685,10 +692,9 @@ RunResult RunCrashRecovery(const char* scenario_name, const RunConfig& config, D
 }
 
 std::vector<std::string> CrashRecoveryProperties() {
-  return {"durability",         "prefix recovery",  "atomicity",
-          "no phantoms",        "resurrection",     "read consistency",
-          "immutable snapshots", "no spurious errors", "deadlock",
-          "transactions",       "real-time order",  "fresh snapshots"};
+  return {"durability",   "prefix recovery",  "atomicity",           "no phantoms",
+          "resurrection", "read consistency", "immutable snapshots", "no spurious errors",
+          "deadlock",     "transactions",     "real-time order",     "fresh snapshots"};
 }
 
 namespace {

@@ -13,10 +13,18 @@ CrashTrigger::~CrashTrigger() { sim_->set_point_hook(nullptr); }
 
 const std::vector<const char*>& CrashTrigger::WorkloadTargets() {
   static const std::vector<const char*> kTargets = {
-      "manifest.roll",           "manifest.before_write",   "manifest.before_set_current",
-      "flush.after_build",       "flush.before_install",    "compaction.after_output",
-      "compaction.before_install", "wal.before_sync",       "write.after_wal_append",
-      "write.before_publish",    "obsolete.after_delete",   "wal.after_delete",
+      "manifest.roll",
+      "manifest.before_write",
+      "manifest.before_set_current",
+      "flush.after_build",
+      "flush.before_install",
+      "compaction.after_output",
+      "compaction.before_install",
+      "wal.before_sync",
+      "write.after_wal_append",
+      "write.before_publish",
+      "obsolete.after_delete",
+      "wal.after_delete",
   };
   return kTargets;
 }

@@ -1,6 +1,5 @@
 #include "scenarios/crash_recovery/disk_under_test.h"
 
-
 namespace shale::scenario {
 
 namespace {
@@ -24,7 +23,8 @@ DiskUnderTest::DiskUnderTest(DiskModel model, sim::DiskContext* context,
                              std::map<std::string, std::string>* described)
     : base_(std::make_unique<sim::SimDisk>(context, latency)) {
   if (model == DiskModel::kWindows) {
-    windows_ = std::make_unique<sim::WindowsDisk>(base_.get(), context, DrawWindows(context->rng(), described));
+    windows_ = std::make_unique<sim::WindowsDisk>(base_.get(), context,
+                                                  DrawWindows(context->rng(), described));
   }
   FileSystem* disk = windows_ != nullptr ? static_cast<FileSystem*>(windows_.get()) : base_.get();
   faulty_ = std::make_unique<faults::FaultInjectingFs>(disk, context);

@@ -8,8 +8,8 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   Drawn d;
   Options& o = d.options;
   o.create_if_missing = true;
-  o.write_buffer_size = size_t{4096} << rng->Uniform(4);          // 4..32 KiB
-  o.target_file_size_base = uint64_t{4096} << rng->Uniform(4);    // 4..32 KiB
+  o.write_buffer_size = size_t{4096} << rng->Uniform(4);        // 4..32 KiB
+  o.target_file_size_base = uint64_t{4096} << rng->Uniform(4);  // 4..32 KiB
   o.max_bytes_for_level_base = uint64_t{16384} << rng->Uniform(3);
   o.max_bytes_for_level_multiplier = 2.0 + static_cast<double>(rng->Uniform(5));
   o.level0_file_num_compaction_trigger = 2 + static_cast<int>(rng->Uniform(3));
@@ -32,7 +32,8 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   o.allow_concurrent_memtable_write = !rng->OneIn(3);
   // Half the runs roll the MANIFEST every few KiB of edits, so crashes and
   // faults meet the switch of CURRENT during the workload, not only at Open.
-  o.max_manifest_file_size = rng->OneIn(2) ? uint64_t{1024} << rng->Uniform(3) : o.max_manifest_file_size;
+  o.max_manifest_file_size =
+      rng->OneIn(2) ? uint64_t{1024} << rng->Uniform(3) : o.max_manifest_file_size;
   DrawCompression(rng, &o);
   d.latency = DrawDisk(rng, &d.described);
   auto& m = d.described;
@@ -105,7 +106,8 @@ void DrawWriteQueues(sim::ChoiceTape* tape, Drawn* d) {
   }
   if (o.unordered_write) o.allow_concurrent_memtable_write = true;
   d->described["write_mode"] = o.unordered_write ? "unordered" : "vanilla";
-  d->described["allow_concurrent_memtable_write"] = o.allow_concurrent_memtable_write ? "true" : "false";
+  d->described["allow_concurrent_memtable_write"] =
+      o.allow_concurrent_memtable_write ? "true" : "false";
   if (o.two_write_queues) d->described["two_write_queues"] = "true";
 }
 

@@ -94,10 +94,11 @@ Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,
   if (!s.IsCorruption() || mode == WALRecoveryMode::kPointInTimeRecovery) return Refusal::kNone;
   // Only a log's damage is the recovery mode's to refuse.
   std::set<std::string> injected_logs;
-  std::copy_if(injected.begin(), injected.end(),
-               std::inserter(injected_logs, injected_logs.end()), IsLogFile);
+  std::copy_if(injected.begin(), injected.end(), std::inserter(injected_logs, injected_logs.end()),
+               IsLogFile);
   const bool torn = NamesAnyPath(s, torn_logs);
-  if (NamesAnyPath(s, injected_logs) || (torn && !injected_logs.empty())) return Refusal::kStopsAtInjectedDamage;
+  if (NamesAnyPath(s, injected_logs) || (torn && !injected_logs.empty()))
+    return Refusal::kStopsAtInjectedDamage;
   return torn ? Refusal::kReopenPointInTime : Refusal::kNone;
 }
 
@@ -124,8 +125,8 @@ FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled) : enabled_(enabled), si
 faults::FaultPolicy::Decision FaultPlan::Decide(const Request& request) {
   if (!enabled_ || paused_) return Decision();
   Decision d = survive_->Decide(request);
-  const bool lost_pages = request.op == Op::kSync && !d.status.ok() &&
-                          d.failed_sync != sim::FailedSync::kKeepsPages;
+  const bool lost_pages =
+      request.op == Op::kSync && !d.status.ok() && d.failed_sync != sim::FailedSync::kKeepsPages;
   if (lost_pages && IsLogFile(*request.path)) lossy_sync_logs_.insert(*request.path);
   if (d.status.ok() && IsTableFile(*request.path)) {
     const Decision media = detect_->Decide(request);
@@ -152,15 +153,17 @@ void FaultPlan::AfterCrash(sim::DiskMedia* disk) {
   const bool metadata = sim_->rng()->OneIn(kMetadataFlipOneIn);
   std::vector<std::string> eligible;
   for (const sim::DiskMedia::DurableFile& file : disk->DurableFiles()) {
-    const bool kind_ok = metadata ? IsManifestFile(file.path) || IsCurrentFile(file.path)
-                                  : IsTableFile(file.path) || (wal_damage_allowed_ && IsLogFile(file.path));
+    const bool kind_ok =
+        metadata ? IsManifestFile(file.path) || IsCurrentFile(file.path)
+                 : IsTableFile(file.path) || (wal_damage_allowed_ && IsLogFile(file.path));
     if (kind_ok && file.size_bytes > 0) eligible.push_back(file.path);
   }
   if (eligible.empty()) return;
   const std::string& path = eligible[sim_->rng()->Uniform(eligible.size())];
   const uint64_t limit_bytes = DetectableBytes(disk, path);
   if (limit_bytes == 0) return;
-  if (detect_->FlipRandomBit(disk, path, limit_bytes).ok()) damaged_paths_.insert(path);  // counted then
+  if (detect_->FlipRandomBit(disk, path, limit_bytes).ok())
+    damaged_paths_.insert(path);  // counted then
 }
 
 uint64_t FaultPlan::total() const { return Sum(counts()); }
@@ -176,7 +179,8 @@ uint64_t FaultPlan::error_total() const {
   const std::string_view slow = faults::FaultKindName(FaultKind::kSlowIo);
   const std::string_view short_read = faults::FaultKindName(FaultKind::kShortRead);
   uint64_t total = 0;
-  for (const faults::FaultCounts* counts : {&survive_->counts(), &detect_->counts(), &point_counts_}) {
+  for (const faults::FaultCounts* counts :
+       {&survive_->counts(), &detect_->counts(), &point_counts_}) {
     for (const auto& [name, n] : *counts) {
       if (name != slow && name != short_read) total += n;
     }

@@ -31,8 +31,8 @@
 #include <string>
 
 #include "faults/disk_fault_injector.h"
-#include "shale/options.h"
 #include "faults/swarm.h"
+#include "shale/options.h"
 #include "sim/disk/disk_media.h"
 #include "sim/simulation.h"
 

@@ -126,8 +126,7 @@ void DescribeDevice(const sim::SimFlashDeviceOptions& o,
 }  // namespace
 
 FlashUnderTest::FlashUnderTest(sim::DiskContext* context, FileSystem* small_files,
-                               uint32_t planted_bugs,
-                               std::map<std::string, std::string>* described)
+                               uint32_t planted_bugs, std::map<std::string, std::string>* described)
     : context_(context), small_files_(small_files), mounted_(std::make_unique<Mounted>()) {
   sim::ChoiceTape& rng = *context->rng();
   sim::SimFlashDeviceOptions o;
@@ -227,8 +226,7 @@ void FlashUnderTest::EnableMediaFaults(std::map<std::string, uint64_t>* faults_b
        }});
 }
 
-void FlashUnderTest::set_violation_sink(
-    std::function<void(const sim::FlashRuleViolation&)> sink) {
+void FlashUnderTest::set_violation_sink(std::function<void(const sim::FlashRuleViolation&)> sink) {
   device_->set_violation_sink(std::move(sink));
 }
 

@@ -38,8 +38,8 @@ class FlashUnderTest {
   // Draws the device (geometry, timing, factory-bad chunks) from context's
   // tape and records the draws in *described.
   // planted_bugs: Options::planted_bugs, handed to every instance.
-  FlashUnderTest(sim::DiskContext* context, FileSystem* small_files,
-                 uint32_t planted_bugs, std::map<std::string, std::string>* described);
+  FlashUnderTest(sim::DiskContext* context, FileSystem* small_files, uint32_t planted_bugs,
+                 std::map<std::string, std::string>* described);
   ~FlashUnderTest();
 
   // What the engine opens files through: the mounted instance. Every call

@@ -36,8 +36,7 @@ bool MustBePrepared(const WorkloadState& state, const NamedTxn& t, const CheckSc
   if (t.prepare_phase != crashed) return false;
   if (t.prepare_id != NamedTxn::kRecoveredSection) {
     const WriteRecord& section = state.history->writes().at(t.prepare_id);
-    if (section.outcome != WriteRecord::Outcome::kAcked ||
-        !HadToSurvive(section, scope)) {
+    if (section.outcome != WriteRecord::Outcome::kAcked || !HadToSurvive(section, scope)) {
       return false;
     }
   }
@@ -101,8 +100,9 @@ bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope, uint6
   return true;
 }
 
-void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepared, sim::ChoiceTape* rng,
-                     bool faults_enabled, const std::function<void(const std::string&)>& trace) {
+void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepared,
+                     sim::ChoiceTape* rng, bool faults_enabled,
+                     const std::function<void(const std::string&)>& trace) {
   bool failed = false;
   for (const std::string& name : prepared) {
     Transaction* txn = state->txn_db->GetTransactionByName(name);

@@ -51,8 +51,9 @@ bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope, uint6
 // operation failed with faults_enabled (it stays prepared until the next
 // crash check). An error with faults off fails state (no spurious errors).
 // trace gets one line per transaction.
-void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepared, sim::ChoiceTape* rng,
-                     bool faults_enabled, const std::function<void(const std::string&)>& trace);
+void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepared,
+                     sim::ChoiceTape* rng, bool faults_enabled,
+                     const std::function<void(const std::string&)>& trace);
 
 // Fails state ("transactions") if the DB has a prepared transaction; when
 // says when, for the report. No-op without transactions or once failed.

@@ -63,7 +63,8 @@ class Client {
 
   void Write(int i, bool batch) {
     std::vector<KeyOp> ops;
-    const int n = batch ? 1 + static_cast<int>(rng_->Uniform(static_cast<uint64_t>(o_.max_batch))) : 1;
+    const int n =
+        batch ? 1 + static_cast<int>(rng_->Uniform(static_cast<uint64_t>(o_.max_batch))) : 1;
     WriteBatch wb;
     for (int j = 0; j < n; j++) {
       const std::string key = KeyName(PickKey());
@@ -203,8 +204,8 @@ class Client {
     const Status st = s_->db->Get(ReadOptions(), key, &value);
     s_->engine_ops++;
     if (telling()) {
-      Tell(absl::StrCat("get ", key, " -> ",
-                        st.ok() ? DescribeValue(Value(value)) : st.ToString()));
+      Tell(
+          absl::StrCat("get ", key, " -> ", st.ok() ? DescribeValue(Value(value)) : st.ToString()));
     }
     if (!st.ok() && !st.IsNotFound()) return CheckReadStatus(st, token, "Get");
     const Value observed = st.ok() ? Value(value) : Value();
@@ -388,7 +389,8 @@ class Client {
     }
     s_->db->ReleaseSnapshot(snap);
     s_->engine_ops += 2 * keys.size() + 2;
-    if (telling()) Tell("snapshot reread of 4 keys around a flush and compaction -> " + st.ToString());
+    if (telling())
+      Tell("snapshot reread of 4 keys around a flush and compaction -> " + st.ToString());
     CheckStatus(st, "Flush/CompactRange");
   }
 
@@ -419,12 +421,12 @@ class Client {
     s_->story(absl::StrCat("client", id_, " op ", op_index_, ": ", what));
   }
 
-
   void CheckPossible(const std::string& key, const Value& observed, const ReadStart& since,
                      const char* what) {
     if (s_->fold) s_->fold(HashKeyValue(key, observed));
     if (s_->history->Observe(key, since, observed)) return;
-    s_->Fail("read consistency", key, ExpectedText(key, since, *s_->history), DescribeValue(observed),
+    s_->Fail("read consistency", key, ExpectedText(key, since, *s_->history),
+             DescribeValue(observed),
              std::string(what) + " returned a value the key never had during the call");
   }
 
@@ -437,8 +439,9 @@ class Client {
   // A read's error (token: WorkloadState::ReadErrorToken before the read).
   void CheckReadStatus(const Status& st, uint64_t token, const char* what) {
     if (st.ok() || (o_.faults_enabled && s_->ReadErrorExplained(st, token))) return;
-    s_->Fail("no spurious errors", "", "OK", st.ToString(),
-             std::string(what) + " failed with no I/O fault injected during it and no damage it names");
+    s_->Fail(
+        "no spurious errors", "", "OK", st.ToString(),
+        std::string(what) + " failed with no I/O fault injected during it and no damage it names");
   }
 
   WorkloadState* const s_;
@@ -477,7 +480,8 @@ Status RollbackPrepared(WorkloadState* state, Transaction* txn, const std::vecto
     if (state->fold) state->fold(HashKeyValue(op.key, observed));
     if (!state->history->Observe(op.key, since, observed)) {
       state->Fail("read consistency", op.key, ExpectedText(op.key, since, *state->history),
-                  DescribeValue(observed), "Get before a rollback returned a value the key never had");
+                  DescribeValue(observed),
+                  "Get before a rollback returned a value the key never had");
       return Status::Aborted("read consistency failed");
     }
     restore.push_back(KeyOp{op.key, observed});
@@ -555,8 +559,8 @@ void WorkloadState::NoteProgress() {
   mu->Unlock();
 }
 
-void RunClient(WorkloadState* state, const WorkloadOptions& options, sim::ChoiceTape* tape,
-               int ops, int client_id) {
+void RunClient(WorkloadState* state, const WorkloadOptions& options, sim::ChoiceTape* tape, int ops,
+               int client_id) {
   Client client(state, options, tape, client_id);
   client.Run(ops);
 }

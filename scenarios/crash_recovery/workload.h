@@ -49,10 +49,10 @@
 
 #include "scenarios/oracle/history.h"
 #include "scenarios/scenario.h"
+#include "scenarios/scenario_run.h"
 #include "shale/db.h"
 #include "shale/env.h"
 #include "shale/transaction_db.h"
-#include "scenarios/scenario_run.h"
 #include "sim/choice_tape.h"
 
 namespace shale::scenario {
@@ -61,8 +61,8 @@ struct WorkloadOptions {
   int key_space = 400;
   bool skewed_keys = false;
   int value_bytes_max = 200;
-  int sync_one_in = 8;      // a write is sync with probability 1/sync_one_in
-  int no_wal_one_in = 12;   // a non-sync write skips the WAL with 1/no_wal_one_in
+  int sync_one_in = 8;     // a write is sync with probability 1/sync_one_in
+  int no_wal_one_in = 12;  // a non-sync write skips the WAL with 1/no_wal_one_in
   int max_batch = 6;
   bool faults_enabled = false;  // I/O faults on: errors are indeterminate, not failures
   bool transactions = false;    // the DB is a TransactionDB: transactions join the mix
@@ -83,13 +83,14 @@ struct NamedTxn {
   // section on disk, so it was durable.
   static constexpr uint64_t kRecoveredSection = UINT64_MAX;
   std::vector<KeyOp> ops;
-  int prepare_phase = -1;   // WorkloadState::phase of its (last) prepare
-  uint64_t prepare_id = 0;  // History id of the section (no ops) in that phase, or kRecoveredSection
+  int prepare_phase = -1;  // WorkloadState::phase of its (last) prepare
+  uint64_t prepare_id =
+      0;  // History id of the section (no ops) in that phase, or kRecoveredSection
   int end_attempt_phase = -1;  // phase of its last Commit or Rollback attempt
-  End end = End::kNone;     // its last acknowledged Commit or Rollback
-  int end_phase = -1;       // WorkloadState::phase of that acknowledgement
-  uint64_t commit_id = 0;   // History id of the commit (kCommitted), in that phase's History
-  bool end_sync = false;    // the Commit or Rollback was a sync write
+  End end = End::kNone;        // its last acknowledged Commit or Rollback
+  int end_phase = -1;          // WorkloadState::phase of that acknowledgement
+  uint64_t commit_id = 0;      // History id of the commit (kCommitted), in that phase's History
+  bool end_sync = false;       // the Commit or Rollback was a sync write
   // A crash check found it not prepared after it had ended: it may never
   // come back prepared (no resurrection).
   bool settled = false;
@@ -104,7 +105,7 @@ struct WorkloadState {
   Runtime* runtime = nullptr;
   uint64_t ops_done = 0;
   uint64_t engine_ops = 0;  // see RunResult::engine_ops
-  int phase = 0;  // crashes so far: makes every written value unique
+  int phase = 0;            // crashes so far: makes every written value unique
   int clients_running = 0;  // tasks main's WaitForOps waits for (clients, or one opener/closer)
   bool crash_point_reached = false;  // a CrashTrigger fired: main should crash now
   bool failed = false;
@@ -206,8 +207,8 @@ Status RollbackPrepared(WorkloadState* state, Transaction* txn, const std::vecto
 // each it asks the tape "one more operation?" (kMoreOpsOneIn); it stops
 // early once the state has failed. REQUIRES: state and tape outlive the
 // task.
-void RunClient(WorkloadState* state, const WorkloadOptions& options, sim::ChoiceTape* tape,
-               int ops, int client_id);
+void RunClient(WorkloadState* state, const WorkloadOptions& options, sim::ChoiceTape* tape, int ops,
+               int client_id);
 
 std::string KeyName(int index);
 

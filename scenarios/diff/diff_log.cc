@@ -32,9 +32,14 @@ std::string DrawKey(LogState* s) {
                 static_cast<unsigned long long>(s->tape->Uniform(s->key_space)));
   std::string key = buf;
   switch (s->tape->Uniform(8)) {
-    case 1: key.pop_back(); break;
-    case 2: key += s->tape->OneIn(2) ? "a" : ".z"; break;
-    default: break;
+    case 1:
+      key.pop_back();
+      break;
+    case 2:
+      key += s->tape->OneIn(2) ? "a" : ".z";
+      break;
+    default:
+      break;
   }
   return key;
 }
@@ -196,8 +201,9 @@ std::string DescribeDiffOp(const DiffOp& op) {
     case Kind::kWrite: {
       std::string s = "write batch {";
       for (const DiffOp::BatchEntry& e : op.batch) {
-        absl::StrAppend(&s, " ", e.is_delete ? "delete " + e.key : "put " + e.key + " = " +
-                                                                     ShowValue(e.value), ";");
+        absl::StrAppend(
+            &s, " ", e.is_delete ? "delete " + e.key : "put " + e.key + " = " + ShowValue(e.value),
+            ";");
       }
       return s + " }";
     }
@@ -216,8 +222,9 @@ std::string DescribeDiffOp(const DiffOp& op) {
     case Kind::kFlush:
       return "flush";
     case Kind::kCompact:
-      return op.key.empty() && op.end.empty() ? "compact everything"
-                                              : absl::StrCat("compact [", op.key, ", ", op.end, "]");
+      return op.key.empty() && op.end.empty()
+                 ? "compact everything"
+                 : absl::StrCat("compact [", op.key, ", ", op.end, "]");
     case Kind::kReopen:
       return "close and reopen";
   }

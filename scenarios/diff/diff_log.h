@@ -25,7 +25,16 @@ namespace shale::scenario {
 
 struct DiffOp {
   enum class Kind : uint8_t {
-    kPut, kDelete, kWrite, kSnapshot, kRelease, kGet, kIterate, kFlush, kCompact, kReopen
+    kPut,
+    kDelete,
+    kWrite,
+    kSnapshot,
+    kRelease,
+    kGet,
+    kIterate,
+    kFlush,
+    kCompact,
+    kReopen
   };
   enum class Seek : uint8_t { kFirst, kLast, kSeek, kSeekForPrev };
   struct BatchEntry {
@@ -35,9 +44,9 @@ struct DiffOp {
   };
 
   Kind kind = Kind::kPut;
-  std::string key;    // Put, Delete, Get, Iterate (Seek target), Compact (begin)
-  std::string value;  // Put
-  std::string end;    // Compact: the range's end ("" with key "": everything)
+  std::string key;                // Put, Delete, Get, Iterate (Seek target), Compact (begin)
+  std::string value;              // Put
+  std::string end;                // Compact: the range's end ("" with key "": everything)
   std::vector<BatchEntry> batch;  // Write
   int snapshot = -1;  // Snapshot: the id it takes; Release, Get, Iterate: the one read (-1: none)
   Seek seek = Seek::kFirst;  // Iterate

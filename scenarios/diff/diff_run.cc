@@ -21,10 +21,18 @@ std::string Answer(const Status& s, Status* error) {
 std::string Iterate(const DiffOp& op, DiffEngine* engine, Status* error) {
   std::unique_ptr<DiffCursor> c = engine->NewCursor(op.snapshot);
   switch (op.seek) {
-    case DiffOp::Seek::kFirst: c->SeekToFirst(); break;
-    case DiffOp::Seek::kLast: c->SeekToLast(); break;
-    case DiffOp::Seek::kSeek: c->Seek(op.key); break;
-    case DiffOp::Seek::kSeekForPrev: c->SeekForPrev(op.key); break;
+    case DiffOp::Seek::kFirst:
+      c->SeekToFirst();
+      break;
+    case DiffOp::Seek::kLast:
+      c->SeekToLast();
+      break;
+    case DiffOp::Seek::kSeek:
+      c->Seek(op.key);
+      break;
+    case DiffOp::Seek::kSeekForPrev:
+      c->SeekForPrev(op.key);
+      break;
   }
   std::string out;
   for (int i = 0; c->Valid(); i++) {
@@ -40,19 +48,29 @@ std::string Iterate(const DiffOp& op, DiffEngine* engine, Status* error) {
 // injected, so no call may fail.
 std::string Play(const DiffOp& op, DiffEngine* engine, Status* error) {
   switch (op.kind) {
-    case Kind::kPut: return Answer(engine->Put(op.key, op.value), error);
-    case Kind::kDelete: return Answer(engine->Delete(op.key), error);
-    case Kind::kWrite: return Answer(engine->Write(op.batch), error);
-    case Kind::kSnapshot: engine->TakeSnapshot(op.snapshot); return "ok";
-    case Kind::kRelease: engine->ReleaseSnapshot(op.snapshot); return "ok";
+    case Kind::kPut:
+      return Answer(engine->Put(op.key, op.value), error);
+    case Kind::kDelete:
+      return Answer(engine->Delete(op.key), error);
+    case Kind::kWrite:
+      return Answer(engine->Write(op.batch), error);
+    case Kind::kSnapshot:
+      engine->TakeSnapshot(op.snapshot);
+      return "ok";
+    case Kind::kRelease:
+      engine->ReleaseSnapshot(op.snapshot);
+      return "ok";
     case Kind::kGet: {
       std::string value;
       const Status s = engine->Get(op.key, op.snapshot, &value);
       return s.ok() ? "=" + value : s.IsNotFound() ? "not found" : Answer(s, error);
     }
-    case Kind::kIterate: return Iterate(op, engine, error);
-    case Kind::kFlush: return Answer(engine->Flush(), error);
-    case Kind::kCompact: return Answer(engine->CompactRange(op.key, op.end), error);
+    case Kind::kIterate:
+      return Iterate(op, engine, error);
+    case Kind::kFlush:
+      return Answer(engine->Flush(), error);
+    case Kind::kCompact:
+      return Answer(engine->CompactRange(op.key, op.end), error);
     case Kind::kReopen: {
       const std::string closed = Answer(engine->Close(), error);
       return closed + "/" + Answer(engine->Open(), error);

@@ -63,10 +63,18 @@ Options DrawOptions(sim::ChoiceTape* rng) {
   o.max_open_files = rng->OneIn(2) ? -1 : 20 + static_cast<int>(rng->Uniform(50));
   o.disable_auto_compactions = rng->OneIn(5);
   switch (rng->Uniform(4)) {
-    case 1: o.enable_pipelined_write = true; break;
-    case 2: o.unordered_write = true; o.allow_concurrent_memtable_write = true; break;
-    case 3: o.two_write_queues = true; break;
-    default: break;
+    case 1:
+      o.enable_pipelined_write = true;
+      break;
+    case 2:
+      o.unordered_write = true;
+      o.allow_concurrent_memtable_write = true;
+      break;
+    case 3:
+      o.two_write_queues = true;
+      break;
+    default:
+      break;
   }
   o.use_direct_reads = rng->OneIn(3);
   o.use_direct_io_for_flush_and_compaction = rng->OneIn(3);
@@ -125,8 +133,8 @@ sim::SimulationOptions SimOptionsForSet(const RunConfig& config, size_t set) {
 
 // Shale under options, in a simulation of its own over a fresh simulated
 // disk. Adds the simulation's trace and steps to *figures (may be null).
-Answers RunShale(const std::vector<DiffOp>& ops, Options options,
-                 const sim::SimulationOptions& so, SimFigures* figures) {
+Answers RunShale(const std::vector<DiffOp>& ops, Options options, const sim::SimulationOptions& so,
+                 SimFigures* figures) {
   sim::Simulation sim(so);
   sim::SimDisk disk(&sim, sim::LatencyProfile::Zero());
   Env env(&disk, sim.clock(), sim.runtime());
@@ -199,7 +207,9 @@ int FirstDifference(const std::vector<DiffOp>& ops, const Answers& a, const Answ
     }
     if (!intended) return static_cast<int>(i);
   }
-  return a.lines.size() == b.lines.size() ? -1 : static_cast<int>(std::min(a.lines.size(), b.lines.size()));
+  return a.lines.size() == b.lines.size()
+             ? -1
+             : static_cast<int>(std::min(a.lines.size(), b.lines.size()));
 }
 
 std::string Clip(const std::string& s) { return s.size() <= 200 ? s : s.substr(0, 200) + "..."; }
@@ -207,7 +217,9 @@ std::string Clip(const std::string& s) { return s.size() <= 200 ? s : s.substr(0
 class DiffRun {
  public:
   DiffRun(const RunConfig& config, RunResult* result, bool against_rocksdb)
-      : config_(config), result_(result), against_rocksdb_(against_rocksdb),
+      : config_(config),
+        result_(result),
+        against_rocksdb_(against_rocksdb),
         tape_(config.tape ? sim::ChoiceTape(*config.tape) : sim::ChoiceTape(config.seed)) {}
 
   void Execute() {
@@ -227,7 +239,8 @@ class DiffRun {
     result_->tape_bytes = tape_.consumed_bytes();
     result_->operation_marks = tape_.operation_marks();
     result_->ops = static_cast<uint64_t>(ops_.size());
-    result_->engine_ops = static_cast<uint64_t>(ops_.size()) * (against_rocksdb_ ? 2 : options_.size());
+    result_->engine_ops =
+        static_cast<uint64_t>(ops_.size()) * (against_rocksdb_ ? 2 : options_.size());
     result_->trace_hash = trace_ ^ sims_.trace;
     result_->steps = sims_.steps;
     result_->scheduler = sims_.scheduler;
@@ -260,14 +273,19 @@ class DiffRun {
   bool CheckRan(const Answers& a, const std::string& who) {
     if (a.status.ok()) return true;
     result_->passed = false;
-    result_->failure = Failure{kNoErrors, "", "OK", a.status.ToString(), a.lines.size(),
-                               absl::StrCat(who, " failed at ", a.where, " of a ", ops_.size(),
-                                            "-op log")};
+    result_->failure =
+        Failure{kNoErrors,
+                "",
+                "OK",
+                a.status.ToString(),
+                a.lines.size(),
+                absl::StrCat(who, " failed at ", a.where, " of a ", ops_.size(), "-op log")};
     return false;
   }
 
   void FoldAnswers(const Answers& a) {
-    for (const std::string& line : a.lines) trace_ = (trace_ ^ Hash64(line.data(), line.size())) * 0x100000001b3ull;
+    for (const std::string& line : a.lines)
+      trace_ = (trace_ ^ Hash64(line.data(), line.size())) * 0x100000001b3ull;
   }
 
   // Cuts the log to the shortest that still differs between the reference
@@ -296,19 +314,21 @@ class DiffRun {
     const std::string ref_name = against_rocksdb_ ? "rocksdb" : "set0";
     const std::string other_name = against_rocksdb_ ? "shale" : absl::StrCat("set", set);
     result_->passed = false;
-    result_->failure = Failure{
-        against_rocksdb_ ? kSameAsRocksDb : kSameUnderOptions, shrunk[w].key,
-        Clip(w < a.lines.size() ? a.lines[w] : "<none>"),
-        Clip(w < b.lines.size() ? b.lines[w] : "<none>"), static_cast<uint64_t>(w + 1),
-        absl::StrCat("op ", w + 1, " of a ", shrunk.size(), "-op log (cut from ", at + 1,
-                     "): ", DescribeDiffOp(shrunk[w]), ": ", ref_name, " and ", other_name,
-                     " answer differently",
-                     where >= 0 ? "" : " (in the full log; a rerun of its prefix agreed)")};
+    result_->failure =
+        Failure{against_rocksdb_ ? kSameAsRocksDb : kSameUnderOptions,
+                shrunk[w].key,
+                Clip(w < a.lines.size() ? a.lines[w] : "<none>"),
+                Clip(w < b.lines.size() ? b.lines[w] : "<none>"),
+                static_cast<uint64_t>(w + 1),
+                absl::StrCat("op ", w + 1, " of a ", shrunk.size(), "-op log (cut from ", at + 1,
+                             "): ", DescribeDiffOp(shrunk[w]), ": ", ref_name, " and ", other_name,
+                             " answer differently",
+                             where >= 0 ? "" : " (in the full log; a rerun of its prefix agreed)")};
     for (size_t i = 0; i < shrunk.size(); i++) {
-      result_->recorded_history.push_back(absl::StrCat(
-          "op ", i + 1, ": ", DescribeDiffOp(shrunk[i]), "  -> ", ref_name, ": ",
-          Clip(i < a.lines.size() ? a.lines[i] : "<none>"), " | ", other_name, ": ",
-          Clip(i < b.lines.size() ? b.lines[i] : "<none>")));
+      result_->recorded_history.push_back(
+          absl::StrCat("op ", i + 1, ": ", DescribeDiffOp(shrunk[i]), "  -> ", ref_name, ": ",
+                       Clip(i < a.lines.size() ? a.lines[i] : "<none>"), " | ", other_name, ": ",
+                       Clip(i < b.lines.size() ? b.lines[i] : "<none>")));
     }
   }
 
@@ -344,8 +364,9 @@ class DiffScenario final : public Scenario {
     result.seed = config.seed;
     if (against_rocksdb_ && RocksDbDiffEngineFactory() == nullptr) {
       result.passed = false;
-      result.failure = Failure{kNoErrors, "", "", "", 0,
-                               "RocksDB is not built in; reconfigure with -DSHALE_BENCH_COMPARE=ON"};
+      result.failure = Failure{
+          kNoErrors, "", "",
+          "",        0,  "RocksDB is not built in; reconfigure with -DSHALE_BENCH_COMPARE=ON"};
       return result;
     }
     DiffRun run(config, &result, against_rocksdb_);

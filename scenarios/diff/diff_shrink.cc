@@ -15,9 +15,11 @@ std::vector<DiffOp> ShrinkDiffLog(const std::vector<DiffOp>& ops,
   for (size_t chunk = std::max<size_t>(1, best.size() / 2); runs < max_runs;) {
     bool removed = false;
     for (size_t start = 0; start < best.size() && runs < max_runs;) {
-      std::vector<DiffOp> candidate(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(start));
+      std::vector<DiffOp> candidate(best.begin(),
+                                    best.begin() + static_cast<std::ptrdiff_t>(start));
       const size_t stop = std::min(best.size(), start + chunk);
-      candidate.insert(candidate.end(), best.begin() + static_cast<std::ptrdiff_t>(stop), best.end());
+      candidate.insert(candidate.end(), best.begin() + static_cast<std::ptrdiff_t>(stop),
+                       best.end());
       candidate = ValidSubLog(candidate);
       runs++;
       if (candidate.size() < best.size() && differs(candidate)) {

@@ -72,7 +72,8 @@ class ShaleDiffEngine final : public DiffEngine {
   }
   Status Flush() override { return db_->Flush(FlushOptions()); }
   Status CompactRange(const std::string& begin, const std::string& end) override {
-    if (begin.empty() && end.empty()) return db_->CompactRange(CompactRangeOptions(), nullptr, nullptr);
+    if (begin.empty() && end.empty())
+      return db_->CompactRange(CompactRangeOptions(), nullptr, nullptr);
     const Slice b(begin), e(end);
     return db_->CompactRange(CompactRangeOptions(), &b, &e);
   }

@@ -124,16 +124,17 @@ std::vector<Value> CutTracker::allowed(const std::string& key) const {
 }
 
 void CutTracker::Recount(Slot* slot) {
-  const bool bad = !slot->unreadable &&
-                   std::none_of(slot->allowed.begin(), slot->allowed.end(),
-                                [slot](const Value* v) { return *v == slot->recovered; });
+  const bool bad =
+      !slot->unreadable && std::none_of(slot->allowed.begin(), slot->allowed.end(),
+                                        [slot](const Value* v) { return *v == slot->recovered; });
   bad_count_ += static_cast<size_t>(bad) - static_cast<size_t>(slot->bad);
   slot->bad = bad;
 }
 
 CutWalk::CutWalk(const History& history, const Acked& acked, const State& recovered,
                  const std::set<std::string>& unreadable)
-    : acked_(acked), tracker_(history, recovered, unreadable),
+    : acked_(acked),
+      tracker_(history, recovered, unreadable),
       windows_(IndeterminateWindows(history, acked)) {}
 
 void CutWalk::AdmitReady() {

@@ -40,7 +40,8 @@ std::vector<IndeterminateWindow> IndeterminateWindows(const History& history,
 class CutTracker {
  public:
   // A key in unreadable never mismatches.
-  CutTracker(const History& history, const State& recovered, const std::set<std::string>& unreadable);
+  CutTracker(const History& history, const State& recovered,
+             const std::set<std::string>& unreadable);
   CutTracker(const CutTracker&) = delete;
   CutTracker& operator=(const CutTracker&) = delete;
 

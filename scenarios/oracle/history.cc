@@ -98,7 +98,8 @@ std::vector<const WriteRecord*> History::AckedInOrder() const {
 }
 
 std::vector<Value> History::BaseValues(const std::string& key) const {
-  if (auto unknown = base_unknown_.find(key); unknown != base_unknown_.end()) return unknown->second;
+  if (auto unknown = base_unknown_.find(key); unknown != base_unknown_.end())
+    return unknown->second;
   auto it = base_.find(key);
   return {it == base_.end() ? Value() : Value(it->second)};
 }
@@ -159,7 +160,8 @@ History::Settled History::VisitPossible(const std::string& key, const ReadStart&
   uint64_t newest_early_begin = 0;  // of the early writes to key
   for (uint64_t id : it->second) {
     const WriteRecord& w = writes_[id];
-    if (w.ack_index < start.since_acked) newest_early_begin = std::max(newest_early_begin, w.begin_event);
+    if (w.ack_index < start.since_acked)
+      newest_early_begin = std::max(newest_early_begin, w.begin_event);
   }
   uint64_t newest_observed_begin = 0;  // of the later writes observed before the read
   for (uint64_t id : it->second) {
@@ -188,8 +190,8 @@ History::Settled History::VisitPossible(const std::string& key, const ReadStart&
 
 std::vector<Value> History::PossibleValues(const std::string& key, const ReadStart& start) const {
   std::vector<Value> values;
-  const Settled settled = VisitPossible(
-      key, start, [&](const WriteRecord&, const Value& v) { values.push_back(v); });
+  const Settled settled =
+      VisitPossible(key, start, [&](const WriteRecord&, const Value& v) { values.push_back(v); });
   if (settled.ruled_out) return values;
   std::vector<Value> settled_values = settled.Copies();
   values.insert(values.begin(), settled_values.begin(), settled_values.end());

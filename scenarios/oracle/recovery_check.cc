@@ -68,10 +68,14 @@ enum class Broken : uint8_t { kDurability, kResurrection, kPhantom, kPrefix };
 
 const char* BrokenName(Broken b) {
   switch (b) {
-    case Broken::kDurability: return "durability";
-    case Broken::kResurrection: return "resurrection";
-    case Broken::kPhantom: return "no phantoms";
-    case Broken::kPrefix: return "prefix recovery";
+    case Broken::kDurability:
+      return "durability";
+    case Broken::kResurrection:
+      return "resurrection";
+    case Broken::kPhantom:
+      return "no phantoms";
+    case Broken::kPrefix:
+      return "prefix recovery";
   }
   return "prefix recovery";
 }
@@ -142,7 +146,9 @@ class AtomicityCheck {
   AtomicityCheck(const History& history, const Acked& acked, size_t cut,
                  const std::vector<IndeterminateWindow>& admitted, bool process_crash,
                  const State& recovered, const std::set<std::string>& unreadable)
-      : history_(history), process_crash_(process_crash), recovered_(recovered),
+      : history_(history),
+        process_crash_(process_crash),
+        recovered_(recovered),
         unreadable_(unreadable) {
     for (size_t i = 0; i < cut; i++) Add(acked[i], /*indeterminate=*/false);
     for (const IndeterminateWindow& window : admitted) Add(window.write, /*indeterminate=*/true);
@@ -167,7 +173,8 @@ class AtomicityCheck {
   void Add(const WriteRecord* w, bool indeterminate) {
     for (const KeyOp& op : w->ops) {
       std::vector<size_t>& positions = by_key_[op.key];
-      if (positions.empty() || positions.back() != units_.size()) positions.push_back(units_.size());
+      if (positions.empty() || positions.back() != units_.size())
+        positions.push_back(units_.size());
     }
     units_.push_back(Unit{w, indeterminate});
   }
@@ -227,7 +234,7 @@ class AtomicityCheck {
   const bool process_crash_;
   const State& recovered_;
   const std::set<std::string>& unreadable_;
-  std::vector<Unit> units_;                          // the cut's order
+  std::vector<Unit> units_;                            // the cut's order
   std::map<std::string, std::vector<size_t>> by_key_;  // key -> positions in units_
 };
 
@@ -247,7 +254,8 @@ std::string DescribeValue(const Value& value) {
   if (!value.has_value()) return "<absent>";
   std::string out;
   for (char c : value->substr(0, 40)) {
-    out += (c >= 32 && c < 127) ? std::string(1, c) : "\\x" + std::to_string(static_cast<uint8_t>(c));
+    out +=
+        (c >= 32 && c < 127) ? std::string(1, c) : "\\x" + std::to_string(static_cast<uint8_t>(c));
   }
   if (value->size() > 40) out += "...(" + std::to_string(value->size()) + " bytes)";
   return out;
@@ -262,7 +270,8 @@ std::string DescribeKeyOps(const std::vector<KeyOp>& ops) {
   return out;
 }
 
-RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope, const State& recovered) {
+RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope,
+                              const State& recovered) {
   const bool process_crash = scope.process_crash;
   const std::set<std::string>& unreadable = scope.unreadable;
   const Acked acked = AckedBySequence(history);
@@ -280,7 +289,8 @@ RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope, c
       best.cut = k;
       admitted_at_best = walk.admitted();
       found = true;
-      for (const std::string& key : unreadable) AddNew(walk.tracker().allowed(key), &best.unknown[key]);
+      for (const std::string& key : unreadable)
+        AddNew(walk.tracker().allowed(key), &best.unknown[key]);
     }
     if (k < acked.size()) walk.Step(MayBeMissing(*acked[k], process_crash));
   }

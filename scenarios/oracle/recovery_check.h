@@ -33,10 +33,11 @@ namespace shale::scenario {
 
 struct RecoveryVerdict {
   bool ok = true;
-  uint64_t cut = 0;        // acked writes (in sequence order) the state reflects
-  std::string property;    // "durability", "prefix recovery", "atomicity", "resurrection", "no phantoms"
+  uint64_t cut = 0;  // acked writes (in sequence order) the state reflects
+  std::string
+      property;  // "durability", "prefix recovery", "atomicity", "resurrection", "no phantoms"
   std::string key;
-  std::string expected;    // what the model allowed (at the full history)
+  std::string expected;  // what the model allowed (at the full history)
   std::string observed;
   // For each unreadable key, the values it may hold: those allowed at any
   // cut that fits the keys read (when ok).
@@ -57,7 +58,8 @@ struct CheckScope {
   // REQUIRES: none is a key of the recovered state.
   std::set<std::string> unreadable;
 };
-RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope, const State& recovered);
+RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope,
+                              const State& recovered);
 // The common scope: durability on, every key read.
 inline RecoveryVerdict CheckRecovery(const History& history, bool process_crash,
                                      const State& recovered) {

@@ -135,7 +135,8 @@ void JournalWriter::BarrierDone(Barrier barrier, uint64_t token) {
 
 void JournalWriter::BeganRead() { Send(Message(kBeginRead)); }
 
-void JournalWriter::Observed(const std::string& key, const ReadStart& start, const Value& observed) {
+void JournalWriter::Observed(const std::string& key, const ReadStart& start,
+                             const Value& observed) {
   std::string m = Message(kObserved);
   PutString(&m, key);
   PutVarint64(&m, start.since_acked);

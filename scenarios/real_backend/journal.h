@@ -54,7 +54,8 @@ class JournalWriter final : public HistoryObserver, public PowerLossEvents {
   // PowerLossEvents.
   void WillCreate(const std::string& path) override;
   void WillDelete(const std::string& path, const std::string& trash) override;
-  void WillRename(const std::string& src, const std::string& dst, const std::string& dst_trash) override;
+  void WillRename(const std::string& src, const std::string& dst,
+                  const std::string& dst_trash) override;
   uint64_t NameEventsSoFar() override;
   void DirSynced(const std::string& dir, uint64_t name_events) override;
   void WillSync(uint64_t inode) override;

@@ -22,8 +22,12 @@ class ReportingFile final : public WritableFile {
   }
   Status Truncate(uint64_t size) override { return target_->Truncate(size); }
   Status Flush() override { return target_->Flush(); }
-  Status Sync() override { return Reported([this] { return target_->Sync(); }); }
-  Status Fsync() override { return Reported([this] { return target_->Fsync(); }); }
+  Status Sync() override {
+    return Reported([this] { return target_->Sync(); });
+  }
+  Status Fsync() override {
+    return Reported([this] { return target_->Fsync(); });
+  }
   Status Allocate(uint64_t offset, uint64_t len) override { return target_->Allocate(offset, len); }
   Status Close() override { return target_->Close(); }
   uint64_t GetFileSize() const override { return target_->GetFileSize(); }

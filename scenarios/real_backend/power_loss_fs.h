@@ -64,7 +64,10 @@ class PowerLossFs final : public FileSystemWrapper {
   // other PowerLossFs on that directory uses.
   PowerLossFs(FileSystem* target, PowerLossEvents* sink, std::string trash_dir,
               std::string trash_tag)
-      : FileSystemWrapper(target), target_(target), sink_(sink), trash_dir_(std::move(trash_dir)),
+      : FileSystemWrapper(target),
+        target_(target),
+        sink_(sink),
+        trash_dir_(std::move(trash_dir)),
         trash_tag_(std::move(trash_tag)) {}
 
   // The calls that change names or make data durable are watched; every

@@ -45,7 +45,8 @@ Status ListFiles(const std::string& dir, std::vector<std::string>* names) {
     const std::string name = e->d_name;
     if (name == "." || name == "..") continue;
     struct stat st;
-    if (::lstat((dir + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode)) names->push_back(name);
+    if (::lstat((dir + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode))
+      names->push_back(name);
   }
   ::closedir(d);
   std::sort(names->begin(), names->end());
@@ -146,7 +147,8 @@ Status PowerLossLedger::CutData(const std::string& dir, sim::ChoiceTape* tape) {
     const uint64_t how = tape->Uniform(4);  // 0, 1: all lost; 2: a prefix; 3: a torn prefix
     uint64_t new_size = durable;
     if (how >= 2) new_size = durable + 1 + tape->Uniform(size - durable);
-    if (::truncate(path.c_str(), static_cast<off_t>(new_size)) != 0) return Errno("truncate " + path);
+    if (::truncate(path.c_str(), static_cast<off_t>(new_size)) != 0)
+      return Errno("truncate " + path);
     if (how < 2) {
       figures_.files_cut++;
       continue;
@@ -158,7 +160,8 @@ Status PowerLossLedger::CutData(const std::string& dir, sim::ChoiceTape* tape) {
     const uint64_t sector_start = std::max(durable, (new_size - 1) / kSectorBytes * kSectorBytes);
     const uint64_t tear_at = sector_start + tape->Uniform(new_size - sector_start);
     std::string garbage;
-    while (garbage.size() < new_size - tear_at) garbage.push_back(static_cast<char>(tape->Uniform(256)));
+    while (garbage.size() < new_size - tear_at)
+      garbage.push_back(static_cast<char>(tape->Uniform(256)));
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) return Errno("open " + path);
     const ssize_t n = ::pwrite(fd, garbage.data(), garbage.size(), static_cast<off_t>(tear_at));

@@ -72,7 +72,7 @@ class PowerLossLedger {
   [[nodiscard]] Status SettleAfterPowerLoss(const std::string& dir);
 
   std::vector<NameEvent> events_;
-  size_t process_base_ = 0;  // events_ before the reporting process began
+  size_t process_base_ = 0;                    // events_ before the reporting process began
   std::map<uint64_t, uint64_t> durable_size_;  // inode -> bytes a sync made durable
   std::set<std::string> torn_logs_;
   Figures figures_;

@@ -86,7 +86,8 @@ class RealBackendRun {
     // Half the kills of a lossy run are power losses; so is half its ends
     // after a clean close (the machine goes down after the process).
     const bool power_loss = draw_.lossy && tape_.OneIn(2);
-    const std::string told = (kill ? kill->Describe() : "none, closes") + (power_loss ? ", power loss" : "");
+    const std::string told =
+        (kill ? kill->Describe() : "none, closes") + (power_loss ? ", power loss" : "");
     *kills += (kills->empty() ? "" : "; ") + std::to_string(phase) + ": " + told;
     phase_ = phase;
     replica_ = std::make_unique<JournalReplica>(history_.get(), &state_, &ledger_);
@@ -219,7 +220,8 @@ class RealBackendRun {
       if (n <= 0) break;  // the child is gone and everything it wrote is read
       if (!replica_->Feed(buf, static_cast<size_t>(n), &error)) {
         Kill(pid);
-        Fail("real backend", "", "a well-formed journal", error, "the child's journal is malformed");
+        Fail("real backend", "", "a well-formed journal", error,
+             "the child's journal is malformed");
         return false;
       }
       if (replica_->opened() && !saw_open) {
@@ -263,7 +265,8 @@ class RealBackendRun {
     std::error_code ec;
     std::filesystem::remove_all(copy, ec);
     std::filesystem::copy(paths_.db, copy, std::filesystem::copy_options::recursive, ec);
-    if (ec) return Fail("real backend", "", "a copy of the DB", ec.message(), "copying the DB failed");
+    if (ec)
+      return Fail("real backend", "", "a copy of the DB", ec.message(), "copying the DB failed");
     CheckCopy(copy, power_loss);
     std::filesystem::remove_all(copy, ec);
   }
@@ -273,10 +276,11 @@ class RealBackendRun {
     TransactionDB* txn_db = nullptr;
     if (!Reopen(copy, &db, &txn_db)) return;
     State recovered;
-    const Status read = ReadAll(std::unique_ptr<Iterator>(db->NewIterator(ReadOptions())).get(),
-                                &recovered);
+    const Status read =
+        ReadAll(std::unique_ptr<Iterator>(db->NewIterator(ReadOptions())).get(), &recovered);
     if (!read.ok()) {
-      return Fail("recovery", "", "a readable DB", read.ToString(), "scanning the recovered DB failed");
+      return Fail("recovery", "", "a readable DB", read.ToString(),
+                  "scanning the recovered DB failed");
     }
     CheckScope scope;
     // A kill keeps the page cache; after a power loss anywhere in a chain
@@ -295,13 +299,15 @@ class RealBackendRun {
     history_->Reset(std::move(recovered), v.unknown);
     state_.txn_commits.clear();
     const Status closed = db->Close();
-    if (!closed.ok()) Fail("no spurious errors", "", "OK", closed.ToString(), "Close after the check failed");
+    if (!closed.ok())
+      Fail("no spurious errors", "", "OK", closed.ToString(), "Close after the check failed");
   }
 
   bool PowerLoss() {
     const Status s = ledger_.PowerLoss(paths_.db, &tape_);
     if (!s.ok()) {
-      Fail("real backend", "", "a power loss carried out", s.ToString(), "cutting the files back failed");
+      Fail("real backend", "", "a power loss carried out", s.ToString(),
+           "cutting the files back failed");
       return false;
     }
     const PowerLossLedger::Figures& f = ledger_.figures();
@@ -309,7 +315,8 @@ class RealBackendRun {
     result_->observed["power loss: name changes not yet durable"] += f.name_events_uncommitted;
     result_->observed["power loss: name changes undone"] += f.name_events_undone;
     result_->observed["power loss: files cut to their synced size"] += f.files_cut;
-    result_->observed["power loss: files keeping part of their unsynced bytes"] += f.files_kept_part;
+    result_->observed["power loss: files keeping part of their unsynced bytes"] +=
+        f.files_kept_part;
     result_->observed["power loss: files with a torn last sector"] += f.files_torn;
     return true;
   }

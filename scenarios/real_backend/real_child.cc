@@ -172,8 +172,8 @@ void RunRealChild(const RealDraw& draw, const RealPaths& paths, int phase,
   history->set_observer(&journal);
   state->db = &turn_db;
   state->txn_db = txn_db != nullptr ? &turn_db : nullptr;
-  state->write_prepared = txn_db != nullptr &&
-                          draw.drawn.txn_options.write_policy == TxnWritePolicy::kWritePrepared;
+  state->write_prepared =
+      txn_db != nullptr && draw.drawn.txn_options.write_policy == TxnWritePolicy::kWritePrepared;
   state->history = history;
   state->phase = phase;
   state->runtime = real->runtime();
@@ -199,7 +199,8 @@ void RunRealChild(const RealDraw& draw, const RealPaths& paths, int phase,
     const Status closed = turn_db.Close();
     if (closed.ok()) history->CloseDone(token);
     journal.Closed(closed);
-    if (!closed.ok()) state->Fail("no spurious errors", "", "OK", closed.ToString(), "Close failed");
+    if (!closed.ok())
+      state->Fail("no spurious errors", "", "OK", closed.ToString(), "Close failed");
   }
   ::_exit(0);
 }

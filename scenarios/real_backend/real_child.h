@@ -24,10 +24,10 @@ namespace shale::scenario {
 // Where the parent kills the child.
 struct KillPoint {
   enum class Kind : uint8_t {
-    kAfterWrites,  // as the n-th write begins
-    kAfterMs,      // n ms after the DB opened
-    kAtSync,       // as the n-th file sync starts (lossy runs)
-    kAtNameChange, // as the n-th create, delete or rename is made (lossy runs)
+    kAfterWrites,    // as the n-th write begins
+    kAfterMs,        // n ms after the DB opened
+    kAtSync,         // as the n-th file sync starts (lossy runs)
+    kAtNameChange,   // as the n-th create, delete or rename is made (lossy runs)
     kAtEnginePoint,  // as an engine thread reaches the named point the n-th time
   };
   Kind kind = Kind::kAfterWrites;
@@ -37,11 +37,11 @@ struct KillPoint {
 };
 
 struct RealDraw {
-  Drawn drawn;            // as the simulated crash-recovery scenario draws it
+  Drawn drawn;  // as the simulated crash-recovery scenario draws it
   // The children run on PowerLossFs, and half their kills are power losses
   // (the parent cuts the files back); else every kill keeps the page cache.
   bool lossy = false;
-  int ops_per_phase = 0;  // workload operations per child, over all clients
+  int ops_per_phase = 0;     // workload operations per child, over all clients
   uint64_t client_seed = 0;  // client c of phase p draws from the tape of client_seed + 16p + c
 };
 

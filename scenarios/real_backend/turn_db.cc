@@ -35,12 +35,24 @@ class TurnTakingIterator final : public Iterator {
   }
 
   bool Valid() const override { return target_->Valid(); }
-  void SeekToFirst() override { Unturned(turn_, [this] { target_->SeekToFirst(); }); }
-  void SeekToLast() override { Unturned(turn_, [this] { target_->SeekToLast(); }); }
-  void Seek(const Slice& t) override { Unturned(turn_, [&] { target_->Seek(t); }); }
-  void SeekForPrev(const Slice& t) override { Unturned(turn_, [&] { target_->SeekForPrev(t); }); }
-  void Next() override { Unturned(turn_, [this] { target_->Next(); }); }
-  void Prev() override { Unturned(turn_, [this] { target_->Prev(); }); }
+  void SeekToFirst() override {
+    Unturned(turn_, [this] { target_->SeekToFirst(); });
+  }
+  void SeekToLast() override {
+    Unturned(turn_, [this] { target_->SeekToLast(); });
+  }
+  void Seek(const Slice& t) override {
+    Unturned(turn_, [&] { target_->Seek(t); });
+  }
+  void SeekForPrev(const Slice& t) override {
+    Unturned(turn_, [&] { target_->SeekForPrev(t); });
+  }
+  void Next() override {
+    Unturned(turn_, [this] { target_->Next(); });
+  }
+  void Prev() override {
+    Unturned(turn_, [this] { target_->Prev(); });
+  }
   Slice key() const override { return target_->key(); }
   Slice value() const override { return target_->value(); }
   Status status() const override { return target_->status(); }

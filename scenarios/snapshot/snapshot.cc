@@ -20,10 +20,10 @@
 #include <memory>
 #include <string>
 
+#include "scenarios/scenario_run.h"
 #include "scenarios/snapshot/snapshot.h"
 #include "scenarios/snapshot/snapshot_clients.h"
 #include "sim/disk/sim_disk.h"
-#include "scenarios/scenario_run.h"
 #include "sim/simulation.h"
 
 namespace shale::scenario {
@@ -55,9 +55,9 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   Drawn d;
   Options& o = d.options;
   o.create_if_missing = true;
-  o.write_buffer_size = size_t{4096} << rng->Uniform(4);          // 4..32 KiB
+  o.write_buffer_size = size_t{4096} << rng->Uniform(4);  // 4..32 KiB
   o.max_write_buffer_number = 2 + static_cast<int>(rng->Uniform(2));
-  o.target_file_size_base = uint64_t{4096} << rng->Uniform(4);    // 4..32 KiB
+  o.target_file_size_base = uint64_t{4096} << rng->Uniform(4);  // 4..32 KiB
   o.max_bytes_for_level_base = uint64_t{16384} << rng->Uniform(3);
   o.max_bytes_for_level_multiplier = 2.0 + static_cast<double>(rng->Uniform(5));
   o.level0_file_num_compaction_trigger = 2 + static_cast<int>(rng->Uniform(3));
@@ -108,8 +108,7 @@ class SnapshotRun {
     const Status s = sim_.Run([this] { Main(); });
     (void)db_.release();  // a run that ended early abandons its DB with its tasks
     if (!s.ok() && !failed()) {
-      run_failure_ = Failure{SimulationFailureProperty(s),
-                             "", "", "", sim_.steps(), s.ToString()};
+      run_failure_ = Failure{SimulationFailureProperty(s), "", "", "", sim_.steps(), s.ToString()};
     }
     Report();
   }
@@ -123,8 +122,8 @@ class SnapshotRun {
     std::unique_ptr<DB> db;
     const Status s = DB::Open(drawn_.options, kDbPath, &db);
     if (!s.ok()) {
-      run_failure_ = Failure{"no spurious errors", "", "OK", s.ToString(), sim_.steps(),
-                             "DB::Open of a new DB failed"};
+      run_failure_ = Failure{"no spurious errors", "",           "OK",
+                             s.ToString(),         sim_.steps(), "DB::Open of a new DB failed"};
       return;
     }
     db_ = std::move(db);

@@ -18,7 +18,8 @@ int PickKey(sim::ChoiceTape* rng, const SnapshotWorkloadOptions& o) {
 
 class Writer {
  public:
-  Writer(SnapshotState* state, const SnapshotWorkloadOptions& options, sim::ChoiceTape* tape, int id)
+  Writer(SnapshotState* state, const SnapshotWorkloadOptions& options, sim::ChoiceTape* tape,
+         int id)
       : s_(state), o_(options), rng_(tape), id_(id) {}
 
   void Run(int ops) {
@@ -113,15 +114,16 @@ class Reader {
  public:
   static constexpr int kBurst = 4;
 
-  Reader(SnapshotState* state, const SnapshotWorkloadOptions& options, sim::ChoiceTape* tape, int id)
+  Reader(SnapshotState* state, const SnapshotWorkloadOptions& options, sim::ChoiceTape* tape,
+         int id)
       : s_(state), o_(options), rng_(tape), id_(id) {}
 
   void Run(int ops, std::vector<HeldSnapshot>* survivors) {
     for (int i = 0; i < ops && !s_->failed() && MoreOps(rng_); i++) {
       // Paced in bursts of kBurst operations: a wait costs scheduling points.
       if (i % kBurst == 0) {
-        s_->WaitForWriterOps(id_, o_.writer_ops_total * static_cast<uint64_t>(i) /
-                                      static_cast<uint64_t>(ops));
+        s_->WaitForWriterOps(
+            id_, o_.writer_ops_total * static_cast<uint64_t>(i) / static_cast<uint64_t>(ops));
       }
       op_index_ = i;
       Step();
@@ -134,8 +136,7 @@ class Reader {
 
  private:
   void Step() {
-    if (held_.empty() ||
-        (held_.size() < static_cast<size_t>(o_.max_held) && rng_->OneIn(5))) {
+    if (held_.empty() || (held_.size() < static_cast<size_t>(o_.max_held) && rng_->OneIn(5))) {
       return TakeAndRead();
     }
     const size_t index = rng_->Uniform(held_.size());

@@ -22,11 +22,11 @@ struct SnapshotWorkloadOptions {
   bool skewed_keys = false;
   int value_bytes_max = 100;
   int max_batch = 6;
-  int sync_one_in = 20;        // a write is sync with probability 1/sync_one_in
-  int no_wal_one_in = 10;      // a non-sync write skips the WAL with 1/no_wal_one_in
-  int max_held = 4;            // snapshots one reader holds at once
-  size_t max_kept_reads = 8;   // reads kept per snapshot for repeating
-  int scan_moves_max = 12;     // moves of a bounded iteration
+  int sync_one_in = 20;           // a write is sync with probability 1/sync_one_in
+  int no_wal_one_in = 10;         // a non-sync write skips the WAL with 1/no_wal_one_in
+  int max_held = 4;               // snapshots one reader holds at once
+  size_t max_kept_reads = 8;      // reads kept per snapshot for repeating
+  int scan_moves_max = 12;        // moves of a bounded iteration
   uint64_t writer_ops_total = 0;  // for pacing the readers
 };
 

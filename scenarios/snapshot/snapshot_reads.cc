@@ -14,11 +14,16 @@ constexpr size_t kYieldEveryMoves = 8;
 template <typename Cursor>
 void Position0(Cursor* c, const ReadPlan& plan) {
   switch (plan.kind) {
-    case ReadPlan::Kind::kFirst: return c->SeekToFirst();
-    case ReadPlan::Kind::kLast: return c->SeekToLast();
-    case ReadPlan::Kind::kSeek: return c->Seek(plan.key);
-    case ReadPlan::Kind::kSeekForPrev: return c->SeekForPrev(plan.key);
-    case ReadPlan::Kind::kGet: break;
+    case ReadPlan::Kind::kFirst:
+      return c->SeekToFirst();
+    case ReadPlan::Kind::kLast:
+      return c->SeekToLast();
+    case ReadPlan::Kind::kSeek:
+      return c->Seek(plan.key);
+    case ReadPlan::Kind::kSeekForPrev:
+      return c->SeekForPrev(plan.key);
+    case ReadPlan::Kind::kGet:
+      break;
   }
 }
 

@@ -32,8 +32,8 @@ HeldSnapshot SnapshotState::Take() {
   h.issued_before = model_.issued();
   h.sequence = h.snapshot->GetSequenceNumber();
   counters_.snapshots++;
-  Tell("snapshot #" + std::to_string(h.id) + ": taken at sequence " +
-         std::to_string(h.sequence) + ", writes begun " + std::to_string(h.issued_before));
+  Tell("snapshot #" + std::to_string(h.id) + ": taken at sequence " + std::to_string(h.sequence) +
+       ", writes begun " + std::to_string(h.issued_before));
   return h;
 }
 
@@ -43,8 +43,8 @@ void SnapshotState::Release(HeldSnapshot* h) {
       std::max(counters_.max_compactions_under_snapshot, compactions);
   db_->ReleaseSnapshot(h->snapshot);
   h->snapshot = nullptr;
-  Tell("snapshot #" + std::to_string(h->id) + ": released after " +
-         std::to_string(compactions) + " compactions");
+  Tell("snapshot #" + std::to_string(h->id) + ": released after " + std::to_string(compactions) +
+       " compactions");
 }
 
 uint64_t SnapshotState::Compactions() { return db_->GetStats().compactions; }

@@ -66,8 +66,8 @@ class SnapshotState {
   // traced (no line is built then); fold: folds a hash of every answer the
   // model checks into the run's trace hash.
   SnapshotState(DB* db, Runtime* runtime, std::function<uint64_t()> step,
-                std::function<void(const std::string&)> trace,
-                std::function<void(uint64_t)> fold, int readers);
+                std::function<void(const std::string&)> trace, std::function<void(uint64_t)> fold,
+                int readers);
 
   DB* db() const { return db_; }
   // Whether trace lines are wanted, and one line (a no-op when not).

@@ -42,9 +42,9 @@ constexpr PctCalibration kPctCalibration{400, 1000};
 
 struct Drawn {
   Options options;
-  int keys = 0;         // Puts in the fill (over a key space twice as large)
+  int keys = 0;  // Puts in the fill (over a key space twice as large)
   int value_bytes = 0;
-  int readers = 0;      // reader tasks per measurement
+  int readers = 0;  // reader tasks per measurement
 };
 
 Drawn DrawConfig(sim::ChoiceTape* rng) {
@@ -187,8 +187,7 @@ class TableCacheRun {
     o.disable_auto_compactions = true;  // settled: the files stay as they are
     o.block_cache = NewLRUCache(kBlockCacheBytes, 0, sim_.runtime());
     const int percent = fig::kSettingPercents[setting];
-    o.max_open_files =
-        percent == 0 ? -1 : std::max(20, static_cast<int>(files_ * percent / 100));
+    o.max_open_files = percent == 0 ? -1 : std::max(20, static_cast<int>(files_ * percent / 100));
     if (!Check(DB::Open(o, kDbPath, &db_), "Open")) return;
     ScanAll();
     RunReaders(kWarmGetsPerReader, "warm");
@@ -270,9 +269,9 @@ class TableCacheRun {
     for (int i = 0; i < gets && failure_.property.empty(); i++, ops_++) {
       // Mostly keys the fill wrote (as the study read old data), some of
       // them since deleted; one in 8 from the whole key space.
-      const std::string key =
-          rng.OneIn(8) || written_.empty() ? KeyOf(rng.Uniform(space))
-                                           : written_[rng.Uniform(written_.size())];
+      const std::string key = rng.OneIn(8) || written_.empty()
+                                  ? KeyOf(rng.Uniform(space))
+                                  : written_[rng.Uniform(written_.size())];
       std::string value;
       const Status s = db_->Get(ReadOptions(), key, &value);
       engine_ops_++;

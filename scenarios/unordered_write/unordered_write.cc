@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "scenarios/oracle/history.h"
+#include "scenarios/scenario_run.h"
 #include "shale/db.h"
 #include "shale/options.h"
 #include "shale/transaction_db.h"
 #include "sim/disk/sim_disk.h"
-#include "scenarios/oracle/history.h"
-#include "scenarios/scenario_run.h"
 #include "sim/simulation.h"
 
 namespace shale::scenario {
@@ -172,11 +172,10 @@ class UnorderedWriteRun {
     std::vector<std::unique_ptr<Thread>> tasks;
     writers_running_ = drawn_.writers;
     for (int w = 0; w < drawn_.writers; w++) {
-      tasks.push_back(sim_.runtime()->StartThread(
-          absl::StrCat("writer", w), [this, per_task, w] {
-            Writer(sim_.rng(), per_task, w);
-            writers_running_--;
-          }));
+      tasks.push_back(sim_.runtime()->StartThread(absl::StrCat("writer", w), [this, per_task, w] {
+        Writer(sim_.rng(), per_task, w);
+        writers_running_--;
+      }));
     }
     for (int r = 0; r < drawn_.readers; r++) {
       tasks.push_back(sim_.runtime()->StartThread(
@@ -210,8 +209,7 @@ class UnorderedWriteRun {
 
   void Writer(sim::ChoiceTape* tape, int n, int id) {
     sim::ChoiceTape& rng = *tape;
-    for (int i = 0; i < n && failure_.property.empty() && MoreOps(&rng);
-         i++, ops_++) {
+    for (int i = 0; i < n && failure_.property.empty() && MoreOps(&rng); i++, ops_++) {
       const int g = static_cast<int>(rng.Uniform(static_cast<uint64_t>(drawn_.groups)));
       const std::string version = absl::StrCat("w", id, ".", i);
       const uint64_t seq = WriteGroup(g, version);
@@ -226,7 +224,8 @@ class UnorderedWriteRun {
       std::string value;
       const Status s = db_->Get(ReadOptions(), key, &value);
       engine_ops_++;
-      if (!s.ok() && !s.IsNotFound()) return Fail("no spurious errors", key, "OK", s.ToString(), "Get failed");
+      if (!s.ok() && !s.IsNotFound())
+        return Fail("no spurious errors", key, "OK", s.ToString(), "Get failed");
       own_reads_.push_back(OwnRead{seq, version, key, s.ok() ? value : ""});
       if (rng.OneIn(25)) Maintain(&rng);
     }
@@ -253,8 +252,8 @@ class UnorderedWriteRun {
 
   void Reader(sim::ChoiceTape* tape, int max_reads, int id) {
     sim::ChoiceTape& rng = *tape;
-    for (int i = 0; i < max_reads && writers_running_ > 0 && failure_.property.empty() &&
-                    MoreOps(&rng);
+    for (int i = 0;
+         i < max_reads && writers_running_ > 0 && failure_.property.empty() && MoreOps(&rng);
          i++, ops_++) {
       // 1..8 us; the tape's zero is the full pace, so a smaller tape reads
       // less often, never more.
@@ -323,7 +322,8 @@ class UnorderedWriteRun {
       engine_ops_++;
       const std::string key = it->key().ToString();
       const int k = std::stoi(key.substr(prefix.size() + 1));
-      if (k >= 0 && k < drawn_.keys_per_group) values[static_cast<size_t>(k)] = it->value().ToString();
+      if (k >= 0 && k < drawn_.keys_per_group)
+        values[static_cast<size_t>(k)] = it->value().ToString();
     }
     if (!it->status().ok()) {
       return Fail("no spurious errors", "", "OK", it->status().ToString(), "Iterator failed");
@@ -402,7 +402,8 @@ class UnorderedWrite final : public Scenario {
   std::vector<PromiseRow> promises() const override {
     std::vector<PromiseRow> rows;
     for (const ModeSpec& m : kModes) {
-      for (const char* p : {kAtomic, kOwnWrites, kImmutable}) rows.push_back({m.name, p, Keeps(m, p)});
+      for (const char* p : {kAtomic, kOwnWrites, kImmutable})
+        rows.push_back({m.name, p, Keeps(m, p)});
     }
     return rows;
   }

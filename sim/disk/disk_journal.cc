@@ -85,7 +85,8 @@ void DiskState::ForgetTruncates(uint64_t id) {
 }
 
 bool DiskState::JournalLinks(uint64_t id) const {
-  return EndOfLast(journal, [id](const JournalRecord& record) { return LinksInode(record, id); }) != 0;
+  return EndOfLast(journal, [id](const JournalRecord& record) { return LinksInode(record, id); }) !=
+         0;
 }
 
 }  // namespace shale::sim::disk_internal

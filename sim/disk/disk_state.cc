@@ -136,7 +136,8 @@ void DiskState::Write(Inode* inode, uint64_t offset, const Slice& data) {
   const uint64_t last = (end - 1) / SimDisk::kSectorBytes;
   for (uint64_t s = first; s <= last; ++s) {
     const uint64_t start = s * SimDisk::kSectorBytes;
-    std::string image = v.substr(start, std::min<uint64_t>(SimDisk::kSectorBytes, v.size() - start));
+    std::string image =
+        v.substr(start, std::min<uint64_t>(SimDisk::kSectorBytes, v.size() - start));
     const auto begin = static_cast<uint32_t>(std::max(offset, start) - start);
     const auto finish = static_cast<uint32_t>(std::min(end, start + SimDisk::kSectorBytes) - start);
     auto& pending = inode->pending;
@@ -157,7 +158,8 @@ void DiskState::Truncate(Inode* inode, uint64_t size) {
   for (PendingSector& w : inode->pending) {
     const uint64_t start = w.sector * SimDisk::kSectorBytes;
     if (start >= size) continue;
-    const auto room = static_cast<uint32_t>(std::min<uint64_t>(size - start, SimDisk::kSectorBytes));
+    const auto room =
+        static_cast<uint32_t>(std::min<uint64_t>(size - start, SimDisk::kSectorBytes));
     if (w.image.size() > room) w.image.resize(room);
     w.dirty_end = std::min(w.dirty_end, room);
     if (w.dirty_begin < w.dirty_end) kept.push_back(std::move(w));

@@ -101,10 +101,10 @@ struct PathParts {
 
 // How one operation is run (see DiskState::RunOp).
 struct OpSpec {
-  const char* name = "";                         // switch point and trace name
-  const std::string* path = nullptr;             // for the trace and errors
-  uint64_t handle_incarnation = 0;               // 0: not a handle call
-  uint64_t bytes = 0;                            // folded into the trace
+  const char* name = "";              // switch point and trace name
+  const std::string* path = nullptr;  // for the trace and errors
+  uint64_t handle_incarnation = 0;    // 0: not a handle call
+  uint64_t bytes = 0;                 // folded into the trace
   // The bytes the call wrote, or read (the Slice the effect fills): their
   // Hash64 is folded into the trace, so equal trace hashes mean equal data.
   const Slice* data = nullptr;
@@ -167,8 +167,7 @@ class DiskState {
   static void MarkClean(Inode* inode);
   // A misdirected write (see sim_disk.h): [offset, offset+size) keeps its
   // old bytes (zeros past the end) and data is written at target instead.
-  static void WriteMisdirected(Inode* inode, uint64_t offset, const Slice& data,
-                               uint64_t target);
+  static void WriteMisdirected(Inode* inode, uint64_t offset, const Slice& data, uint64_t target);
   // IOError if [offset, offset+length) touches an unreadable sector.
   static Status CheckReadable(const Inode& inode, uint64_t offset, uint64_t length);
 

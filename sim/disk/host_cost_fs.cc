@@ -122,8 +122,8 @@ void HostCostFs::Syscall(const char* name, uint64_t cpu_ns, bool wait) {
 
 void HostCostFs::DeviceRead(size_t n) {
   const uint64_t kib = (static_cast<uint64_t>(n) + 1023) / 1024;
-  WaitUntil(Reserve(&queue_free_at_ns_,
-                    model_.device_read_ns + model_.device_read_per_kib_ns * kib));
+  WaitUntil(
+      Reserve(&queue_free_at_ns_, model_.device_read_ns + model_.device_read_per_kib_ns * kib));
 }
 
 void HostCostFs::ChargeOpen(const std::string& path, bool direct_io) {

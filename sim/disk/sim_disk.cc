@@ -40,9 +40,7 @@ Status Unlink(DiskState* state, const std::string& p) {
 
 }  // namespace
 
-LatencyProfile LatencyProfile::NVMe() {
-  return {10'000, 250, 15'000, 500, 30'000, 5'000};
-}
+LatencyProfile LatencyProfile::NVMe() { return {10'000, 250, 15'000, 500, 30'000, 5'000}; }
 LatencyProfile LatencyProfile::SataSsd() {
   return {80'000, 2'000, 100'000, 2'000, 1'000'000, 50'000};
 }

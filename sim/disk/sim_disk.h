@@ -195,7 +195,7 @@ class SimDisk final : public FileSystem, public DiskMedia {
     std::vector<std::string> paths;  // the inode's names after the power loss, sorted
     uint64_t sector = 0;             // byte offset / kSectorBytes
     Fate fate = Fate::kWhole;
-    uint64_t applied_bytes = 0;      // bytes written into the sector
+    uint64_t applied_bytes = 0;  // bytes written into the sector
   };
   const std::vector<SurvivingSector>& last_power_loss() const;
   // How much of the journal the last PowerLoss() made durable.

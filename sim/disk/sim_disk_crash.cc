@@ -1,8 +1,8 @@
 // SimDisk crashes (process crash, power loss) and the test views
 // (ReadVisible, ReadDurable). The power-loss rules are stated in
 // sim/disk/sim_disk.h; every PRNG draw happens here, in a fixed order.
-#include <cassert>
 #include <algorithm>
+#include <cassert>
 #include <map>
 #include <set>
 
@@ -124,9 +124,9 @@ void SimDisk::PowerLoss(uint64_t survive_one_in, std::optional<size_t> journal_k
   ProcessCrash();
   const size_t uncommitted = state_->journal.size();
   // Drawn only when not given (value_or would draw either way).
-  const size_t kept =
-      journal_kept.has_value() ? std::min(*journal_kept, uncommitted)
-                               : DrawJournalKept(state_->context->rng(), uncommitted);
+  const size_t kept = journal_kept.has_value()
+                          ? std::min(*journal_kept, uncommitted)
+                          : DrawJournalKept(state_->context->rng(), uncommitted);
   state_->CommitJournal(kept);
   state_->journal.clear();
   state_->last_power_loss_metadata = {kept, uncommitted};

@@ -172,9 +172,8 @@ class SimWritableFile final : public WritableFile, public MediaFile {
     });
   }
   Status Flush() override {
-    return core_.state()->RunOp(core_.Spec("disk.flush", 0, 0), [&] {
-      return core_.open() ? Status::OK() : ClosedError();
-    });
+    return core_.state()->RunOp(core_.Spec("disk.flush", 0, 0),
+                                [&] { return core_.open() ? Status::OK() : ClosedError(); });
   }
   Status Sync() override { return SyncOp("disk.sync"); }
   Status Fsync() override { return SyncOp("disk.fsync"); }
@@ -190,9 +189,7 @@ class SimWritableFile final : public WritableFile, public MediaFile {
       return Status::OK();
     });
   }
-  uint64_t GetFileSize() const override {
-    return core_.open() ? core_.inode()->visible.size() : 0;
-  }
+  uint64_t GetFileSize() const override { return core_.open() ? core_.inode()->visible.size() : 0; }
   size_t GetRequiredBufferAlignment() const override {
     return core_.direct() ? kDirectIoAlignment : 1;
   }

@@ -15,8 +15,9 @@ namespace {
 
 // True if the sector has an unsynced write (its page is dirty).
 bool SectorPending(const Inode& inode, uint64_t sector) {
-  return std::any_of(inode.pending.begin(), inode.pending.end(),
-                     [sector](const disk_internal::PendingSector& p) { return p.sector == sector; });
+  return std::any_of(
+      inode.pending.begin(), inode.pending.end(),
+      [sector](const disk_internal::PendingSector& p) { return p.sector == sector; });
 }
 
 }  // namespace

@@ -192,9 +192,9 @@ Status WindowsDisk::MoveFile(const std::string& src, const std::string& dst,
                              Status::IOError("already exists", to));
     }
     if (WinFile* t = state_->Find(to); t != nullptr && (t->delete_pending || !t->handles.empty())) {
-      const std::string why = t->delete_pending ? "the target is delete pending"
-                                                : "the target is open " +
-                                                      state_->Holder(t->handles.begin()->second);
+      const std::string why =
+          t->delete_pending ? "the target is delete pending"
+                            : "the target is open " + state_->Holder(t->handles.begin()->second);
       return state_->Violate("rename onto an open file", call, why,
                              Status::IOError("access denied", to));
     }

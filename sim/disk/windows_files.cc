@@ -26,7 +26,10 @@ MediaFile* MediaOf(File* base) {
 class WinHandleCore {
  public:
   WinHandleCore(WinState* state, uint64_t id, uint64_t handle, bool unbuffered)
-      : state_(state), id_(id), handle_(handle), unbuffered_(unbuffered),
+      : state_(state),
+        id_(id),
+        handle_(handle),
+        unbuffered_(unbuffered),
         path_(state->files.at(id).path) {}
   ~WinHandleCore() { Close(); }
   WinHandleCore(const WinHandleCore&) = delete;
@@ -42,8 +45,7 @@ class WinHandleCore {
 
   // Unbuffered handles: offset, length and buffer address must be multiples
   // of the sector size (ERROR_INVALID_PARAMETER).
-  Status CheckAligned(const char* api, uint64_t offset, uint64_t length,
-                      const void* buffer) const {
+  Status CheckAligned(const char* api, uint64_t offset, uint64_t length, const void* buffer) const {
     if (!unbuffered_ || !open()) return Status::OK();
     const uint64_t sector = state_->options.sector_bytes;
     const uint64_t address = reinterpret_cast<uintptr_t>(buffer);
@@ -52,8 +54,8 @@ class WinHandleCore {
     }
     return state_->Violate(
         "unbuffered alignment",
-        Call(api, path_) + " at offset " + std::to_string(offset) + ", " +
-            std::to_string(length) + " bytes",
+        Call(api, path_) + " at offset " + std::to_string(offset) + ", " + std::to_string(length) +
+            " bytes",
         "an unbuffered handle needs offset, length and buffer address aligned to the " +
             std::to_string(sector) + "-byte sector",
         Status::InvalidArgument("unbuffered I/O not sector-aligned", path_));
@@ -73,7 +75,9 @@ class WinSequentialFile final : public SequentialFile, public MediaFile {
  public:
   WinSequentialFile(WinState* state, uint64_t id, uint64_t handle,
                     std::unique_ptr<SequentialFile> base, bool unbuffered)
-      : core_(state, id, handle, unbuffered), base_(std::move(base)), media_(MediaOf(base_.get())) {}
+      : core_(state, id, handle, unbuffered),
+        base_(std::move(base)),
+        media_(MediaOf(base_.get())) {}
 
   Status Read(size_t n, Slice* result, char* scratch) override {
     core_.Enter("ReadFile");
@@ -104,7 +108,9 @@ class WinRandomAccessFile final : public RandomAccessFile, public MediaFile {
  public:
   WinRandomAccessFile(WinState* state, uint64_t id, uint64_t handle,
                       std::unique_ptr<RandomAccessFile> base, bool unbuffered)
-      : core_(state, id, handle, unbuffered), base_(std::move(base)), media_(MediaOf(base_.get())) {}
+      : core_(state, id, handle, unbuffered),
+        base_(std::move(base)),
+        media_(MediaOf(base_.get())) {}
 
   Status Read(uint64_t offset, size_t n, Slice* result, char* scratch) const override {
     core_.Enter("ReadFile");
@@ -125,10 +131,12 @@ class WinRandomAccessFile final : public RandomAccessFile, public MediaFile {
 
 class WinWritableFile final : public WritableFile, public MediaFile {
  public:
-  WinWritableFile(WinState* state, uint64_t id, uint64_t handle,
-                  std::unique_ptr<WritableFile> base, bool unbuffered, uint64_t file_pointer)
-      : core_(state, id, handle, unbuffered), base_(std::move(base)),
-        media_(MediaOf(base_.get())), pointer_(file_pointer) {}
+  WinWritableFile(WinState* state, uint64_t id, uint64_t handle, std::unique_ptr<WritableFile> base,
+                  bool unbuffered, uint64_t file_pointer)
+      : core_(state, id, handle, unbuffered),
+        base_(std::move(base)),
+        media_(MediaOf(base_.get())),
+        pointer_(file_pointer) {}
 
   // WriteFile without an offset: writes at the file pointer.
   Status Append(const Slice& data) override { return WriteAtPointer(data, std::nullopt); }
@@ -208,7 +216,8 @@ class WinWritableFile final : public WritableFile, public MediaFile {
               "end of file (" +
               std::to_string(end) + "): never mix positional and appending writes on one handle",
           Status::OK());
-      s = landing ? media_->WriteMisdirected(data, at, *landing) : base_->PositionedAppend(data, at);
+      s = landing ? media_->WriteMisdirected(data, at, *landing)
+                  : base_->PositionedAppend(data, at);
     } else {
       s = landing ? media_->WriteMisdirected(data, std::nullopt, *landing) : base_->Append(data);
     }
@@ -259,8 +268,7 @@ std::unique_ptr<SequentialFile> WrapSequential(WinState* state, uint64_t id, uin
   return std::make_unique<WinSequentialFile>(state, id, handle, std::move(base), unbuffered);
 }
 
-std::unique_ptr<RandomAccessFile> WrapRandomAccess(WinState* state, uint64_t id,
-                                                   uint64_t handle,
+std::unique_ptr<RandomAccessFile> WrapRandomAccess(WinState* state, uint64_t id, uint64_t handle,
                                                    std::unique_ptr<RandomAccessFile> base,
                                                    bool unbuffered) {
   return std::make_unique<WinRandomAccessFile>(state, id, handle, std::move(base), unbuffered);

@@ -78,8 +78,7 @@ Status WinState::CheckOpen(const char* api, const std::string& path, uint8_t acc
   }
   for (const auto& [handle, h] : f->handles) {
     if ((access & ~h.share) != 0 || (h.access & ~share) != 0) {
-      return Violate("share mode", Call(api, path),
-                     "conflicts with a handle open " + Holder(h),
+      return Violate("share mode", Call(api, path), "conflicts with a handle open " + Holder(h),
                      Status::IOError("sharing violation", path));
     }
   }

@@ -41,7 +41,7 @@ struct WinHandle {
 };
 
 struct WinFile {
-  std::string path;  // current name; empty once the name is gone
+  std::string path;                       // current name; empty once the name is gone
   std::map<uint64_t, WinHandle> handles;  // by handle id
   bool delete_pending = false;
   uint64_t valid_data_bytes = 0;
@@ -118,8 +118,7 @@ uint64_t HashText(const std::string& text);
 std::unique_ptr<SequentialFile> WrapSequential(WinState* state, uint64_t id, uint64_t handle,
                                                std::unique_ptr<SequentialFile> base,
                                                bool unbuffered);
-std::unique_ptr<RandomAccessFile> WrapRandomAccess(WinState* state, uint64_t id,
-                                                   uint64_t handle,
+std::unique_ptr<RandomAccessFile> WrapRandomAccess(WinState* state, uint64_t id, uint64_t handle,
                                                    std::unique_ptr<RandomAccessFile> base,
                                                    bool unbuffered);
 std::unique_ptr<WritableFile> WrapWritable(WinState* state, uint64_t id, uint64_t handle,

@@ -166,8 +166,7 @@ Status SimFlashDevice::Impl::DoReset(uint32_t chunk) {
   }
   // The hook is asked only when wear alone does not fail the erase, so its
   // draws do not depend on the endurance limit.
-  const bool failed =
-      table.ResetWillFail(chunk) || (hooks.erase_fails && hooks.erase_fails(chunk));
+  const bool failed = table.ResetWillFail(chunk) || (hooks.erase_fails && hooks.erase_fails(chunk));
   table.ApplyReset(chunk, failed);
   Erase(chunk, 0);
   ++stats.resets;
@@ -219,8 +218,7 @@ Status SimFlashDevice::ReportChunks(std::vector<ChunkDescriptor>* report) {
   return s;
 }
 
-Status SimFlashDevice::Write(uint32_t chunk, uint32_t sector, const Slice& data,
-                             const Slice& oob) {
+Status SimFlashDevice::Write(uint32_t chunk, uint32_t sector, const Slice& data, const Slice& oob) {
   impl_->context->SwitchPoint("flash.write");
   const uint64_t sectors = data.size() / geometry().sector_bytes;
   const uint32_t count = static_cast<uint32_t>(std::min<uint64_t>(sectors, UINT32_MAX));

@@ -87,12 +87,12 @@ struct FlashRuleViolation {
 struct FlashDeviceStats {
   uint64_t sectors_programmed = 0;  // by successful writes
   uint64_t sectors_read = 0;
-  uint64_t resets = 0;              // attempted, failed ones included
+  uint64_t resets = 0;  // attempted, failed ones included
   uint64_t program_failures = 0;
-  uint64_t erase_failures = 0;      // injected or worn out
+  uint64_t erase_failures = 0;  // injected or worn out
   uint64_t rule_violations = 0;
   uint64_t power_losses = 0;
-  uint64_t torn_units = 0;          // ws_min units torn by power losses
+  uint64_t torn_units = 0;  // ws_min units torn by power losses
 };
 
 // What a power loss took from one OPEN chunk.

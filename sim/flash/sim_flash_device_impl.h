@@ -64,8 +64,7 @@ struct SimFlashDevice::Impl {
   // Records a broken rule, tells the sink, folds it; the call's status.
   Status Violation(const std::string& rule, std::string call);
   void Fold(std::initializer_list<uint64_t> words);
-  void FoldCall(FlashEvent event, uint32_t chunk, uint32_t sector, uint32_t count,
-                const Status& s);
+  void FoldCall(FlashEvent event, uint32_t chunk, uint32_t sector, uint32_t count, const Status& s);
 
   // ---- timing: when the call's work is done, in simulated nanoseconds
   uint64_t WriteDoneNs(uint32_t chunk, uint32_t count, uint64_t bytes);

@@ -11,7 +11,6 @@
 // acknowledged before its WAL sync is lost at a power loss (durability).
 #include <catch2/catch.hpp>
 
-
 #include <set>
 #include <string>
 
@@ -33,8 +32,8 @@ constexpr uint64_t kSeedLimit = 300;
 // The campaign's shape beyond its scenario: `shale run`'s defaults, or a
 // longer run for a bug that needs many crashes to meet its window.
 struct Shape {
-  int ops = 0;       // --ops (0: the scenario's default)
-  int crashes = 3;   // --crashes
+  int ops = 0;              // --ops (0: the scenario's default)
+  int crashes = 3;          // --crashes
   const char* faults = "";  // --faults ("": drawn)
 };
 
@@ -58,33 +57,46 @@ const BugRow kRows[] = {
     {"ack_sync_write_before_wal_sync", "crash-recovery", {"durability"}},
     // A power loss takes the CURRENT rename: recovery reads the older
     // MANIFEST, losing newer tables and bringing back what they replaced.
-    {"skip_dir_sync_after_current", "crash-recovery", {"durability", "resurrection", "prefix recovery"}},
+    {"skip_dir_sync_after_current",
+     "crash-recovery",
+     {"durability", "resurrection", "prefix recovery"}},
     {"delete_wal_before_manifest", "crash-recovery", {"durability"}},
     {"compaction_ignores_snapshots", "crash-recovery", {"immutable snapshots"}},
-    {"compaction_ignores_snapshots", "snapshot",
+    {"compaction_ignores_snapshots",
+     "snapshot",
      {"repeatable snapshot reads", "snapshot iteration", "snapshot reads"}},
     // Only damage inside a WAL (a torn or flipped record with synced ones
     // after it) lets this bug drop data, so the campaign has faults on.
     {"recovery_stops_at_corruption", "crash-recovery", {"durability"}, kFaultsOn},
     // A recovered prepared Put is a value no commit wrote; a recovered
     // prepared Delete hides a committed value.
-    {"recovery_commits_prepared", "crash-recovery", {"no phantoms", "durability", "prefix recovery"}},
-    {"rollback_keeps_data", "crash-recovery",
+    {"recovery_commits_prepared",
+     "crash-recovery",
+     {"no phantoms", "durability", "prefix recovery"}},
+    {"rollback_keeps_data",
+     "crash-recovery",
      {"read consistency", "no phantoms", "durability", "resurrection"}},
     // A scan misses a key that existed throughout (completeness), or a Get
     // at the iterator's snapshot finds it.
     {"seek_skips_key_after_tombstone", "crash-recovery", {"read consistency"}},
     // WritePrepared reads and iterators take their own snapshots, so a
     // stale one also shows as a missed write.
-    {"stale_snapshot_sequence", "crash-recovery", {"fresh snapshots", "read consistency", "durability"}},
+    {"stale_snapshot_sequence",
+     "crash-recovery",
+     {"fresh snapshots", "read consistency", "durability"}},
     {"publish_before_memtable_insert", "unordered-write", {"atomic reads", "immutable snapshots"}},
-    {"write_prepared_publishes_unprepared", "unordered-write", {"atomic reads", "immutable snapshots"}},
+    {"write_prepared_publishes_unprepared",
+     "unordered-write",
+     {"atomic reads", "immutable snapshots"}},
     // Found only when a power loss falls after a flush deleted the WAL of a
     // finished transaction's Prepare and before its commit marker's log
     // was synced: the Prepare (or, WritePrepared, its flushed data's
     // uncommitted state) is lost. About one seed in 300 meets that window.
-    {"retire_section_wal_at_finish", "crash-recovery", {"durability", "prefix recovery", "no phantoms"},
-     kLongCrashy, 1500},
+    {"retire_section_wal_at_finish",
+     "crash-recovery",
+     {"durability", "prefix recovery", "no phantoms"},
+     kLongCrashy,
+     1500},
     // Windows refuses the unpadded write (unbuffered alignment).
     {"unaligned_direct_write", "windows", {"windows rule"}},
     // Refused where tables are opened without share-delete.
@@ -113,7 +125,8 @@ const BugRow kRows[] = {
     {"table_cache_bounds_unlimited", "table-cache", {"readers stay open"}},
     // A Get of a table's first key is turned away by the table's filter.
     {"filter_skips_first_key", "table-cache", {"reads match the model"}},
-    {"filter_skips_first_key", "crash-recovery",
+    {"filter_skips_first_key",
+     "crash-recovery",
      {"read consistency", "immutable snapshots", "durability"}},
 };
 
@@ -184,13 +197,14 @@ void CheckFoundAndReplayed(const BugRow& row) {
   INFO(run.out);
   REQUIRE(run.exit_code == 1);
   const Command replay =
-      RunBinary("replay " + dir.Child("failures/" + shale::report::FailureFileName(row.scenario, failure.seed)));
+      RunBinary("replay " + dir.Child("failures/" +
+                                      shale::report::FailureFileName(row.scenario, failure.seed)));
   INFO(replay.out);
   REQUIRE(replay.exit_code == 1);
   REQUIRE(replay.out.find("failure: " + shale::report::DescribeFailure(failure.failure) + "\n") !=
           std::string::npos);
-  REQUIRE(replay.out.find("trace_hash: " + shale::report::TraceHashHex(failure.trace_hash) + "\n") !=
-          std::string::npos);
+  REQUIRE(replay.out.find("trace_hash: " + shale::report::TraceHashHex(failure.trace_hash) +
+                          "\n") != std::string::npos);
   REQUIRE(replay.out.find("trace_hash matches the failure file") != std::string::npos);
 }
 
@@ -237,7 +251,8 @@ TEST_CASE("planted bug names parse to their bits and print back", "[bugs]") {
   REQUIRE(shale::cli::ParsePlantedBugs("rollback_keeps_data,ack_sync_write_before_wal_sync", &bits,
                                        &error));
   REQUIRE(bits == (shale::kBugRollbackKeepsData | shale::kBugAckSyncWriteBeforeWalSync));
-  REQUIRE(shale::cli::PlantedBugNames(bits) == "ack_sync_write_before_wal_sync,rollback_keeps_data");
+  REQUIRE(shale::cli::PlantedBugNames(bits) ==
+          "ack_sync_write_before_wal_sync,rollback_keeps_data");
   REQUIRE(shale::cli::PlantedBugNames(bits | (uint64_t{1} << 40)) ==
           "ack_sync_write_before_wal_sync,rollback_keeps_data,0x10000000000");
   REQUIRE_FALSE(shale::cli::ParsePlantedBugs("rollback_keeps_data,", &bits, &error));

@@ -19,7 +19,6 @@ using namespace shale::cli::testing;
 
 namespace {
 
-
 // The MB/s figure on benchmark name's line of out, or -1.
 double MiBPerSecond(const std::string& out, const std::string& name) {
   const size_t line = out.find("\n" + name + " ");
@@ -42,8 +41,8 @@ std::string RunBench(const bench::BenchConfig& config) {
 TEST_CASE("bench flash flags parse into the config", "[cli][bench][flash]") {
   const bench::BenchConfig c =
       ParseBench({"--fs=sim-flash", "--flash_units=8", "--flash_read_cache_bytes=1048576",
-             "--flash_buffer_across_flush", "--flash_host_ns_per_op=500",
-             "--benchmarks=rawwrite,rawread,fillrandom"});
+                  "--flash_buffer_across_flush", "--flash_host_ns_per_op=500",
+                  "--benchmarks=rawwrite,rawread,fillrandom"});
   CHECK(c.fs == "sim-flash");
   CHECK(c.flash_units == 8);
   CHECK(c.flash_read_cache_bytes == 1048576);
@@ -54,23 +53,28 @@ TEST_CASE("bench flash flags parse into the config", "[cli][bench][flash]") {
 
 TEST_CASE("bad flash flags are one error line and exit 2", "[cli][bench][flash]") {
   RequireOneErrorLine(RunParseOnlyBench({"bench", "--fs=zns"}), "unknown --fs 'zns'");
-  RequireOneErrorLine(RunParseOnlyBench({"bench", "--benchmarks=rawwrite"}), "needs --fs=sim-flash");
+  RequireOneErrorLine(RunParseOnlyBench({"bench", "--benchmarks=rawwrite"}),
+                      "needs --fs=sim-flash");
   RequireOneErrorLine(RunParseOnlyBench({"bench", "--fs=sim-flash", "--benchmarks=rawread"}),
                       "right after rawwrite");
-  RequireOneErrorLine(RunParseOnlyBench({"bench", "--fs=sim-flash", "--engine=leveldb"}), "Shale only");
-  RequireOneErrorLine(RunParseOnlyBench({"bench", "--fs=sim-flash", "--flash_units=0"}), "flash_units");
-  RequireOneErrorLine(RunParseOnlyBench({"bench", "--fs=sim-flash", "--flash_units=513"}), "flash_units");
+  RequireOneErrorLine(RunParseOnlyBench({"bench", "--fs=sim-flash", "--engine=leveldb"}),
+                      "Shale only");
+  RequireOneErrorLine(RunParseOnlyBench({"bench", "--fs=sim-flash", "--flash_units=0"}),
+                      "flash_units");
+  RequireOneErrorLine(RunParseOnlyBench({"bench", "--fs=sim-flash", "--flash_units=513"}),
+                      "flash_units");
 }
 
 TEST_CASE("a sim-flash bench runs on the simulated device, in simulated time",
           "[cli][bench][flash]") {
   const bench::BenchConfig c =
       ParseBench({"--fs=sim-flash", "--flash_units=2", "--num=3000", "--reads=1000",
-             "--write_buffer_size=65536", "--cache_size=65536",
-             "--benchmarks=rawwrite,rawread,fillrandom,readrandom"});
+                  "--write_buffer_size=65536", "--cache_size=65536",
+                  "--benchmarks=rawwrite,rawread,fillrandom,readrandom"});
   const std::string out = RunBench(c);
   INFO(out);
-  CHECK(out.find("Device:     simulated open-channel SSD, 1 groups x 2 units") != std::string::npos);
+  CHECK(out.find("Device:     simulated open-channel SSD, 1 groups x 2 units") !=
+        std::string::npos);
   CHECK(out.find("\nrawwrite     : ") != std::string::npos);
   CHECK(out.find("\nrawread      : ") != std::string::npos);
   CHECK(out.find("\nfillrandom   : ") != std::string::npos);

@@ -69,8 +69,7 @@ class RecordingStore final : public bench::KvStore {
     if (log.batch_sizes.size() == 1) {
       ++arrived_;
       all_arrived_.notify_all();
-      all_arrived_.wait_for(lock, std::chrono::seconds(5),
-                            [this] { return arrived_ >= writers_; });
+      all_arrived_.wait_for(lock, std::chrono::seconds(5), [this] { return arrived_ >= writers_; });
     }
     --in_flight_;
     return Status::OK();
@@ -120,9 +119,9 @@ TEST_CASE("write-path bench flags parse with db_bench's defaults", "[cli][bench]
   REQUIRE_FALSE(off.allow_concurrent_memtable_write);
   REQUIRE(off.unordered_write);
 
-  const bench::BenchConfig txn = Parse({"--transaction_db", "--unordered_write",
-                                        "--two_write_queues=true",
-                                        "--txn_skip_concurrency_control=1"});
+  const bench::BenchConfig txn =
+      Parse({"--transaction_db", "--unordered_write", "--two_write_queues=true",
+             "--txn_skip_concurrency_control=1"});
   REQUIRE(txn.transaction_db);
   REQUIRE(txn.unordered_write);
   REQUIRE(txn.two_write_queues);
@@ -191,8 +190,7 @@ TEST_CASE("the bench header names the write path, except for LevelDB alone", "[c
   REQUIRE(leveldb_header.str().find("WritePath") == std::string::npos);
 }
 
-TEST_CASE("fillrandom --threads=N runs N concurrent writers of --num keys each",
-          "[cli][bench]") {
+TEST_CASE("fillrandom --threads=N runs N concurrent writers of --num keys each", "[cli][bench]") {
   bench::BenchConfig config = Parse({"--num=2000", "--threads=3", "--batch_size=8"});
   RecordingStore store(3);
   const bench::BenchResult r = bench::RunWorkload("fillrandom", &store, config, /*seed=*/7);
@@ -227,12 +225,11 @@ TEST_CASE("fillrandom --threads=N runs N concurrent writers of --num keys each",
   }
 }
 
-TEST_CASE("a tiny multi-writer fillrandom on Shale completes in every write mode",
-          "[cli][bench]") {
-  const std::vector<std::string> mode = GENERATE(
-      std::vector<std::string>{}, std::vector<std::string>{"--unordered_write"},
-      std::vector<std::string>{"--enable_pipelined_write"},
-      std::vector<std::string>{"--allow_concurrent_memtable_write=false"});
+TEST_CASE("a tiny multi-writer fillrandom on Shale completes in every write mode", "[cli][bench]") {
+  const std::vector<std::string> mode =
+      GENERATE(std::vector<std::string>{}, std::vector<std::string>{"--unordered_write"},
+               std::vector<std::string>{"--enable_pipelined_write"},
+               std::vector<std::string>{"--allow_concurrent_memtable_write=false"});
   std::vector<std::string> args = {"--num=2000", "--threads=3", "--batch_size=8"};
   args.insert(args.end(), mode.begin(), mode.end());
   const bench::BenchConfig config = Parse(args);
@@ -267,8 +264,7 @@ TEST_CASE("a tiny multi-writer fillrandom on Shale completes in every write mode
   REQUIRE(store->Close().ok());
 }
 
-TEST_CASE("shale bench runs a tiny unordered multi-writer fillrandom end to end",
-          "[cli][bench]") {
+TEST_CASE("shale bench runs a tiny unordered multi-writer fillrandom end to end", "[cli][bench]") {
   shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
   REQUIRE(dir.ok());
   const bench::BenchConfig config =
@@ -286,15 +282,18 @@ TEST_CASE("shale bench runs a tiny unordered multi-writer fillrandom end to end"
 
 TEST_CASE("shale bench runs a tiny fillrandom through a WritePrepared TransactionDB",
           "[cli][bench]") {
-  const std::vector<std::string> mode = GENERATE(
-      std::vector<std::string>{"--unordered_write", "--two_write_queues"},
-      std::vector<std::string>{"--unordered_write", "--two_write_queues",
-                               "--txn_skip_concurrency_control"},
-      std::vector<std::string>{"--two_write_queues"}, std::vector<std::string>{});
+  const std::vector<std::string> mode =
+      GENERATE(std::vector<std::string>{"--unordered_write", "--two_write_queues"},
+               std::vector<std::string>{"--unordered_write", "--two_write_queues",
+                                        "--txn_skip_concurrency_control"},
+               std::vector<std::string>{"--two_write_queues"}, std::vector<std::string>{});
   shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
   REQUIRE(dir.ok());
-  std::vector<std::string> args = {"--benchmarks=fillrandom,readrandom", "--num=200",
-                                   "--threads=2", "--batch_size=8", "--transaction_db",
+  std::vector<std::string> args = {"--benchmarks=fillrandom,readrandom",
+                                   "--num=200",
+                                   "--threads=2",
+                                   "--batch_size=8",
+                                   "--transaction_db",
                                    "--db=" + dir.Child("db")};
   args.insert(args.end(), mode.begin(), mode.end());
   const bench::BenchConfig config = Parse(args);
@@ -323,8 +322,8 @@ TEST_CASE("a TransactionDB the engine refuses to open is one error line and exit
   // unordered_write needs two_write_queues).
   shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
   REQUIRE(dir.ok());
-  bench::BenchConfig config = Parse({"--benchmarks=fillrandom", "--num=10", "--transaction_db",
-                                     "--db=" + dir.Child("db")});
+  bench::BenchConfig config =
+      Parse({"--benchmarks=fillrandom", "--num=10", "--transaction_db", "--db=" + dir.Child("db")});
   config.unordered_write = true;
   std::ostringstream out, err;
   const int code = bench::RunBench(config, out, err);
@@ -343,10 +342,9 @@ TEST_CASE("RocksDB's store runs --transaction_db too, when it is built in", "[cl
   }
   shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
   REQUIRE(dir.ok());
-  bench::BenchConfig config =
-      Parse({"--engine=rocksdb", "--benchmarks=fillrandom", "--num=200", "--threads=2",
-             "--batch_size=8", "--transaction_db", "--unordered_write", "--two_write_queues",
-             "--db=" + dir.Child("db")});
+  bench::BenchConfig config = Parse(
+      {"--engine=rocksdb", "--benchmarks=fillrandom", "--num=200", "--threads=2", "--batch_size=8",
+       "--transaction_db", "--unordered_write", "--two_write_queues", "--db=" + dir.Child("db")});
   std::ostringstream out, err;
   REQUIRE(bench::RunBench(config, out, err) == kExitOk);
   INFO("stdout: " << out.str());

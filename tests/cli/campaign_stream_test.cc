@@ -135,8 +135,8 @@ TEST_CASE("the parent keeps at most the listed failures and still writes and cou
   testing::RegisterTestScenarios();
   const TempDir temp("manyfail");
   const std::string& dir = temp.path;
-  const std::vector<std::string> args = {"--scenario=test-fail-on-7", "--seeds=1..300",
-                                         "--jobs=2", "--out=" + dir};
+  const std::vector<std::string> args = {"--scenario=test-fail-on-7", "--seeds=1..300", "--jobs=2",
+                                         "--out=" + dir};
   RunOptions options;
   std::string error;
   REQUIRE(ParseRunFlags(args, &options, &error) == RunParse::kRun);

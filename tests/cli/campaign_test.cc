@@ -55,17 +55,15 @@ void RequireCommandError(const CliRun& run, const std::string& needle) {
   REQUIRE(run.err.find(needle) != std::string::npos);
 }
 
-void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
+void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 }  // namespace
 
 TEST_CASE("run finds the failing seeds and writes report and failures and junit", "[cli][run]") {
   const TempDir temp("fail7");
   const std::string& dir = temp.path;
-  const CliRun run = Run({"--scenario=test-fail-on-7", "--seeds=1..15", "--jobs=3",
-                          "--ops=50", "--out=" + dir});
+  const CliRun run =
+      Run({"--scenario=test-fail-on-7", "--seeds=1..15", "--jobs=3", "--ops=50", "--out=" + dir});
   INFO(run.out << run.err);
   REQUIRE(run.exit_code == kExitFailure);
   REQUIRE(run.out.find("15 seeds, 13 passed, 2 FAILED") != std::string::npos);
@@ -103,8 +101,8 @@ TEST_CASE("run finds the failing seeds and writes report and failures and junit"
 TEST_CASE("a crashing or hanging worker is one failed seed and not a dead campaign", "[cli][run]") {
   const TempDir temp("crash");
   const std::string& dir = temp.path;
-  const CliRun run = Run({"--scenario=test-crash", "--seeds=1..6", "--jobs=6", "--timeout_s=1",
-                          "--out=" + dir});
+  const CliRun run =
+      Run({"--scenario=test-crash", "--seeds=1..6", "--jobs=6", "--timeout_s=1", "--out=" + dir});
   INFO(run.out << run.err);
   REQUIRE(run.exit_code == kExitFailure);
   REQUIRE(run.out.find("6 seeds, 4 passed, 2 FAILED") != std::string::npos);
@@ -131,8 +129,8 @@ TEST_CASE("a worker runs seeds in turn and a crash among them costs one seed", "
   REQUIRE(SeedsPerWorker(0, 0) == 1);
   const TempDir temp("batch");
   const std::string& dir = temp.path;
-  const CliRun run = Run({"--scenario=test-crash", "--seeds=1..40", "--jobs=1", "--timeout_s=1",
-                          "--out=" + dir});
+  const CliRun run =
+      Run({"--scenario=test-crash", "--seeds=1..40", "--jobs=1", "--timeout_s=1", "--out=" + dir});
   INFO(run.out << run.err);
   REQUIRE(run.out.find("40 seeds, 38 passed, 2 FAILED") != std::string::npos);
   const report::Report r = LoadReport(dir + "/report.json");
@@ -168,9 +166,9 @@ TEST_CASE("shards split a campaign and merge joins them", "[cli][run][merge]") {
   const TempDir temp("shards");
   const std::string& dir = temp.path;
   for (const char* shard : {"1/2", "2/2"}) {
-    const CliRun run = Run({"--scenario=test-fail-on-7", "--seeds=5..12", "--jobs=2",
-                            std::string("--shard=") + shard,
-                            "--out=" + dir + "/s" + std::string(1, shard[0])});
+    const CliRun run =
+        Run({"--scenario=test-fail-on-7", "--seeds=5..12", "--jobs=2",
+             std::string("--shard=") + shard, "--out=" + dir + "/s" + std::string(1, shard[0])});
     REQUIRE(run.exit_code == (shard[0] == '1' ? kExitOk : kExitFailure));  // 7 is odd: shard 2/2
   }
   const CliRun merge = Merge({dir + "/all.json", dir + "/s2/report.json", dir + "/s1/report.json"});

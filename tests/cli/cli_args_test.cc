@@ -64,10 +64,17 @@ TEST_CASE("bad benchmark or engine names exit 2 with one line", "[cli]") {
 }
 
 TEST_CASE("good bench flags parse into the config", "[cli]") {
-  const std::vector<std::string> args = {"--benchmarks=fillseq,readseq", "--num", "500",
-                                         "--cache_size=8M", "--sync", "--disable_wal=false",
-                                         "--engine=all", "--db=/tmp/x", "--max_open_files=30",
-                                         "--bloom_bits=0", "--block_size=16384"};
+  const std::vector<std::string> args = {"--benchmarks=fillseq,readseq",
+                                         "--num",
+                                         "500",
+                                         "--cache_size=8M",
+                                         "--sync",
+                                         "--disable_wal=false",
+                                         "--engine=all",
+                                         "--db=/tmp/x",
+                                         "--max_open_files=30",
+                                         "--bloom_bits=0",
+                                         "--block_size=16384"};
   bench::BenchConfig config;
   std::string error;
   REQUIRE(ParseBenchFlags(args, &config, &error) == BenchParse::kRun);

@@ -170,10 +170,11 @@ TEST_CASE("merge reads streamed, cut and version 1 reports and sorts them", "[re
   const std::string b_text = report::EncodeReport(b);
   WriteText(dir + "/b.json", b_text.substr(0, b_text.find("\"seed\":8")));
   // c is version 1: pretty-printed, no "complete".
-  WriteText(dir + "/c.json",
-            "{\"format\": \"shale-report\", \"version\": 1,\n \"campaign\": {\"scenarios\": [\"s\"],"
-            " \"seeds\": \"6..6\"},\n \"entries\": [\n  " +
-                report::EncodeEntryLine(Entry(6, true)) + "\n ]\n}\n");
+  WriteText(
+      dir + "/c.json",
+      "{\"format\": \"shale-report\", \"version\": 1,\n \"campaign\": {\"scenarios\": [\"s\"],"
+      " \"seeds\": \"6..6\"},\n \"entries\": [\n  " +
+          report::EncodeEntryLine(Entry(6, true)) + "\n ]\n}\n");
   report::Totals totals;
   std::string error;
   INFO(error);

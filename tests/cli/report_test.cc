@@ -42,7 +42,8 @@ TEST_CASE("trace hashes are 0x + 16 hex digits", "[report]") {
   uint64_t h = 0;
   REQUIRE(report::ParseTraceHashHex("0xffffffffffffffff", &h));
   REQUIRE(h == ~uint64_t{0});
-  for (const char* bad : {"", "0x", "abc", "0x0000000000000ABC", "0x00000000000000abc", "1x0000000000000abc"}) {
+  for (const char* bad :
+       {"", "0x", "abc", "0x0000000000000ABC", "0x00000000000000abc", "1x0000000000000abc"}) {
     REQUIRE_FALSE(report::ParseTraceHashHex(bad, &h));
   }
 }
@@ -97,11 +98,11 @@ TEST_CASE("the totals sum the open-channel runs' flash figures and keep the larg
                                             Entry("open-channel", 2, true),
                                             Entry("crash-recovery", 1, true)};
   entries[0].result.observed = {{f::kBytesWritten, 100}, {f::kBytesProgrammed, 900},
-                                {f::kResets, 30},       {f::kChunks, 512},
-                                {f::kMaxWear, 4},       {f::kChunksOffline, 2}};
+                                {f::kResets, 30},        {f::kChunks, 512},
+                                {f::kMaxWear, 4},        {f::kChunksOffline, 2}};
   entries[1].result.observed = {{f::kBytesWritten, 50}, {f::kBytesProgrammed, 600},
-                                {f::kResets, 10},      {f::kChunks, 512},
-                                {f::kMaxWear, 7},      {f::kChunksOffline, 1}};
+                                {f::kResets, 10},       {f::kChunks, 512},
+                                {f::kMaxWear, 7},       {f::kChunksOffline, 1}};
   const report::Totals t = report::ComputeTotals(entries);
   CHECK(t.flash.seeds == 2);  // the crash-recovery run reports no flash
   CHECK(t.flash.bytes_written == 150);
@@ -112,8 +113,7 @@ TEST_CASE("the totals sum the open-channel runs' flash figures and keep the larg
   CHECK(t.flash.max_wear == 7);
   report::Report r;
   r.entries = entries;
-  CHECK(report::EncodeReport(r).find("\"flash\":{\"bytes_programmed\":1500") !=
-        std::string::npos);
+  CHECK(report::EncodeReport(r).find("\"flash\":{\"bytes_programmed\":1500") != std::string::npos);
 }
 
 TEST_CASE("merge sorts and recomputes and rejects overlaps", "[report]") {

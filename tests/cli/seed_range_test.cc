@@ -17,8 +17,8 @@ TEST_CASE("seed ranges parse strictly", "[cli][seeds]") {
   REQUIRE(ParseSeedRange("0..18446744073709551615", &r, &error));
   REQUIRE(r.last == std::numeric_limits<uint64_t>::max());
   REQUIRE(ParseSeedRange("5..5", &r, &error));
-  for (const char* bad : {"", "1", "1..", "..5", "a..b", "1...5", "5..1", "-1..5", "1..2x",
-                          "1 ..5", "0..18446744073709551616", "+1..5"}) {
+  for (const char* bad : {"", "1", "1..", "..5", "a..b", "1...5", "5..1", "-1..5", "1..2x", "1 ..5",
+                          "0..18446744073709551616", "+1..5"}) {
     INFO(bad);
     error.clear();
     REQUIRE_FALSE(ParseSeedRange(bad, &r, &error));

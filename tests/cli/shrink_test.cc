@@ -43,8 +43,7 @@ void RequireShrinkError(std::vector<std::string> args, const std::string& needle
 
 }  // namespace
 
-TEST_CASE("a shrunk failure is smaller, fails the same way and replays from its tape",
-          "[shrink]") {
+TEST_CASE("a shrunk failure is smaller, fails the same way and replays from its tape", "[shrink]") {
   const scenario::RunConfig config = FailingConfig();
   ShrinkOptions options;
   options.max_seconds = 600;  // ends when a round keeps nothing, well before
@@ -87,7 +86,8 @@ TEST_CASE("a diff failure shrinks on its log's tape, a whole op at a time", "[sh
   config.planted_bugs = kBugSeekSkipsKeyAfterTombstone;
   const scenario::Scenario* diff = scenario::FindScenario(config.scenario);
   scenario::RunResult first;
-  for (config.seed = 1; config.seed <= 300 && first.passed; config.seed++) first = diff->Run(config);
+  for (config.seed = 1; config.seed <= 300 && first.passed; config.seed++)
+    first = diff->Run(config);
   REQUIRE_FALSE(first.passed);
   config.seed = first.seed;
   // The log's draws are the tape, and each op's draws are marked (also a

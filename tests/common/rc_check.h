@@ -10,8 +10,8 @@
 #include <sstream>
 #include <string>
 
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
+#include <catch2/catch.hpp>
 
 namespace shale_test {
 
@@ -23,8 +23,7 @@ void CheckProperty(const std::string& name, int cases, uint64_t seed, Testable&&
   rc::detail::TestParams params = rc::detail::configuration().testParams;
   params.seed = seed;
   params.maxSuccess = cases;
-  const auto result =
-      rc::detail::checkTestable(std::forward<Testable>(testable), metadata, params);
+  const auto result = rc::detail::checkTestable(std::forward<Testable>(testable), metadata, params);
   if (!result.template is<rc::detail::SuccessResult>()) {
     std::ostringstream ss;
     rc::detail::printResultMessage(result, ss);

@@ -8,8 +8,8 @@
 
 #include "common/db_read.h"
 #include "common/temp_dir.h"
-#include "shale/write_batch.h"
 #include "shale/db.h"
+#include "shale/write_batch.h"
 
 using namespace shale;
 using shale_test::Read;
@@ -32,9 +32,11 @@ std::string Scan(DB* db, bool reverse = false) {
   std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
   std::string out;
   if (reverse) {
-    for (it->SeekToLast(); it->Valid(); it->Prev()) out += it->key().ToString() + "=" + it->value().ToString() + ";";
+    for (it->SeekToLast(); it->Valid(); it->Prev())
+      out += it->key().ToString() + "=" + it->value().ToString() + ";";
   } else {
-    for (it->SeekToFirst(); it->Valid(); it->Next()) out += it->key().ToString() + "=" + it->value().ToString() + ";";
+    for (it->SeekToFirst(); it->Valid(); it->Next())
+      out += it->key().ToString() + "=" + it->value().ToString() + ";";
   }
   REQUIRE(it->status().ok());
   return out;

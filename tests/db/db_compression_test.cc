@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "common/db_read.h"
@@ -56,9 +56,10 @@ void WriteAndFlush(DB* db, int first, int n) {
 
 }  // namespace
 
-TEST_CASE("bottommost_compression applies to compaction outputs at the bottom, flushes keep "
-          "compression",
-          "[db][compression]") {
+TEST_CASE(
+    "bottommost_compression applies to compaction outputs at the bottom, flushes keep "
+    "compression",
+    "[db][compression]") {
   shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
   REQUIRE(dir.ok());
   const std::string path = dir.Child("db");
@@ -87,8 +88,8 @@ TEST_CASE("without bottommost_compression every table uses compression", "[db][c
   REQUIRE(dir.ok());
   const std::string path = dir.Child("db");
   std::unique_ptr<DB> db;
-  REQUIRE(DB::Open(CompressingOptions(kSnappyCompression, kDisableCompressionOption), path, &db)
-              .ok());
+  REQUIRE(
+      DB::Open(CompressingOptions(kSnappyCompression, kDisableCompressionOption), path, &db).ok());
   WriteAndFlush(db.get(), 0, 2000);
   REQUIRE(db->CompactRange(CompactRangeOptions(), nullptr, nullptr).ok());
   WriteAndFlush(db.get(), 2000, 100);

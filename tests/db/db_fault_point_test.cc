@@ -8,9 +8,9 @@
 #include <string>
 
 #include "common/temp_dir.h"
+#include "db/armed_runtime.h"
 #include "shale/db.h"
 #include "shale/env.h"
-#include "db/armed_runtime.h"
 
 using namespace shale;
 

@@ -3,8 +3,8 @@
 // snapshot reads / flush / compact / close-and-reopen, with tiny buffers and
 // file sizes so that flushes and multi-level compactions really happen.
 // Runs 1,000 cases and asserts that the runs reach at least 3 levels.
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <iostream>
@@ -109,10 +109,12 @@ struct Harness {
     std::unique_ptr<Iterator> it(db->NewIterator(ro));
     std::vector<std::pair<std::string, std::string>> got;
     if (reverse) {
-      for (it->SeekToLast(); it->Valid(); it->Prev()) got.emplace_back(it->key().ToString(), it->value().ToString());
+      for (it->SeekToLast(); it->Valid(); it->Prev())
+        got.emplace_back(it->key().ToString(), it->value().ToString());
       std::reverse(got.begin(), got.end());
     } else {
-      for (it->SeekToFirst(); it->Valid(); it->Next()) got.emplace_back(it->key().ToString(), it->value().ToString());
+      for (it->SeekToFirst(); it->Valid(); it->Next())
+        got.emplace_back(it->key().ToString(), it->value().ToString());
     }
     RC_ASSERT(it->status().ok());
     const std::vector<std::pair<std::string, std::string>> want(m.begin(), m.end());

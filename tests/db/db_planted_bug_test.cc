@@ -31,7 +31,9 @@ TEST_CASE("kBugAckSyncWriteBeforeWalSync acknowledges without a WAL sync", "[db]
   for (const bool planted : {false, true}) {
     shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
     std::unique_ptr<DB> db;
-    REQUIRE(DB::Open(WithBug(planted ? uint32_t{kBugAckSyncWriteBeforeWalSync} : 0u), dir.Child("db"), &db).ok());
+    REQUIRE(DB::Open(WithBug(planted ? uint32_t{kBugAckSyncWriteBeforeWalSync} : 0u),
+                     dir.Child("db"), &db)
+                .ok());
     const uint64_t before = db->GetStats().wal_syncs;
     WriteOptions wo;
     wo.sync = true;
@@ -45,7 +47,9 @@ TEST_CASE("kBugSkipDirSyncAfterCurrent leaves CURRENT's rename unsynced", "[db][
   for (const bool planted : {false, true}) {
     shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
     std::unique_ptr<DB> db;  // Open writes a new MANIFEST and switches CURRENT
-    REQUIRE(DB::Open(WithBug(planted ? uint32_t{kBugSkipDirSyncAfterCurrent} : 0u), dir.Child("db"), &db).ok());
+    REQUIRE(DB::Open(WithBug(planted ? uint32_t{kBugSkipDirSyncAfterCurrent} : 0u), dir.Child("db"),
+                     &db)
+                .ok());
     dir_syncs[planted] = db->GetStats().dir_syncs;
   }
   REQUIRE(dir_syncs[1] + 1 == dir_syncs[0]);
@@ -84,7 +88,9 @@ TEST_CASE("kBugCompactionIgnoresSnapshots changes what a snapshot reads", "[db][
   for (const bool planted : {false, true}) {
     shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
     std::unique_ptr<DB> db;
-    REQUIRE(DB::Open(WithBug(planted ? uint32_t{kBugCompactionIgnoresSnapshots} : 0u), dir.Child("db"), &db).ok());
+    REQUIRE(DB::Open(WithBug(planted ? uint32_t{kBugCompactionIgnoresSnapshots} : 0u),
+                     dir.Child("db"), &db)
+                .ok());
     REQUIRE(db->Put(WriteOptions(), "k", "old").ok());
     const Snapshot* snap = db->GetSnapshot();
     REQUIRE(db->Put(WriteOptions(), "k", "new").ok());
@@ -105,7 +111,8 @@ TEST_CASE("kBugRecoveryStopsAtCorruption hides mid-WAL damage", "[db][bugs]") {
     {
       std::unique_ptr<DB> db;
       REQUIRE(DB::Open(WithBug(0), live, &db).ok());
-      for (int i = 0; i < 600; i++) REQUIRE(db->Put(WriteOptions(), Key(i), std::string(100, 'v')).ok());
+      for (int i = 0; i < 600; i++)
+        REQUIRE(db->Put(WriteOptions(), Key(i), std::string(100, 'v')).ok());
       fs::copy(live, crashed);  // a process crash: the files as they stand
     }
     std::string wal;

@@ -45,7 +45,8 @@ std::string WriteThenCrash(const shale_test::TempDir& dir, int n) {
   std::unique_ptr<DB> db;
   REQUIRE(DB::Open(o, dir.Child("live"), &db).ok());
   for (int i = 0; i < n; i++) {
-    REQUIRE(db->Put(WriteOptions(), Key(i), std::string(100, static_cast<char>('a' + i % 26))).ok());
+    REQUIRE(
+        db->Put(WriteOptions(), Key(i), std::string(100, static_cast<char>('a' + i % 26))).ok());
   }
   CrashCopy(dir.Child("live"), dir.Child("crashed"));
   return dir.Child("crashed");
@@ -167,7 +168,8 @@ TEST_CASE("direct I/O for SST reads, flushes and compactions", "[db][directio]")
   std::unique_ptr<DB> db;
   Status s = DB::Open(o, dir.Child("db"), &db);
   REQUIRE(s.ok());
-  for (int i = 0; i < 2000; i++) REQUIRE(db->Put(WriteOptions(), Key(i), std::string(50, 'd')).ok());
+  for (int i = 0; i < 2000; i++)
+    REQUIRE(db->Put(WriteOptions(), Key(i), std::string(50, 'd')).ok());
   s = db->Flush(FlushOptions());
   if (s.IsNotSupported()) {
     WARN("O_DIRECT not supported here: " << s.ToString());
@@ -207,7 +209,7 @@ TEST_CASE("a small max_open_files makes table readers churn", "[db][tablecache]"
   };
   const uint64_t unbounded = opens_for(-1);
   const uint64_t bounded = opens_for(20);  // 10 readers for tables
-  REQUIRE(unbounded == 0);  // every table was opened when it was flushed
+  REQUIRE(unbounded == 0);                 // every table was opened when it was flushed
   REQUIRE(bounded >= 3 * (kFiles - 10));
 }
 
@@ -280,7 +282,8 @@ TEST_CASE("a small max_manifest_file_size rolls the MANIFEST while the DB is ope
     std::unique_ptr<DB> db;
     REQUIRE(DB::Open(o, path, &db).ok());
     for (int i = 0; i < 3000; i++) {
-      REQUIRE(db->Put(WriteOptions(), Key(i), std::string(100, static_cast<char>('a' + i % 26))).ok());
+      REQUIRE(
+          db->Put(WriteOptions(), Key(i), std::string(100, static_cast<char>('a' + i % 26))).ok());
       if (i % 300 == 299) {
         REQUIRE(db->Flush(FlushOptions()).ok());
         for (const std::string& m : manifests()) seen.insert(m);
@@ -289,7 +292,7 @@ TEST_CASE("a small max_manifest_file_size rolls the MANIFEST while the DB is ope
       }
     }
   }
-  REQUIRE(seen.size() >= 3);  // it rolled while the DB was open
+  REQUIRE(seen.size() >= 3);         // it rolled while the DB was open
   REQUIRE(manifests().size() == 1);  // each old one went once its successor was current
   Status s;
   REQUIRE(Present(path, o, 3000, &s) == std::string(3000, '1'));

@@ -35,10 +35,8 @@ struct WriteMode {
 };
 
 const WriteMode kModes[] = {
-    {"serial inserts", false, false, false, false},
-    {"parallel inserts", true, false, false, false},
-    {"pipelined", true, true, false, false},
-    {"unordered", true, false, true, false},
+    {"serial inserts", false, false, false, false}, {"parallel inserts", true, false, false, false},
+    {"pipelined", true, true, false, false},        {"unordered", true, false, true, false},
     {"two write queues", true, false, false, true},
 };
 

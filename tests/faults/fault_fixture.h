@@ -26,7 +26,9 @@ inline shale::faults::FaultConfig Only(shale::faults::FaultKind kind, uint64_t o
 
 struct FaultFixture {
   explicit FaultFixture(const shale::faults::FaultConfig& config, uint64_t seed = 7)
-      : ctx(seed), disk(&ctx, shale::sim::LatencyProfile::Zero()), fs(&disk, &ctx),
+      : ctx(seed),
+        disk(&ctx, shale::sim::LatencyProfile::Zero()),
+        fs(&disk, &ctx),
         injector(config, &ctx) {
     REQUIRE(disk.CreateDirIfMissing("/db").ok());
     REQUIRE(disk.SyncDir("/").ok());

@@ -164,7 +164,7 @@ TEST_CASE("fault fs: a misdirected append lands one sector over, and the handle 
     REQUIRE(now.size() == 610);
     CHECK(now.substr(600 - 512, 10) == std::string(10, 'b'));
     CHECK(now.substr(600, 10) == std::string(10, '\0'));  // zeros past the old end
-    REQUIRE(w->Append("c").ok());  // the next append goes on at 610
+    REQUIRE(w->Append("c").ok());                         // the next append goes on at 610
     CHECK(Visible(st.disk, "/db/f").size() == 611);
     CHECK(st.violations() == 0);  // the file pointer followed the write
     REQUIRE(w->Close().ok());

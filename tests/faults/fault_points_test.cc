@@ -52,7 +52,7 @@ TEST_CASE("fault points: activation is decided once per name, active ones fire a
     for (int i = 0; i < 1000; ++i) fired += hook(name.c_str()) ? 1 : 0;
     if (fired == 0) continue;  // never activated (or, rarely, unlucky)
     ++active;
-    CHECK(fired > 50);   // expected 100
+    CHECK(fired > 50);  // expected 100
     CHECK(fired < 150);
   }
   CHECK(active > 70);  // expected 100

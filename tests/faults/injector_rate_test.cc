@@ -81,8 +81,8 @@ int Renames(FaultFixture* fx) {
   int failed = 0;
   bool at_a = true;
   for (int i = 0; i < kOps; ++i) {
-    const Status s = at_a ? fx->fs.RenameFile("/db/a", "/db/b")
-                          : fx->fs.RenameFile("/db/b", "/db/a");
+    const Status s =
+        at_a ? fx->fs.RenameFile("/db/a", "/db/b") : fx->fs.RenameFile("/db/b", "/db/a");
     if (s.ok()) at_a = !at_a;
     failed += s.ok() ? 0 : 1;
   }

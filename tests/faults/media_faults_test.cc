@@ -15,7 +15,6 @@ using shale::faults::FaultConfig;
 using shale::faults::FaultKind;
 using shale::sim::SimDisk;
 
-
 Status ReadAt(shale::FileSystem* disk, const std::string& path, uint64_t offset, size_t n,
               std::string* out) {
   std::unique_ptr<shale::RandomAccessFile> f;
@@ -43,8 +42,7 @@ TEST_CASE("bit flip: exactly one bit of durable data changes, and survives power
   CHECK(fx.Visible("/db/f") == flipped);
 }
 
-TEST_CASE("bit flip: under a dirty page only the media changes, a sync rewrites it",
-          "[faults]") {
+TEST_CASE("bit flip: under a dirty page only the media changes, a sync rewrites it", "[faults]") {
   FaultFixture fx(FaultConfig{});
   fx.WriteDurable("/db/f", std::string(1024, 'a'));
   std::unique_ptr<shale::WritableFile> w;

@@ -9,13 +9,13 @@
 namespace shale_test {
 namespace {
 
-using shale::sim::ChoiceTape;
 using shale::faults::DrawFaultConfig;
 using shale::faults::FaultConfig;
 using shale::faults::FaultKind;
 using shale::faults::kFaultKindCount;
 using shale::faults::kMaxOneIn;
 using shale::faults::kMinOneIn;
+using shale::sim::ChoiceTape;
 
 FaultConfig Draw(uint64_t seed) {
   ChoiceTape rng(seed);
@@ -64,7 +64,7 @@ TEST_CASE("swarm: configs vary across seeds, every kind is sometimes on, sometim
   }
   CHECK(points_on > kSeeds / 4);
   CHECK(points_on < 3 * kSeeds / 4);
-  CHECK(lowest < 100);     // the range is really spanned
+  CHECK(lowest < 100);  // the range is really spanned
   CHECK(highest > 50'000);
 }
 

@@ -43,7 +43,8 @@ Status PutKeys(DB* db, int first, int n, int round, bool sync) {
 std::map<std::string, std::string> Contents(DB* db) {
   std::map<std::string, std::string> out;
   std::unique_ptr<shale::Iterator> it(db->NewIterator(shale::ReadOptions()));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) out[it->key().ToString()] = it->value().ToString();
+  for (it->SeekToFirst(); it->Valid(); it->Next())
+    out[it->key().ToString()] = it->value().ToString();
   if (!it->status().ok()) out["<error>"] = it->status().ToString();
   return out;
 }
@@ -54,42 +55,42 @@ TEST_CASE("flash fs: the engine flushes, compacts and recovers on the flash back
     std::map<std::string, std::string> before, after_close, after_crash, after_power;
     uint64_t flushes = 0;
     REQUIRE(f.Run([&] {
-              // One Env per incarnation: a crashed one's DB keeps pointing at its own.
-              std::vector<std::unique_ptr<shale::Env>> envs;
-              std::unique_ptr<DB> db;
-              const auto mount_and_open = [&] {
-                if (!f.Mount().ok()) return false;
-                envs.push_back(std::make_unique<shale::Env>(f.fs(), f.sim()->clock(),
-                                                            f.sim()->runtime()));
-                return DB::Open(SmallOptions(envs.back().get()), "/db", &db).ok();
-              };
-              if (!mount_and_open()) return;
-              if (!PutKeys(db.get(), 0, 3000, 1, false).ok()) return;
-              before = Contents(db.get());
-              flushes = db->GetStats().flushes;
-              if (!db->Close().ok()) return;
-              db.reset();
-              if (!DB::Open(SmallOptions(envs.back().get()), "/db", &db).ok()) return;
-              after_close = Contents(db.get());
-              // Acknowledged writes survive a process crash.
-              if (!PutKeys(db.get(), 3000, 500, 2, false).ok()) return;
-              const auto acknowledged = Contents(db.get());
-              (void)db.release();
-              f.ProcessCrash();
-              if (!mount_and_open()) return;
-              after_crash = Contents(db.get());
-              CHECK(after_crash == acknowledged);
-              // Synced writes survive a power loss.
-              if (!PutKeys(db.get(), 3500, 300, 3, true).ok()) return;
-              const auto synced = Contents(db.get());
-              (void)db.release();
-              f.PowerLoss();
-              if (!mount_and_open()) return;
-              after_power = Contents(db.get());
-              CHECK(after_power == synced);
-              CHECK(db->Close().ok());
-              db.reset();
-            }).ok());
+               // One Env per incarnation: a crashed one's DB keeps pointing at its own.
+               std::vector<std::unique_ptr<shale::Env>> envs;
+               std::unique_ptr<DB> db;
+               const auto mount_and_open = [&] {
+                 if (!f.Mount().ok()) return false;
+                 envs.push_back(
+                     std::make_unique<shale::Env>(f.fs(), f.sim()->clock(), f.sim()->runtime()));
+                 return DB::Open(SmallOptions(envs.back().get()), "/db", &db).ok();
+               };
+               if (!mount_and_open()) return;
+               if (!PutKeys(db.get(), 0, 3000, 1, false).ok()) return;
+               before = Contents(db.get());
+               flushes = db->GetStats().flushes;
+               if (!db->Close().ok()) return;
+               db.reset();
+               if (!DB::Open(SmallOptions(envs.back().get()), "/db", &db).ok()) return;
+               after_close = Contents(db.get());
+               // Acknowledged writes survive a process crash.
+               if (!PutKeys(db.get(), 3000, 500, 2, false).ok()) return;
+               const auto acknowledged = Contents(db.get());
+               (void)db.release();
+               f.ProcessCrash();
+               if (!mount_and_open()) return;
+               after_crash = Contents(db.get());
+               CHECK(after_crash == acknowledged);
+               // Synced writes survive a power loss.
+               if (!PutKeys(db.get(), 3500, 300, 3, true).ok()) return;
+               const auto synced = Contents(db.get());
+               (void)db.release();
+               f.PowerLoss();
+               if (!mount_and_open()) return;
+               after_power = Contents(db.get());
+               CHECK(after_power == synced);
+               CHECK(db->Close().ok());
+               db.reset();
+             }).ok());
     INFO("seed " << seed);
     CHECK(flushes > 3);
     CHECK(before.size() == 700);

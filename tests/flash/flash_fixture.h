@@ -31,9 +31,9 @@ inline shale::FlashGeometry SmallGeometry() {
 
 class FlashFixture {
  public:
-  explicit FlashFixture(uint64_t seed = 1,
-                        const shale::FlashGeometry& geometry = SmallGeometry())
-      : sim_(Options(seed)), disk_(&sim_, shale::sim::LatencyProfile::Zero()),
+  explicit FlashFixture(uint64_t seed = 1, const shale::FlashGeometry& geometry = SmallGeometry())
+      : sim_(Options(seed)),
+        disk_(&sim_, shale::sim::LatencyProfile::Zero()),
         device_(&sim_, DeviceOptions(geometry)) {}
   // The instance was made inside the simulation and cannot be destroyed
   // outside it (its locks are the simulation's): it is abandoned.

@@ -18,11 +18,11 @@ using shale::WritableFile;
 
 // REQUIRE throws, which must not cross a simulated task's stack: inside
 // a Run, a failed check ends the task instead.
-#define OK_OR_RETURN(cond)        \
-  do {                            \
-    const bool ok_ = (cond);      \
-    CHECK(ok_);                   \
-    if (!ok_) return;             \
+#define OK_OR_RETURN(cond)   \
+  do {                       \
+    const bool ok_ = (cond); \
+    CHECK(ok_);              \
+    if (!ok_) return;        \
   } while (0)
 
 bool MountOk(FlashFixture* f) {
@@ -39,62 +39,63 @@ TEST_CASE("flash fs: a file spanning chunks reads back before and after a remoun
   FlashFixture f;
   const std::string data = Pattern(200'000, 1);  // > 3 chunks of 15 data sectors
   REQUIRE(f.Run([&] {
-            OK_OR_RETURN(MountOk(&f));
-            std::unique_ptr<WritableFile> w;
-            OK_OR_RETURN(f.fs()->NewWritableFile(kTable, FileOptions(), &w).ok());
-            OK_OR_RETURN(w->Append(Slice(data.data(), 70'000)).ok());
-            // Readable while written: the tail comes from the host's copy.
-            CHECK(ReadFlashFile(f.fs(), kTable) == data.substr(0, 70'000));
-            OK_OR_RETURN(w->Append(Slice(data.data() + 70'000, data.size() - 70'000)).ok());
-            OK_OR_RETURN(w->Sync().ok());
-            OK_OR_RETURN(w->Close().ok());
-            CHECK(ReadFlashFile(f.fs(), kTable) == data);
-            f.fs()->Shutdown();
-            f.ProcessCrash();
-            OK_OR_RETURN(MountOk(&f));
-            CHECK(ReadFlashFile(f.fs(), kTable) == data);
-            uint64_t size = 0;
-            OK_OR_RETURN(f.fs()->GetFileSize(kTable, &size).ok());
-            CHECK(size == data.size());
-            CHECK(f.fs()->stats().files_recovered == 1);
-          }).ok());
+             OK_OR_RETURN(MountOk(&f));
+             std::unique_ptr<WritableFile> w;
+             OK_OR_RETURN(f.fs()->NewWritableFile(kTable, FileOptions(), &w).ok());
+             OK_OR_RETURN(w->Append(Slice(data.data(), 70'000)).ok());
+             // Readable while written: the tail comes from the host's copy.
+             CHECK(ReadFlashFile(f.fs(), kTable) == data.substr(0, 70'000));
+             OK_OR_RETURN(w->Append(Slice(data.data() + 70'000, data.size() - 70'000)).ok());
+             OK_OR_RETURN(w->Sync().ok());
+             OK_OR_RETURN(w->Close().ok());
+             CHECK(ReadFlashFile(f.fs(), kTable) == data);
+             f.fs()->Shutdown();
+             f.ProcessCrash();
+             OK_OR_RETURN(MountOk(&f));
+             CHECK(ReadFlashFile(f.fs(), kTable) == data);
+             uint64_t size = 0;
+             OK_OR_RETURN(f.fs()->GetFileSize(kTable, &size).ok());
+             CHECK(size == data.size());
+             CHECK(f.fs()->stats().files_recovered == 1);
+           }).ok());
 }
 
 TEST_CASE("flash fs: small files stay on the POSIX side and names merge") {
   FlashFixture f;
   REQUIRE(f.Run([&] {
-            OK_OR_RETURN(MountOk(&f));
-            OK_OR_RETURN(WriteFlashFile(f.fs(), "/db/CURRENT", "MANIFEST-000001\n", true).ok());
-            OK_OR_RETURN(WriteFlashFile(f.fs(), kLog, "wal", true).ok());
-            std::vector<std::string> names;
-            OK_OR_RETURN(f.fs()->GetChildren("/db", &names).ok());
-            CHECK(names == std::vector<std::string>{"000007.log", "CURRENT"});
-            CHECK(f.fs()->RenameFile(kLog, "/db/000009.log").IsNotSupported());
-            CHECK(f.fs()->stats().chunks_allocated == 1);  // CURRENT took none
-          }).ok());
+             OK_OR_RETURN(MountOk(&f));
+             OK_OR_RETURN(WriteFlashFile(f.fs(), "/db/CURRENT", "MANIFEST-000001\n", true).ok());
+             OK_OR_RETURN(WriteFlashFile(f.fs(), kLog, "wal", true).ok());
+             std::vector<std::string> names;
+             OK_OR_RETURN(f.fs()->GetChildren("/db", &names).ok());
+             CHECK(names == std::vector<std::string>{"000007.log", "CURRENT"});
+             CHECK(f.fs()->RenameFile(kLog, "/db/000009.log").IsNotSupported());
+             CHECK(f.fs()->stats().chunks_allocated == 1);  // CURRENT took none
+           }).ok());
 }
 
-TEST_CASE("flash fs: synced data survives a power loss, and the file ends at its last good sector") {
+TEST_CASE(
+    "flash fs: synced data survives a power loss, and the file ends at its last good sector") {
   for (uint64_t seed = 1; seed <= 12; seed++) {
     FlashFixture f(seed);
     const std::string synced = Pattern(30'000, 2);
     const std::string unsynced = Pattern(9'000, 3);
     REQUIRE(f.Run([&] {
-              OK_OR_RETURN(MountOk(&f));
-              std::unique_ptr<WritableFile> w;
-              OK_OR_RETURN(f.fs()->NewWritableFile(kLog, FileOptions(), &w).ok());
-              OK_OR_RETURN(w->Append(synced).ok());
-              OK_OR_RETURN(w->Sync().ok());
-              OK_OR_RETURN(w->Append(unsynced).ok());
-              OK_OR_RETURN(w->Flush().ok());
-              f.PowerLoss();
-              OK_OR_RETURN(MountOk(&f));
-              const std::string got = ReadFlashFile(f.fs(), kLog);
-              INFO("seed " << seed << ", recovered " << got.size() << " bytes");
-              OK_OR_RETURN(got.size() >= synced.size());
-              OK_OR_RETURN(got.size() <= synced.size() + unsynced.size());
-              CHECK(got == (synced + unsynced).substr(0, got.size()));
-            }).ok());
+               OK_OR_RETURN(MountOk(&f));
+               std::unique_ptr<WritableFile> w;
+               OK_OR_RETURN(f.fs()->NewWritableFile(kLog, FileOptions(), &w).ok());
+               OK_OR_RETURN(w->Append(synced).ok());
+               OK_OR_RETURN(w->Sync().ok());
+               OK_OR_RETURN(w->Append(unsynced).ok());
+               OK_OR_RETURN(w->Flush().ok());
+               f.PowerLoss();
+               OK_OR_RETURN(MountOk(&f));
+               const std::string got = ReadFlashFile(f.fs(), kLog);
+               INFO("seed " << seed << ", recovered " << got.size() << " bytes");
+               OK_OR_RETURN(got.size() >= synced.size());
+               OK_OR_RETURN(got.size() <= synced.size() + unsynced.size());
+               CHECK(got == (synced + unsynced).substr(0, got.size()));
+             }).ok());
   }
 }
 
@@ -102,54 +103,54 @@ TEST_CASE("flash fs: flushed data survives a process crash (the mount pads the d
   FlashFixture f;
   const std::string data = Pattern(5'000, 4);
   REQUIRE(f.Run([&] {
-            OK_OR_RETURN(MountOk(&f));
-            std::unique_ptr<WritableFile> w;
-            OK_OR_RETURN(f.fs()->NewWritableFile(kLog, FileOptions(), &w).ok());
-            OK_OR_RETURN(w->Append(data).ok());
-            OK_OR_RETURN(w->Flush().ok());
-            (void)w.release();  // dies with the process
-            f.ProcessCrash();
-            OK_OR_RETURN(MountOk(&f));
-            CHECK(ReadFlashFile(f.fs(), kLog) == data);
-          }).ok());
+             OK_OR_RETURN(MountOk(&f));
+             std::unique_ptr<WritableFile> w;
+             OK_OR_RETURN(f.fs()->NewWritableFile(kLog, FileOptions(), &w).ok());
+             OK_OR_RETURN(w->Append(data).ok());
+             OK_OR_RETURN(w->Flush().ok());
+             (void)w.release();  // dies with the process
+             f.ProcessCrash();
+             OK_OR_RETURN(MountOk(&f));
+             CHECK(ReadFlashFile(f.fs(), kLog) == data);
+           }).ok());
   CHECK(f.device()->stats().rule_violations == 0);
 }
 
 TEST_CASE("flash fs: a delete is durable after SyncDir, and may come back without it") {
   FlashFixture f;
   REQUIRE(f.Run([&] {
-            OK_OR_RETURN(MountOk(&f));
-            OK_OR_RETURN(WriteFlashFile(f.fs(), kLog, Pattern(20'000, 5), true).ok());
-            OK_OR_RETURN(WriteFlashFile(f.fs(), kTable, Pattern(20'000, 6), true).ok());
-            OK_OR_RETURN(f.fs()->DeleteFile(kLog).ok());
-            OK_OR_RETURN(f.fs()->SyncDir("/db").ok());
-            CHECK(f.fs()->FileExists(kLog).IsNotFound());
-            f.PowerLoss();
-            OK_OR_RETURN(MountOk(&f));
-            CHECK(f.fs()->FileExists(kLog).IsNotFound());
-            CHECK(ReadFlashFile(f.fs(), kTable) == Pattern(20'000, 6));
-            CHECK(f.fs()->stats().resets == 0);  // nothing was left to erase
-          }).ok());
+             OK_OR_RETURN(MountOk(&f));
+             OK_OR_RETURN(WriteFlashFile(f.fs(), kLog, Pattern(20'000, 5), true).ok());
+             OK_OR_RETURN(WriteFlashFile(f.fs(), kTable, Pattern(20'000, 6), true).ok());
+             OK_OR_RETURN(f.fs()->DeleteFile(kLog).ok());
+             OK_OR_RETURN(f.fs()->SyncDir("/db").ok());
+             CHECK(f.fs()->FileExists(kLog).IsNotFound());
+             f.PowerLoss();
+             OK_OR_RETURN(MountOk(&f));
+             CHECK(f.fs()->FileExists(kLog).IsNotFound());
+             CHECK(ReadFlashFile(f.fs(), kTable) == Pattern(20'000, 6));
+             CHECK(f.fs()->stats().resets == 0);  // nothing was left to erase
+           }).ok());
 }
 
 TEST_CASE("flash fs: a reopened file is cut by a synced truncate, across a remount") {
   FlashFixture f;
   const std::string data = Pattern(40'000, 7);
   REQUIRE(f.Run([&] {
-            OK_OR_RETURN(MountOk(&f));
-            OK_OR_RETURN(WriteFlashFile(f.fs(), kLog, data, true).ok());
-            std::unique_ptr<WritableFile> w;
-            OK_OR_RETURN(f.fs()->ReopenWritableFile(kLog, FileOptions(), &w).ok());
-            CHECK(w->GetFileSize() == data.size());
-            OK_OR_RETURN(w->Truncate(12'345).ok());
-            OK_OR_RETURN(w->Append("tail").ok());
-            OK_OR_RETURN(w->Sync().ok());
-            OK_OR_RETURN(w->Close().ok());
-            CHECK(ReadFlashFile(f.fs(), kLog) == data.substr(0, 12'345) + "tail");
-            f.PowerLoss();
-            OK_OR_RETURN(MountOk(&f));
-            CHECK(ReadFlashFile(f.fs(), kLog) == data.substr(0, 12'345) + "tail");
-          }).ok());
+             OK_OR_RETURN(MountOk(&f));
+             OK_OR_RETURN(WriteFlashFile(f.fs(), kLog, data, true).ok());
+             std::unique_ptr<WritableFile> w;
+             OK_OR_RETURN(f.fs()->ReopenWritableFile(kLog, FileOptions(), &w).ok());
+             CHECK(w->GetFileSize() == data.size());
+             OK_OR_RETURN(w->Truncate(12'345).ok());
+             OK_OR_RETURN(w->Append("tail").ok());
+             OK_OR_RETURN(w->Sync().ok());
+             OK_OR_RETURN(w->Close().ok());
+             CHECK(ReadFlashFile(f.fs(), kLog) == data.substr(0, 12'345) + "tail");
+             f.PowerLoss();
+             OK_OR_RETURN(MountOk(&f));
+             CHECK(ReadFlashFile(f.fs(), kLog) == data.substr(0, 12'345) + "tail");
+           }).ok());
 }
 
 TEST_CASE("flash fs: program failures are written around and lose nothing synced") {
@@ -165,13 +166,13 @@ TEST_CASE("flash fs: program failures are written around and lose nothing synced
                                nullptr});
   const std::string data = Pattern(150'000, 8);
   REQUIRE(f.Run([&] {
-            OK_OR_RETURN(MountOk(&f));
-            OK_OR_RETURN(WriteFlashFile(f.fs(), kTable, data, true).ok());
-            CHECK(ReadFlashFile(f.fs(), kTable) == data);
-            f.PowerLoss();
-            OK_OR_RETURN(MountOk(&f));
-            CHECK(ReadFlashFile(f.fs(), kTable) == data);
-          }).ok());
+             OK_OR_RETURN(MountOk(&f));
+             OK_OR_RETURN(WriteFlashFile(f.fs(), kTable, data, true).ok());
+             CHECK(ReadFlashFile(f.fs(), kTable) == data);
+             f.PowerLoss();
+             OK_OR_RETURN(MountOk(&f));
+             CHECK(ReadFlashFile(f.fs(), kTable) == data);
+           }).ok());
   CHECK(failures == 5);
   CHECK(f.device()->stats().rule_violations == 0);
 }
@@ -179,31 +180,31 @@ TEST_CASE("flash fs: program failures are written around and lose nothing synced
 TEST_CASE("flash fs: the open-chunk limit is kept by sealing finished files' chunks") {
   FlashFixture f;
   REQUIRE(f.Run([&] {
-            OK_OR_RETURN(MountOk(&f));
-            for (int i = 0; i < 12; i++) {
-              const std::string path = "/db/" + std::to_string(100000 + i) + ".sst";
-              OK_OR_RETURN(WriteFlashFile(f.fs(), path, Pattern(5'000, i), true).ok());
-            }
-            CHECK(f.fs()->stats().chunks_sealed >= 6);
-            for (int i = 0; i < 12; i++) {
-              const std::string path = "/db/" + std::to_string(100000 + i) + ".sst";
-              CHECK(ReadFlashFile(f.fs(), path) == Pattern(5'000, i));
-            }
-          }).ok());
+             OK_OR_RETURN(MountOk(&f));
+             for (int i = 0; i < 12; i++) {
+               const std::string path = "/db/" + std::to_string(100000 + i) + ".sst";
+               OK_OR_RETURN(WriteFlashFile(f.fs(), path, Pattern(5'000, i), true).ok());
+             }
+             CHECK(f.fs()->stats().chunks_sealed >= 6);
+             for (int i = 0; i < 12; i++) {
+               const std::string path = "/db/" + std::to_string(100000 + i) + ".sst";
+               CHECK(ReadFlashFile(f.fs(), path) == Pattern(5'000, i));
+             }
+           }).ok());
   CHECK(f.device()->stats().rule_violations == 0);
 }
 
 TEST_CASE("flash fs: deleted files' chunks are erased and reused, least worn first") {
   FlashFixture f;
   REQUIRE(f.Run([&] {
-            OK_OR_RETURN(MountOk(&f));
-            for (int round = 0; round < 40; round++) {
-              OK_OR_RETURN(WriteFlashFile(f.fs(), kLog, Pattern(30'000, round), true).ok());
-              OK_OR_RETURN(f.fs()->DeleteFile(kLog).ok());
-            }
-            OK_OR_RETURN(f.fs()->SyncDir("/db").ok());
-            CHECK(f.fs()->stats().resets >= 40);
-          }).ok());
+             OK_OR_RETURN(MountOk(&f));
+             for (int round = 0; round < 40; round++) {
+               OK_OR_RETURN(WriteFlashFile(f.fs(), kLog, Pattern(30'000, round), true).ok());
+               OK_OR_RETURN(f.fs()->DeleteFile(kLog).ok());
+             }
+             OK_OR_RETURN(f.fs()->SyncDir("/db").ok());
+             CHECK(f.fs()->stats().resets >= 40);
+           }).ok());
   uint32_t max_wear = 0;
   for (const auto& d : f.device()->Peek()) max_wear = std::max(max_wear, d.wear);
   CHECK(max_wear <= 3);  // 64 chunks, ~120 resets spread over them
@@ -226,26 +227,28 @@ TEST_CASE("flash fs: concurrent writers, readers and deletes keep the device rul
     FlashFixture f(seed, g);
     int mismatches = 0;
     REQUIRE(f.Run([&] {
-              OK_OR_RETURN(MountOk(&f));
-              std::vector<std::unique_ptr<shale::Thread>> tasks;
-              for (int t = 0; t < 3; t++) {
-                tasks.push_back(f.sim()->runtime()->StartThread("writer" + std::to_string(t), [&, t] {
-                  shale::Random rng(seed * 10 + t);
-                  for (int round = 0; round < 12; round++) {
-                    const std::string path = "/db/" + std::to_string(100 + t * 100 + round % 3) + ".sst";
-                    const std::string data = Pattern(1 + rng.Uniform(40'000), round * 7 + t);
-                    if (!WriteFlashFile(f.fs(), path, data, rng.OneIn(2)).ok()) {
-                      mismatches++;
-                      continue;
-                    }
-                    if (ReadFlashFile(f.fs(), path) != data) mismatches++;
-                    if (rng.OneIn(2)) (void)f.fs()->DeleteFile(path);
-                  }
-                }));
-              }
-              for (auto& task : tasks) task->Join();
-              (void)f.fs()->SyncDir("/db");
-            }).ok());
+               OK_OR_RETURN(MountOk(&f));
+               std::vector<std::unique_ptr<shale::Thread>> tasks;
+               for (int t = 0; t < 3; t++) {
+                 tasks.push_back(
+                     f.sim()->runtime()->StartThread("writer" + std::to_string(t), [&, t] {
+                       shale::Random rng(seed * 10 + t);
+                       for (int round = 0; round < 12; round++) {
+                         const std::string path =
+                             "/db/" + std::to_string(100 + t * 100 + round % 3) + ".sst";
+                         const std::string data = Pattern(1 + rng.Uniform(40'000), round * 7 + t);
+                         if (!WriteFlashFile(f.fs(), path, data, rng.OneIn(2)).ok()) {
+                           mismatches++;
+                           continue;
+                         }
+                         if (ReadFlashFile(f.fs(), path) != data) mismatches++;
+                         if (rng.OneIn(2)) (void)f.fs()->DeleteFile(path);
+                       }
+                     }));
+               }
+               for (auto& task : tasks) task->Join();
+               (void)f.fs()->SyncDir("/db");
+             }).ok());
     INFO("seed " << seed);
     CHECK(mismatches == 0);
     CHECK(f.device()->stats().rule_violations == 0);
@@ -265,16 +268,16 @@ TEST_CASE("flash fs: a Sync through a reopened handle makes earlier writes durab
     FlashFixture f(seed);
     const std::string data = Pattern(9'000, 11);
     REQUIRE(f.Run([&] {
-              OK_OR_RETURN(MountOk(&f));
-              OK_OR_RETURN(WriteFlashFile(f.fs(), kLog, data, /*sync=*/false).ok());
-              std::unique_ptr<WritableFile> w;
-              OK_OR_RETURN(f.fs()->ReopenWritableFile(kLog, FileOptions(), &w).ok());
-              OK_OR_RETURN(w->Sync().ok());
-              OK_OR_RETURN(w->Close().ok());
-              f.PowerLoss();
-              OK_OR_RETURN(MountOk(&f));
-              CHECK(ReadFlashFile(f.fs(), kLog) == data);
-            }).ok());
+               OK_OR_RETURN(MountOk(&f));
+               OK_OR_RETURN(WriteFlashFile(f.fs(), kLog, data, /*sync=*/false).ok());
+               std::unique_ptr<WritableFile> w;
+               OK_OR_RETURN(f.fs()->ReopenWritableFile(kLog, FileOptions(), &w).ok());
+               OK_OR_RETURN(w->Sync().ok());
+               OK_OR_RETURN(w->Close().ok());
+               f.PowerLoss();
+               OK_OR_RETURN(MountOk(&f));
+               CHECK(ReadFlashFile(f.fs(), kLog) == data);
+             }).ok());
     CHECK(f.device()->stats().rule_violations == 0);
   }
 }
@@ -282,11 +285,11 @@ TEST_CASE("flash fs: a Sync through a reopened handle makes earlier writes durab
 TEST_CASE("flash fs: paths too long for a START sector and chunks too small are refused") {
   FlashFixture f;
   REQUIRE(f.Run([&] {
-            OK_OR_RETURN(MountOk(&f));
-            std::unique_ptr<WritableFile> w;
-            const std::string path = "/db/" + std::string(4096, 'd') + "/000001.log";
-            CHECK(f.fs()->NewWritableFile(path, FileOptions(), &w).IsInvalidArgument());
-          }).ok());
+             OK_OR_RETURN(MountOk(&f));
+             std::unique_ptr<WritableFile> w;
+             const std::string path = "/db/" + std::string(4096, 'd') + "/000001.log";
+             CHECK(f.fs()->NewWritableFile(path, FileOptions(), &w).IsInvalidArgument());
+           }).ok());
   shale::FlashGeometry tiny = SmallGeometry();
   tiny.sectors_per_chunk = 2;
   tiny.ws_min = 2;

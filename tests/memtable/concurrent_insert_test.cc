@@ -324,9 +324,7 @@ TEST_CASE("InsertInto(concurrent) inserts nothing from a bad batch", "[write_bat
     rep.push_back('\x09');
     REQUIRE(WriteBatchInternal::SetContents(&batch, rep).ok());
   }
-  SECTION("record count larger than the records") {
-    WriteBatchInternal::SetCount(&batch, 4);
-  }
+  SECTION("record count larger than the records") { WriteBatchInternal::SetCount(&batch, 4); }
   SECTION("truncated last record") {
     std::string rep = WriteBatchInternal::Contents(&batch).ToString();
     rep.pop_back();

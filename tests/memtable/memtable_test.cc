@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "db/dbformat.h"
 #include "common/internal_key.h"
 #include "common/rc_check.h"
+#include "db/dbformat.h"
 #include "shale/comparator.h"
 
 using namespace shale;

@@ -9,8 +9,8 @@
 #include <tuple>
 #include <vector>
 
-#include "db/dbformat.h"
 #include "common/rc_check.h"
+#include "db/dbformat.h"
 #include "memtable/memtable.h"
 #include "shale/comparator.h"
 

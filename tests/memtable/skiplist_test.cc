@@ -8,8 +8,8 @@
 #include <set>
 #include <vector>
 
-#include "memtable/arena.h"
 #include "common/rc_check.h"
+#include "memtable/arena.h"
 #include "util/random.h"
 
 using namespace shale;
@@ -132,43 +132,43 @@ TEST_CASE("skiplist iteration equals the sorted set of inserted keys", "[skiplis
 // through every level, finds exactly the std::set's answer.
 TEST_CASE("inserts that reuse the last insert's gap keep every level ordered",
           "[skiplist][rapidcheck]") {
-  shale_test::FixedSeedProp("runs, gap fills, random and concurrent inserts agree with std::set",
-                            [] {
-    Arena arena;
-    List list(U64Cmp{}, &arena);
-    std::set<uint64_t> keys;
-    const int steps = *rc::gen::inRange(1, 40);
-    for (int step = 0; step < steps; step++) {
-      const uint64_t base = *rc::gen::inRange<uint64_t>(0, 1u << 20) * 64;
-      const int n = *rc::gen::inRange(1, 60);
-      const int kind = *rc::gen::inRange(0, 4);
-      for (int i = 0; i < n; i++) {
-        uint64_t k = base;
-        if (kind == 0) k = base + static_cast<uint64_t>(i);       // ascending run
-        if (kind == 1) k = base + 63 - static_cast<uint64_t>(i);  // descending into one gap
-        if (kind == 2) k = *rc::gen::inRange<uint64_t>(0, 1u << 26);
-        if (kind == 3) k = base + static_cast<uint64_t>(i % 2 == 0 ? i : 62 - i);  // both ends
-        if (!keys.insert(k).second) continue;
-        if (kind == 3 && i % 3 == 2) {
-          const List::Reservation r = list.ReserveNode(0);
-          list.InsertConcurrently(r, k);
-        } else {
-          list.Insert(k);
+  shale_test::FixedSeedProp(
+      "runs, gap fills, random and concurrent inserts agree with std::set", [] {
+        Arena arena;
+        List list(U64Cmp{}, &arena);
+        std::set<uint64_t> keys;
+        const int steps = *rc::gen::inRange(1, 40);
+        for (int step = 0; step < steps; step++) {
+          const uint64_t base = *rc::gen::inRange<uint64_t>(0, 1u << 20) * 64;
+          const int n = *rc::gen::inRange(1, 60);
+          const int kind = *rc::gen::inRange(0, 4);
+          for (int i = 0; i < n; i++) {
+            uint64_t k = base;
+            if (kind == 0) k = base + static_cast<uint64_t>(i);       // ascending run
+            if (kind == 1) k = base + 63 - static_cast<uint64_t>(i);  // descending into one gap
+            if (kind == 2) k = *rc::gen::inRange<uint64_t>(0, 1u << 26);
+            if (kind == 3) k = base + static_cast<uint64_t>(i % 2 == 0 ? i : 62 - i);  // both ends
+            if (!keys.insert(k).second) continue;
+            if (kind == 3 && i % 3 == 2) {
+              const List::Reservation r = list.ReserveNode(0);
+              list.InsertConcurrently(r, k);
+            } else {
+              list.Insert(k);
+            }
+          }
         }
-      }
-    }
-    List::Iterator it(&list);
-    std::vector<uint64_t> forward;
-    for (it.SeekToFirst(); it.Valid(); it.Next()) forward.push_back(it.key());
-    RC_ASSERT(forward == std::vector<uint64_t>(keys.begin(), keys.end()));
-    for (uint64_t k : keys) {
-      for (uint64_t probe : {k, k + 1}) {
-        it.Seek(probe);
-        const auto lb = keys.lower_bound(probe);
-        RC_ASSERT(it.Valid() == (lb != keys.end()));
-        if (it.Valid()) RC_ASSERT(it.key() == *lb);
-      }
-      RC_ASSERT(list.Contains(k));
-    }
-  });
+        List::Iterator it(&list);
+        std::vector<uint64_t> forward;
+        for (it.SeekToFirst(); it.Valid(); it.Next()) forward.push_back(it.key());
+        RC_ASSERT(forward == std::vector<uint64_t>(keys.begin(), keys.end()));
+        for (uint64_t k : keys) {
+          for (uint64_t probe : {k, k + 1}) {
+            it.Seek(probe);
+            const auto lb = keys.lower_bound(probe);
+            RC_ASSERT(it.Valid() == (lb != keys.end()));
+            if (it.Valid()) RC_ASSERT(it.key() == *lb);
+          }
+          RC_ASSERT(list.Contains(k));
+        }
+      });
 }

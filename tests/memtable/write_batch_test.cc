@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "db/dbformat.h"
 #include "common/rc_check.h"
+#include "db/dbformat.h"
 #include "memtable/memtable.h"
 #include "memtable/write_batch_internal.h"
 

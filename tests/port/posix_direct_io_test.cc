@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "port/posix_env.h"
 #include "common/temp_dir.h"
+#include "port/posix_env.h"
 #include "shale/env.h"
 
 using namespace shale;

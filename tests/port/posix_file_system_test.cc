@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "port/posix_env.h"
 #include "common/temp_dir.h"
+#include "port/posix_env.h"
 #include "shale/env.h"
 
 using namespace shale;
@@ -57,8 +57,8 @@ TEST_CASE("append, positional write, sync and read back", "[port][fs]") {
   REQUIRE(w->Sync().ok());
   REQUIRE(w->Fsync().ok());
   REQUIRE(w->Close().ok());
-  REQUIRE(w->Close().ok());               // idempotent
-  REQUIRE(w->Append("x").IsIOError());    // further calls are errors
+  REQUIRE(w->Close().ok());             // idempotent
+  REQUIRE(w->Append("x").IsIOError());  // further calls are errors
   REQUIRE(ReadAll(fs, path) == "hello World!!");
 
   std::unique_ptr<RandomAccessFile> r;
@@ -138,8 +138,8 @@ TEST_CASE("GetChildren lists names sorted, without . and ..", "[port][fs]") {
   REQUIRE(fs->CreateDirIfMissing(dir.Child("sub")).ok());  // already there: OK
   std::vector<std::string> names;
   REQUIRE(fs->GetChildren(dir.path(), &names).ok());
-  REQUIRE(names == std::vector<std::string>{"000002.sst", "000010.log", "MANIFEST-000002", "a",
-                                            "b", "sub"});
+  REQUIRE(names ==
+          std::vector<std::string>{"000002.sst", "000010.log", "MANIFEST-000002", "a", "b", "sub"});
   REQUIRE(fs->DeleteDir(dir.Child("sub")).ok());
   REQUIRE(fs->GetChildren(dir.Child("sub"), &names).IsPathNotFound());
 }

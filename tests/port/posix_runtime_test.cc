@@ -1,6 +1,6 @@
 // PosixClock and PosixRuntime: real threads, locks and waits.
-#include <catch2/catch.hpp>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <memory>
 #include <vector>
 

@@ -29,8 +29,8 @@ RunResult RunSeed(uint64_t seed, int ops = 400, int crashes = 2, uint64_t bugs =
 }
 
 std::string Describe(const RunResult& r) {
-  return "seed " + std::to_string(r.seed) + " (" + r.options_drawn.at("transactions") + "): " +
-         r.failure.property + " key " + r.failure.key + " expected " + r.failure.expected +
+  return "seed " + std::to_string(r.seed) + " (" + r.options_drawn.at("transactions") +
+         "): " + r.failure.property + " key " + r.failure.key + " expected " + r.failure.expected +
          " observed " + r.failure.observed + " -- " + r.failure.message;
 }
 
@@ -261,9 +261,9 @@ TEST_CASE("crash-recovery runs on past detected damage", "[scenario][faults]") {
     if (r.ended_early.empty()) continue;
     ended++;
     const std::string& why = r.options_drawn.at("ended");
-    const bool names_file = std::any_of(
-        std::begin(kDamageable), std::end(kDamageable),
-        [&why](const char* kind) { return why.find(kind) != std::string::npos; });
+    const bool names_file =
+        std::any_of(std::begin(kDamageable), std::end(kDamageable),
+                    [&why](const char* kind) { return why.find(kind) != std::string::npos; });
     REQUIRE(names_file);
   }
   REQUIRE(narrowed >= 5);
@@ -290,10 +290,12 @@ TEST_CASE("crash-recovery fault runs reach the engine's named fault points", "[s
   }
   INFO(fired.size() << " fault points fired");
   REQUIRE(fired.size() >= 15);
-  for (const char* area : {"wal.switch", "flush.", "compaction.", "manifest.roll", "obsolete.", "recovery."}) {
+  for (const char* area :
+       {"wal.switch", "flush.", "compaction.", "manifest.roll", "obsolete.", "recovery."}) {
     INFO(area);
-    REQUIRE(std::any_of(fired.begin(), fired.end(),
-                        [area](const std::string& k) { return k.find(area) != std::string::npos; }));
+    REQUIRE(std::any_of(fired.begin(), fired.end(), [area](const std::string& k) {
+      return k.find(area) != std::string::npos;
+    }));
   }
 }
 
@@ -344,8 +346,8 @@ TEST_CASE("crash-recovery on a tape of zeros is a short default run", "[scenario
   const RunResult r = CrashRecoveryScenario()->Run(config);
   INFO(Describe(r));
   CHECK(r.passed);
-  CHECK(r.ops == 0);     // every client's first "one more operation?" reads zero
-  CHECK(r.crashes == 0); // every "crash after this phase?" reads zero
+  CHECK(r.ops == 0);      // every client's first "one more operation?" reads zero
+  CHECK(r.crashes == 0);  // every "crash after this phase?" reads zero
   CHECK(r.options_drawn.at("faults") == "off");
   CHECK(r.options_drawn.at("transactions") == "off");
 }

@@ -12,9 +12,9 @@
 #include <string>
 
 #include "scenarios/crash_recovery/fault_plan.h"
+#include "sim/simulation.h"
 #include "wal/log_format.h"
 #include "wal/log_test_util.h"
-#include "sim/simulation.h"
 
 using namespace shale;
 using namespace shale::scenario;
@@ -131,22 +131,26 @@ TEST_CASE("fault plan: a refusal must name a WAL the run damaged", "[scenario][f
   const std::set<std::string> torn = {"/db/000007.log"};
   const std::set<std::string> flipped_table = {"/db/000009.sst"};
   const std::set<std::string> flipped_log = {"/db/000011.log"};
-  const Status refused_torn = Status::Corruption("/db/000007.log", "truncated record at end of log");
+  const Status refused_torn =
+      Status::Corruption("/db/000007.log", "truncated record at end of log");
   const Status refused_other = Status::Corruption("/db/000012.log", "corrupt record");
   const auto tolerate = WALRecoveryMode::kTolerateCorruptedTailRecords;
   const auto absolute = WALRecoveryMode::kAbsoluteConsistency;
 
   CHECK(ClassifyRefusal(refused_torn, tolerate, none, torn) == Refusal::kReopenPointInTime);
-  CHECK(ClassifyRefusal(refused_torn, absolute, flipped_table, torn) == Refusal::kReopenPointInTime);
+  CHECK(ClassifyRefusal(refused_torn, absolute, flipped_table, torn) ==
+        Refusal::kReopenPointInTime);
   CHECK(ClassifyRefusal(refused_other, absolute, none, torn) == Refusal::kNone);
   CHECK(ClassifyRefusal(refused_torn, absolute, none, none) == Refusal::kNone);
   CHECK(ClassifyRefusal(refused_torn, WALRecoveryMode::kPointInTimeRecovery, none, torn) ==
         Refusal::kNone);
   CHECK(ClassifyRefusal(Status::IOError("/db/000007.log"), absolute, none, torn) == Refusal::kNone);
   // An injected WAL flip: point in time would stop at it silently.
-  CHECK(ClassifyRefusal(refused_torn, absolute, flipped_log, torn) == Refusal::kStopsAtInjectedDamage);
+  CHECK(ClassifyRefusal(refused_torn, absolute, flipped_log, torn) ==
+        Refusal::kStopsAtInjectedDamage);
   const Status refused_flipped = Status::Corruption("/db/000011.log", "corrupt record");
-  CHECK(ClassifyRefusal(refused_flipped, absolute, flipped_log, none) == Refusal::kStopsAtInjectedDamage);
+  CHECK(ClassifyRefusal(refused_flipped, absolute, flipped_log, none) ==
+        Refusal::kStopsAtInjectedDamage);
   // Damage to a table is no recovery mode's to refuse: Open retries it.
   const Status bad_table = Status::Corruption("bad magic number", "/db/000009.sst");
   CHECK(ClassifyRefusal(bad_table, absolute, flipped_table, none) == Refusal::kNone);
@@ -212,7 +216,8 @@ TEST_CASE("fault plan: only a lossy failed sync of a log tears it", "[faults][sc
   REQUIRE(plan.lossy_sync_logs().empty());
 }
 
-TEST_CASE("fault plan: a MANIFEST flip lands before its last whole fragment", "[scenario][faults]") {
+TEST_CASE("fault plan: a MANIFEST flip lands before its last whole fragment",
+          "[scenario][faults]") {
   std::string contents;
   REQUIRE(shale_test::WriteLog({"first edit", "second edit", "third edit"}, &contents));
   const uint64_t third = contents.size() - (log::kHeaderSize + std::string("third edit").size());

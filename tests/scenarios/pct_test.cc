@@ -17,7 +17,7 @@ namespace {
 // Every scheduled (simulated) scenario, one test each (see
 // common/row_tests.h); the test below keeps this list complete.
 const char* const kSimulatedScenarios[] = {
-    "crash-recovery", "diff-options", "open-channel", "snapshot",
+    "crash-recovery", "diff-options",    "open-channel", "snapshot",
     "table-cache",    "unordered-write", "windows",
 };
 

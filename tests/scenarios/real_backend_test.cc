@@ -167,7 +167,8 @@ TEST_CASE("the journal rebuilds the child's History exactly, dropping a frame cu
   ::close(fds[1]);
   std::string bytes;
   char buf[4096];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof(buf))) > 0;) bytes.append(buf, static_cast<size_t>(n));
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof(buf))) > 0;)
+    bytes.append(buf, static_cast<size_t>(n));
   ::close(fds[0]);
 
   History parent(State{{"k0", "base"}});
@@ -269,7 +270,9 @@ struct DurabilityBugRow {
 const DurabilityBugRow kDurabilityBugRows[] = {
     {"ack_sync_write_before_wal_sync", kBugAckSyncWriteBeforeWalSync, 300, {"durability"}},
     {"delete_wal_before_manifest", kBugDeleteWalBeforeManifest, 300, {"durability"}},
-    {"skip_dir_sync_after_current", kBugSkipDirSyncAfterCurrent, 1000,
+    {"skip_dir_sync_after_current",
+     kBugSkipDirSyncAfterCurrent,
+     1000,
      {"durability", "resurrection", "prefix recovery"}},
 };
 

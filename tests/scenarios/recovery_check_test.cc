@@ -156,8 +156,8 @@ TEST_CASE("snapshots and in-flight reads", "[oracle]") {
 TEST_CASE("an in-flight batch recovers whole or not at all", "[oracle]") {
   Recorder r;
   r.Put("a", "1", true);
-  const uint64_t id = r.h.BeginWrite({KeyOp{"b", "2"}, KeyOp{"c", "3"}, KeyOp{"d", std::nullopt}},
-                                     true, false);
+  const uint64_t id =
+      r.h.BeginWrite({KeyOp{"b", "2"}, KeyOp{"c", "3"}, KeyOp{"d", std::nullopt}}, true, false);
   r.h.AbandonPending();  // the crash cut it short
   (void)id;
   REQUIRE(CheckRecovery(r.h, false, {{"a", "1"}}).ok);
@@ -217,7 +217,7 @@ TEST_CASE("a failed write is ordered before writes that began after it returned"
   r.Failed({KeyOp{"a", "2"}, KeyOp{"b", "2"}});
   const ReadStart since = r.h.BeginRead();
   REQUIRE(r.h.IsPossible("a", since, Value("2")));  // may still land
-  r.Put("a", "3", true);  // began after the failed write returned
+  r.Put("a", "3", true);                            // began after the failed write returned
   REQUIRE_FALSE(r.h.IsPossible("a", r.h.BeginRead(), Value("2")));
   REQUIRE(r.h.IsPossible("b", r.h.BeginRead(), Value("2")));
   // After a crash: the failed write may have happened, but under a=3.
@@ -325,7 +325,8 @@ TEST_CASE("a check narrowed by damage leaves out only the unreadable keys", "[or
   REQUIRE_FALSE(v.ok);
   REQUIRE(v.property == "durability");
   REQUIRE(v.key == "c");
-  REQUIRE_FALSE(CheckRecovery(r.h, CheckScope{false, true, {"b"}}, {{"a", "1"}, {"c", "3"}, {"d", "?"}}).ok);
+  REQUIRE_FALSE(
+      CheckRecovery(r.h, CheckScope{false, true, {"b"}}, {{"a", "1"}, {"c", "3"}, {"d", "?"}}).ok);
   // With nothing synced, b may hold what any cut that fits a gave it:
   // a absent fits only the empty cut; a present, the cuts with and
   // without b's write.

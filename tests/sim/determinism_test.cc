@@ -124,19 +124,19 @@ TEST_CASE("Crash ends the other tasks and the caller carries on", "[sim][crash]"
       auto cv = rt->NewCondVar(mu.get());
       // Abandoned along with their tasks: never joined or destroyed.
       auto* spinner = rt->StartThread("spinner", [&] {
-        while (true) {
-          worker_iterations++;
-          rt->YieldPoint("spin");
-          rt->SleepForMicroseconds(1);  // a pure spinner would stop the clock
-        }
-      }).release();
+                          while (true) {
+                            worker_iterations++;
+                            rt->YieldPoint("spin");
+                            rt->SleepForMicroseconds(1);  // a pure spinner would stop the clock
+                          }
+                        }).release();
       auto* waiter = rt->StartThread("waiter", [&] {
-        mu->Lock();
-        while (true) cv->Wait();
-      }).release();
+                         mu->Lock();
+                         while (true) cv->Wait();
+                       }).release();
       auto* sleeper = rt->StartThread("sleeper", [&] {
-        while (true) rt->SleepForMicroseconds(10);
-      }).release();
+                          while (true) rt->SleepForMicroseconds(10);
+                        }).release();
       (void)spinner, (void)waiter, (void)sleeper;
       rt->SleepForMicroseconds(100);
       REQUIRE(sim.incarnation() == 0);
@@ -162,11 +162,11 @@ TEST_CASE("a crash from a background task abandons main", "[sim][crash]") {
   bool survivor_done = false;
   Status status = sim.Run([&] {
     auto* killer = rt->StartThread("killer", [&] {
-      rt->SleepForMicroseconds(5);
-      sim.Crash();
-      rt->SleepForMicroseconds(5);
-      survivor_done = true;
-    }).release();
+                       rt->SleepForMicroseconds(5);
+                       sim.Crash();
+                       rt->SleepForMicroseconds(5);
+                       survivor_done = true;
+                     }).release();
     (void)killer;
     rt->SleepForMicroseconds(1'000'000);  // main dies here
     FAIL("main survived the crash");
@@ -184,12 +184,13 @@ TEST_CASE("context switch rate", "[.][bench]") {
   constexpr int kYields = 1'000'000;
   const auto start = std::chrono::steady_clock::now();
   REQUIRE(sim.Run([&] {
-    auto other = rt->StartThread("other", [&] {
-      for (int i = 0; i < kYields; i++) rt->YieldPoint("b");
-    });
-    for (int i = 0; i < kYields; i++) rt->YieldPoint("a");
-    other->Join();
-  }).ok());
+               auto other = rt->StartThread("other", [&] {
+                 for (int i = 0; i < kYields; i++) rt->YieldPoint("b");
+               });
+               for (int i = 0; i < kYields; i++) rt->YieldPoint("a");
+               other->Join();
+             })
+              .ok());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Roughly half the steps switch tasks under the uniform strategy.

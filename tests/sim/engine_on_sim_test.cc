@@ -104,8 +104,7 @@ EngineRun RunEngine(uint64_t seed, const LatencyProfile& latency,
 
 }  // namespace
 
-TEST_CASE("the engine runs on the simulated runtime and disk, deterministically",
-          "[sim][engine]") {
+TEST_CASE("the engine runs on the simulated runtime and disk, deterministically", "[sim][engine]") {
   for (uint64_t seed : {1, 2, 3, 4}) {
     // Zero latency, and NVMe latency so that timers and the clock take part.
     const LatencyProfile latency = seed < 4 ? LatencyProfile::Zero() : LatencyProfile::NVMe();

@@ -145,15 +145,16 @@ TEST_CASE("sleepers wake in deadline order", "[sim]") {
   Runtime* rt = sim.runtime();
   std::vector<int> order;
   REQUIRE(sim.Run([&] {
-    std::vector<std::unique_ptr<Thread>> threads;
-    for (int i : {3, 1, 2, 1}) {
-      threads.push_back(rt->StartThread("sleeper", [&, i] {
-        rt->SleepForMicroseconds(static_cast<uint64_t>(i) * 10);
-        order.push_back(i);
-      }));
-    }
-    for (auto& thread : threads) thread->Join();
-  }).ok());
+               std::vector<std::unique_ptr<Thread>> threads;
+               for (int i : {3, 1, 2, 1}) {
+                 threads.push_back(rt->StartThread("sleeper", [&, i] {
+                   rt->SleepForMicroseconds(static_cast<uint64_t>(i) * 10);
+                   order.push_back(i);
+                 }));
+               }
+               for (auto& thread : threads) thread->Join();
+             })
+              .ok());
   REQUIRE(order == std::vector<int>{1, 1, 2, 3});
   REQUIRE(sim.now_ns() == 30'000);
 }
@@ -166,19 +167,20 @@ static bool SleeperSeesWindow(SimulationOptions options, uint64_t* closed_ns) {
   Runtime* rt = sim.runtime();
   bool open = false, seen = false;
   REQUIRE(sim.Run([&] {
-    auto sleeper = rt->StartThread("sleeper", [&] {
-      rt->SleepForMicroseconds(5);
-      seen = open;
-    });
-    auto window = rt->StartThread("window", [&] {
-      open = true;
-      rt->YieldPoint("window.open");
-      open = false;
-      *closed_ns = sim.now_ns();
-    });
-    sleeper->Join();
-    window->Join();
-  }).ok());
+               auto sleeper = rt->StartThread("sleeper", [&] {
+                 rt->SleepForMicroseconds(5);
+                 seen = open;
+               });
+               auto window = rt->StartThread("window", [&] {
+                 open = true;
+                 rt->YieldPoint("window.open");
+                 open = false;
+                 *closed_ns = sim.now_ns();
+               });
+               sleeper->Join();
+               window->Join();
+             })
+              .ok());
   return seen;
 }
 
@@ -216,14 +218,15 @@ TEST_CASE("Join waits for the thread to finish", "[sim]") {
     bool child_done = false;
     bool seen_after_join = false;
     REQUIRE(sim.Run([&] {
-      auto child = rt->StartThread("child", [&] {
-        for (int i = 0; i < 5; i++) rt->YieldPoint("child.loop");
-        rt->SleepForMicroseconds(10);
-        child_done = true;
-      });
-      child->Join();
-      seen_after_join = child_done;
-    }).ok());
+                 auto child = rt->StartThread("child", [&] {
+                   for (int i = 0; i < 5; i++) rt->YieldPoint("child.loop");
+                   rt->SleepForMicroseconds(10);
+                   child_done = true;
+                 });
+                 child->Join();
+                 seen_after_join = child_done;
+               })
+                .ok());
     REQUIRE(seen_after_join);
   }
 }
@@ -234,10 +237,11 @@ TEST_CASE("fault points answer false by default and ask the hook", "[sim]") {
   bool before = true, after = false;
   sim.set_fault_point_hook(nullptr);
   REQUIRE(sim.Run([&] {
-    before = rt->FaultPoint("flush.before_install");
-    sim.set_fault_point_hook([](const char* name) { return std::string(name) == "x"; });
-    after = rt->FaultPoint("x");
-  }).ok());
+               before = rt->FaultPoint("flush.before_install");
+               sim.set_fault_point_hook([](const char* name) { return std::string(name) == "x"; });
+               after = rt->FaultPoint("x");
+             })
+              .ok());
   REQUIRE_FALSE(before);
   REQUIRE(after);
 }

@@ -42,9 +42,9 @@ struct ModelFile {
 // One uncommitted metadata operation, as the disk journals it.
 struct ModelRecord {
   enum class Kind { kLink, kUnlink, kRename, kTruncate } kind = Kind::kLink;
-  std::string name;  // kLink, kUnlink, kRename (from)
-  std::string to;    // kRename
-  int id = 0;        // kLink, kRename, kTruncate
+  std::string name;   // kLink, kUnlink, kRename (from)
+  std::string to;     // kRename
+  int id = 0;         // kLink, kRename, kTruncate
   uint64_t size = 0;  // kTruncate
   bool Names(int file) const { return kind != Kind::kUnlink && id == file; }
 };
@@ -54,7 +54,7 @@ class DiskModel {
   std::map<int, ModelFile> files;
   std::map<std::string, int> visible_names;  // name in the directory -> file id
   std::map<std::string, int> durable_names;
-  std::vector<ModelRecord> journal;          // uncommitted, oldest first
+  std::vector<ModelRecord> journal;  // uncommitted, oldest first
   bool fsync_commits_metadata = false;
 
   int NewFile() {
@@ -129,13 +129,19 @@ class DiskModel {
  private:
   void Apply(const ModelRecord& r) {
     switch (r.kind) {
-      case ModelRecord::Kind::kLink: durable_names[r.name] = r.id; break;
-      case ModelRecord::Kind::kUnlink: durable_names.erase(r.name); break;
+      case ModelRecord::Kind::kLink:
+        durable_names[r.name] = r.id;
+        break;
+      case ModelRecord::Kind::kUnlink:
+        durable_names.erase(r.name);
+        break;
       case ModelRecord::Kind::kRename:
         durable_names.erase(r.name);
         durable_names[r.to] = r.id;
         break;
-      case ModelRecord::Kind::kTruncate: files[r.id].synced.resize(r.size, '\0'); break;
+      case ModelRecord::Kind::kTruncate:
+        files[r.id].synced.resize(r.size, '\0');
+        break;
     }
   }
 

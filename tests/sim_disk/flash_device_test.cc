@@ -129,8 +129,7 @@ TEST_CASE("flash device: a write must be a multiple of ws_min and stay in the ch
   CHECK(d.dev.violations().size() == 2);
 }
 
-TEST_CASE("flash device: malformed buffers are argument errors, not rule violations",
-          "[flash]") {
+TEST_CASE("flash device: malformed buffers are argument errors, not rule violations", "[flash]") {
   Device d;
   Status s = d.dev.Write(0, 0, std::string(kSectorBytes + 1, 'x'), Oob(0, 0, 1));
   CHECK(s.IsInvalidArgument());
@@ -342,8 +341,8 @@ void CheckTornUnit(Device& d, uint32_t chunk, uint32_t first, bool* saw_unreadab
       *saw_garbage = true;
     } else {
       CHECK(Contains(read.ToString(), "unrecoverable read error"));
-      CHECK(Contains(read.ToString(), "chunk " + std::to_string(chunk) + " sector " +
-                                          std::to_string(s)));
+      CHECK(Contains(read.ToString(),
+                     "chunk " + std::to_string(chunk) + " sector " + std::to_string(s)));
       *saw_unreadable = true;
     }
   }

@@ -76,9 +76,8 @@ TEST_CASE("a call waits for its CPU time, then a read for the device", "[host_co
   Slice got;
   REQUIRE(file->Read(0, sizeof(buf), &got, buf).ok());
   CHECK(got.size() == sizeof(buf));
-  CHECK(t.context.delay_ns ==
-        model.costs.open_ns + model.costs.pread_cpu_ns + model.device_read_ns +
-            4 * model.device_read_per_kib_ns);
+  CHECK(t.context.delay_ns == model.costs.open_ns + model.costs.pread_cpu_ns +
+                                  model.device_read_ns + 4 * model.device_read_per_kib_ns);
   CHECK(fs.reader_opens() == 1);
   CHECK(fs.live_table_files() == 1);
   file.reset();  // the close is charged to a core, not waited for

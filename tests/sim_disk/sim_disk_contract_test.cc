@@ -172,8 +172,8 @@ TEST_CASE("sim_disk: direct I/O rejects misaligned offset, length and buffer", "
   CHECK(w->GetRequiredBufferAlignment() == 4096);
   alignas(4096) static char buf[3 * 4096];
   std::fill(buf, buf + sizeof(buf), 'd');
-  CHECK(w->Append(Slice(buf, 100)).IsInvalidArgument());        // length
-  CHECK(w->Append(Slice(buf + 1, 4096)).IsInvalidArgument());   // buffer
+  CHECK(w->Append(Slice(buf, 100)).IsInvalidArgument());                  // length
+  CHECK(w->Append(Slice(buf + 1, 4096)).IsInvalidArgument());             // buffer
   CHECK(w->PositionedAppend(Slice(buf, 4096), 512).IsInvalidArgument());  // offset
   CHECK(w->GetFileSize() == 0);
   REQUIRE(w->Append(Slice(buf, 4096)).ok());
@@ -195,8 +195,7 @@ TEST_CASE("sim_disk: direct I/O rejects misaligned offset, length and buffer", "
   CHECK(got.size() == 4096);
 }
 
-TEST_CASE("sim_disk: every call is a switch point, costs latency and is traced",
-          "[sim_disk]") {
+TEST_CASE("sim_disk: every call is a switch point, costs latency and is traced", "[sim_disk]") {
   TestDiskContext ctx;
   const LatencyProfile nvme = LatencyProfile::NVMe();
   SimDisk disk(&ctx, nvme);

@@ -13,8 +13,6 @@ using shale::Status;
 using shale::sim::LatencyProfile;
 using shale::sim::SimDisk;
 
-
-
 // A disk with a durable, empty "/db".
 struct Fixture {
   explicit Fixture(uint64_t seed = 7) : ctx(seed), disk(&ctx, LatencyProfile::Zero()) {
@@ -34,16 +32,14 @@ struct Fixture {
   SimDisk disk;
 };
 
-TEST_CASE("sim_disk crash: a synced file under a synced name survives power loss",
-          "[sim_disk]") {
+TEST_CASE("sim_disk crash: a synced file under a synced name survives power loss", "[sim_disk]") {
   Fixture fx;
   fx.Write("/db/a", std::string(1500, 'a'), true, true);
   fx.disk.PowerLoss(kNeverSurvives);
   CHECK(Visible(fx.disk, "/db/a") == std::string(1500, 'a'));
 }
 
-TEST_CASE("sim_disk crash: unsynced appends die with power, not with the process",
-          "[sim_disk]") {
+TEST_CASE("sim_disk crash: unsynced appends die with power, not with the process", "[sim_disk]") {
   Fixture fx;
   fx.Write("/db/a", "abc", true, true);
   std::unique_ptr<shale::WritableFile> w;
@@ -57,8 +53,7 @@ TEST_CASE("sim_disk crash: unsynced appends die with power, not with the process
   CHECK(fx.disk.last_power_loss().empty());
 }
 
-TEST_CASE("sim_disk crash: a synced file in an unsynced directory disappears",
-          "[sim_disk]") {
+TEST_CASE("sim_disk crash: a synced file in an unsynced directory disappears", "[sim_disk]") {
   Fixture fx;
   fx.Write("/db/a", "data", /*sync_file=*/true, /*sync_dir=*/false);
   std::string durable;
@@ -134,10 +129,10 @@ TEST_CASE("sim_disk crash: handles from a crashed process are dead", "[sim_disk]
   }
   char scratch[8];
   Slice got;
-  for (const Status& s : {w->Append("x"), w->PositionedAppend("x", 0), w->Truncate(0),
-                          w->Flush(), w->Sync(), w->Fsync(), w->Allocate(0, 10), w->Close(),
-                          seq->Read(1, &got, scratch), seq->Skip(1),
-                          ra->Read(0, 1, &got, scratch)}) {
+  for (const Status& s :
+       {w->Append("x"), w->PositionedAppend("x", 0), w->Truncate(0), w->Flush(), w->Sync(),
+        w->Fsync(), w->Allocate(0, 10), w->Close(), seq->Read(1, &got, scratch), seq->Skip(1),
+        ra->Read(0, 1, &got, scratch)}) {
     CHECK(s.IsIOError());
     CHECK(s.message().find("crashed process") != std::string::npos);
   }
@@ -158,11 +153,10 @@ TEST_CASE("sim_disk crash: a crash releases every lock", "[sim_disk]") {
   fx.disk.ProcessCrash();
   REQUIRE(fx.disk.LockFile("/db/LOCK", &again).ok());
   CHECK(fx.disk.UnlockFile(std::move(lock)).IsIOError());  // from the dead process
-  CHECK(fx.disk.LockFile("/db/LOCK", &lock).IsIOError());   // still held by `again`
+  CHECK(fx.disk.LockFile("/db/LOCK", &lock).IsIOError());  // still held by `again`
 }
 
-TEST_CASE("sim_disk crash: with survive_one_in = 1 whole sectors keep every byte",
-          "[sim_disk]") {
+TEST_CASE("sim_disk crash: with survive_one_in = 1 whole sectors keep every byte", "[sim_disk]") {
   const std::string data = std::string(700, 'p') + std::string(800, 'q');  // 3 sectors
   int all_whole = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {

@@ -16,8 +16,6 @@ using shale::Status;
 using shale::sim::LatencyProfile;
 using shale::sim::SimDisk;
 
-
-
 std::vector<std::string> Children(SimDisk* disk, const std::string& dir) {
   std::vector<std::string> names;
   REQUIRE(disk->GetChildren(dir, &names).ok());
@@ -94,10 +92,10 @@ TEST_CASE("sim_disk journal: a drawn prefix covers none, all and cuts between", 
 
 TEST_CASE("sim_disk journal: SyncDir commits up to the directory's last record", "[sim_disk]") {
   Fixture fx;
-  fx.Write("/db/early", "E", false);               // record 1, in /db
+  fx.Write("/db/early", "E", false);                    // record 1, in /db
   REQUIRE(fx.disk.CreateDirIfMissing("/db/sub").ok());  // record 2, in /db
-  fx.Write("/db/sub/f", "F", false);               // record 3, in /db/sub
-  fx.Write("/db/late", "L", false);                // record 4, in /db
+  fx.Write("/db/sub/f", "F", false);                    // record 3, in /db/sub
+  fx.Write("/db/late", "L", false);                     // record 4, in /db
   REQUIRE(fx.disk.SyncDir("/db/sub").ok());
   // Records 1..3 are durable (the log is forced up to sub's last change);
   // record 4 is not.
@@ -186,7 +184,8 @@ TEST_CASE("sim_disk journal: the journal commits by itself when full", "[sim_dis
   std::unique_ptr<shale::WritableFile> w;
   REQUIRE(fx.disk.NewWritableFile("/db/a", FileOptions(), &w).ok());
   for (int i = 0; i < 5000; ++i) {
-    REQUIRE(fx.disk.RenameFile(i % 2 == 0 ? "/db/a" : "/db/b", i % 2 == 0 ? "/db/b" : "/db/a").ok());
+    REQUIRE(
+        fx.disk.RenameFile(i % 2 == 0 ? "/db/a" : "/db/b", i % 2 == 0 ? "/db/b" : "/db/a").ok());
   }
   CHECK(fx.disk.uncommitted_metadata_ops() < 4096);
   CHECK(fx.disk.uncommitted_metadata_ops() == 5001 - 4096);

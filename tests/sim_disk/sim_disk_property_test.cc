@@ -53,8 +53,13 @@ class Runner {
     const int id = it == model.visible_names.end() ? 0 : it->second;
     const char c = static_cast<char>('a' + index % 26);
     switch (st.kind) {
-      case 0: case 1: Create(name, id); break;
-      case 2: case 3: case 4:
+      case 0:
+      case 1:
+        Create(name, id);
+        break;
+      case 2:
+      case 3:
+      case 4:
         if (id != 0) Write(id, name, model.files[id].visible.size(), st.n % 1500 + 1, c);
         break;
       case 5:
@@ -63,9 +68,16 @@ class Runner {
           Write(id, name, st.n % (size + 600), st.n % 300 + 1, c);
         }
         break;
-      case 6: if (id != 0) Truncate(id, name, st.n); break;
-      case 7: case 8: if (id != 0) Sync(id, name, st.b == 0); break;
-      case 9: if (id != 0) Rename(name, Name(st.b)); break;
+      case 6:
+        if (id != 0) Truncate(id, name, st.n);
+        break;
+      case 7:
+      case 8:
+        if (id != 0) Sync(id, name, st.b == 0);
+        break;
+      case 9:
+        if (id != 0) Rename(name, Name(st.b));
+        break;
       case 10:
         if (id != 0) {
           Expect(disk.DeleteFile(Path(name)));
@@ -78,8 +90,13 @@ class Runner {
         model.SyncDir();
         if (model.durable_names != model.visible_names) Fail("SyncDir left names volatile");
         break;
-      case 12: disk.ProcessCrash(); writers_.clear(); break;
-      default: PowerLoss(st.b); break;
+      case 12:
+        disk.ProcessCrash();
+        writers_.clear();
+        break;
+      default:
+        PowerLoss(st.b);
+        break;
     }
     if (error_.empty()) CheckVisible();
     return error_.empty() ? "" : "step " + std::to_string(index) + ": " + error_;
@@ -209,12 +226,11 @@ class Runner {
   std::string error_;
 };
 
-TEST_CASE("sim_disk property: power loss keeps what must survive, invents nothing",
-          "[sim_disk]") {
+TEST_CASE("sim_disk property: power loss keeps what must survive, invents nothing", "[sim_disk]") {
   CheckProperty("sim_disk model", 300, 20240611, [] {
-    const auto steps = *rc::gen::container<std::vector<Step>>(rc::gen::construct<Step>(
-        rc::gen::inRange(0, kStepKinds), rc::gen::inRange(0, 4), rc::gen::inRange(0, 4),
-        rc::gen::inRange(0, 100000)));
+    const auto steps = *rc::gen::container<std::vector<Step>>(
+        rc::gen::construct<Step>(rc::gen::inRange(0, kStepKinds), rc::gen::inRange(0, 4),
+                                 rc::gen::inRange(0, 4), rc::gen::inRange(0, 100000)));
     const auto seed = *rc::gen::inRange<uint64_t>(1, 1000000);
     Runner runner(seed);
     for (size_t i = 0; i < steps.size(); ++i) {
@@ -248,8 +264,7 @@ RunResult RunSteps(uint64_t disk_seed, const std::vector<Step>& steps) {
   return {runner.ctx.folds, runner.Files(), runner.ctx.delay_ns};
 }
 
-TEST_CASE("sim_disk determinism: same seed and operations, same trace and files",
-          "[sim_disk]") {
+TEST_CASE("sim_disk determinism: same seed and operations, same trace and files", "[sim_disk]") {
   const auto steps = RandomSteps(99, 400);
   const RunResult a = RunSteps(5, steps);
   const RunResult b = RunSteps(5, steps);

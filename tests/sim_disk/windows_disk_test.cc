@@ -98,10 +98,11 @@ TEST_CASE("windows disk: deleting a file open without share-delete fails and nam
   REQUIRE(fx.disk.violations().size() == 1);
   const auto& v = fx.disk.violations()[0];
   CHECK(v.rule == "delete of an open file");
-  CHECK(v.ToString().find("DeleteFile(/db/000012.sst): open without share-delete by the table cache") !=
+  CHECK(v.ToString().find(
+            "DeleteFile(/db/000012.sst): open without share-delete by the table cache") !=
         std::string::npos);
   CHECK(fx.disk.FileExists("/db/000012.sst").ok());  // nothing happened
-  r.reset();                                           // closed
+  r.reset();                                         // closed
   CHECK(fx.disk.DeleteFile("/db/000012.sst").ok());
   CHECK(fx.disk.FileExists("/db/000012.sst").IsNotFound());
 }
@@ -132,8 +133,9 @@ TEST_CASE("windows disk: a delete with share-delete leaves the name pending unti
   REQUIRE(fx.disk.NewWritableFile("/db/a", Opts(true), &w).ok());  // free again
 }
 
-TEST_CASE("windows disk: a pending delete is not on disk: power loss keeps the file, a crash ends it",
-          "[sim_disk][windows]") {
+TEST_CASE(
+    "windows disk: a pending delete is not on disk: power loss keeps the file, a crash ends it",
+    "[sim_disk][windows]") {
   for (const bool power : {true, false}) {
     Fixture fx;
     fx.Write("/db/a", "abc");
@@ -212,8 +214,8 @@ TEST_CASE("windows disk: unbuffered I/O must be aligned to the drawn sector size
     AlignedBytes buf(8192, 'x');
     CHECK(w->PositionedAppend(Slice(buf.data, 512), 0).ok() == (sector == 512));
     CHECK(w->PositionedAppend(Slice(buf.data, 4096), 0).ok());
-    CHECK(w->PositionedAppend(Slice(buf.data, 100), 4096).IsInvalidArgument());    // length
-    CHECK(w->PositionedAppend(Slice(buf.data, 4096), 256).IsInvalidArgument());    // offset
+    CHECK(w->PositionedAppend(Slice(buf.data, 100), 4096).IsInvalidArgument());       // length
+    CHECK(w->PositionedAppend(Slice(buf.data, 4096), 256).IsInvalidArgument());       // offset
     CHECK(w->PositionedAppend(Slice(buf.data + 8, 4096), 4096).IsInvalidArgument());  // address
     CHECK(fx.LastRule() == "unbuffered alignment");
     REQUIRE(w->Close().ok());
@@ -236,7 +238,7 @@ TEST_CASE("windows disk: a padded unbuffered write shows its padding until end-o
   REQUIRE(w->PositionedAppend(Slice(buf.data, 4096), 0).ok());
   uint64_t size = 0;
   REQUIRE(fx.disk.GetFileSize("/db/t", &size).ok());
-  CHECK(size == 4096);  // readers see the padding
+  CHECK(size == 4096);             // readers see the padding
   REQUIRE(w->Truncate(100).ok());  // SetFileInformationByHandle(FileEndOfFileInfo)
   REQUIRE(fx.disk.GetFileSize("/db/t", &size).ok());
   CHECK(size == 100);
@@ -297,7 +299,7 @@ TEST_CASE("windows disk: FlushFileBuffers persists a file and its name, SyncDir 
   REQUIRE(w->Append("x").ok());
   REQUIRE(w->Close().ok());
   REQUIRE(fx.disk.SyncDir("/db").ok());  // accepted, does nothing
-  fx.Write("/db/synced", "y");            // Sync: its name and every earlier record
+  fx.Write("/db/synced", "y");           // Sync: its name and every earlier record
   REQUIRE(fx.disk.NewWritableFile("/db/later", Opts(true), &w).ok());
   REQUIRE(w->Close().ok());
   fx.disk.PowerLoss(kNeverSurvives, /*journal_kept=*/0);

@@ -5,10 +5,10 @@
 #include <memory>
 #include <string>
 
-#include "table/table_test_util.h"
 #include "table/block.h"
 #include "table/block_builder.h"
 #include "table/format.h"
+#include "table/table_test_util.h"
 #include "util/coding.h"
 #include "util/random.h"
 
@@ -109,9 +109,9 @@ TEST_CASE("keys longer than the inline key buffer", "[block]") {
 }
 
 TEST_CASE("malformed restart array is Corruption", "[block]") {
-  for (const std::string& bytes : {std::string(), std::string("\x01\x02", 2),
-                                  std::string("\x00\x00\x00\x00", 4),
-                                  std::string("\xff\xff\xff\x7f", 4)}) {
+  for (const std::string& bytes :
+       {std::string(), std::string("\x01\x02", 2), std::string("\x00\x00\x00\x00", 4),
+        std::string("\xff\xff\xff\x7f", 4)}) {
     auto block = MakeBlock(bytes);
     std::unique_ptr<Iterator> it(block->NewIterator(BytewiseComparator()));
     it->SeekToFirst();
@@ -190,7 +190,8 @@ TEST_CASE("footer round-trips and rejects damage", "[format]") {
 
 TEST_CASE("block checksum covers the block's offset", "[format]") {
   const std::string contents = "some block contents";
-  REQUIRE(BlockChecksum(contents, kNoCompression, 0) != BlockChecksum(contents, kNoCompression, 4096));
+  REQUIRE(BlockChecksum(contents, kNoCompression, 0) !=
+          BlockChecksum(contents, kNoCompression, 4096));
   REQUIRE(BlockChecksum(contents, kNoCompression, 7) == BlockChecksum(contents, kNoCompression, 7));
   REQUIRE(BlockChecksum(contents, kNoCompression, 7) != BlockChecksum(contents, 1, 7));
 
@@ -199,7 +200,8 @@ TEST_CASE("block checksum covers the block's offset", "[format]") {
   const uint64_t offset = 10;
   file.replace(offset, contents.size(), contents);
   file[offset + contents.size()] = static_cast<char>(kNoCompression);
-  EncodeFixed32(&file[offset + contents.size() + 1], BlockChecksum(contents, kNoCompression, offset));
+  EncodeFixed32(&file[offset + contents.size() + 1],
+                BlockChecksum(contents, kNoCompression, offset));
   RandomAccessFileReader reader(std::make_unique<MemRandomAccessFile>(file), "f");
   BlockContents read;
   REQUIRE(ReadBlock(&reader, file.size(), BlockHandle(offset, contents.size()), &read).ok());

@@ -27,7 +27,8 @@ std::string RandomUserKey(Random* rnd) {
 }
 
 std::string RandomInternalKey(Random* rnd) {
-  return EncodedIKey(RandomUserKey(rnd), rnd->Uniform(40), rnd->OneIn(3) ? kTypeDeletion : kTypeValue);
+  return EncodedIKey(RandomUserKey(rnd), rnd->Uniform(40),
+                     rnd->OneIn(3) ? kTypeDeletion : kTypeValue);
 }
 
 // Half the values are runs of one letter, so compressed tables hold both
@@ -63,8 +64,7 @@ Params GenParams() {
   p.restart_interval = *rc::gen::inRange(1, 17);
   p.bloom_bits = *rc::gen::element(0, 1, 10, 16);
   p.cache_bytes = *rc::gen::element<size_t>(0, 0, 1000, 1 << 20);
-  p.compression =
-      *rc::gen::element(kNoCompression, kSnappyCompression, kLZ4Compression, kZSTD);
+  p.compression = *rc::gen::element(kNoCompression, kSnappyCompression, kLZ4Compression, kZSTD);
   return p;
 }
 
@@ -161,26 +161,30 @@ void CheckIteration(const Table& t, const Model& m, Random* rnd) {
 }  // namespace
 
 TEST_CASE("SST round-trips and agrees with a map model", "[table][prop]") {
-  FixedSeedProp("round trip", [] {
-    const Params p = GenParams();
-    const Model m = RandomModel(p.seed, p.num_entries);
-    std::shared_ptr<Cache> cache;
-    if (p.cache_bytes > 0) cache = NewLRUCache(p.cache_bytes, 1, TestRuntimeInstance());
-    const TableOptions o = MakeOptions(p, cache.get());
-    const std::string file = BuildTable(o, m);
-    std::unique_ptr<Table> t;
-    RC_ASSERT(OpenTable(o, file, &t).ok());
-    RC_ASSERT(t->properties().num_entries == m.size());
-    Random rnd(p.seed ^ 0x1234);
-    for (int pass = 0; pass < 2; pass++) {  // second pass hits the cache
-      for (const auto& [k, v] : m) CheckGetAgrees(*t, m, k, rnd.OneIn(2));
-    }
-    for (int i = 0; i < 200; i++) {
-      const std::string probe = EncodedIKey(RandomUserKey(&rnd), rnd.Uniform(45), kValueTypeForSeek);
-      CheckGetAgrees(*t, m, probe, true);
-    }
-    CheckIteration(*t, m, &rnd);
-  }, /*seed=*/7177, /*cases=*/100);
+  FixedSeedProp(
+      "round trip",
+      [] {
+        const Params p = GenParams();
+        const Model m = RandomModel(p.seed, p.num_entries);
+        std::shared_ptr<Cache> cache;
+        if (p.cache_bytes > 0) cache = NewLRUCache(p.cache_bytes, 1, TestRuntimeInstance());
+        const TableOptions o = MakeOptions(p, cache.get());
+        const std::string file = BuildTable(o, m);
+        std::unique_ptr<Table> t;
+        RC_ASSERT(OpenTable(o, file, &t).ok());
+        RC_ASSERT(t->properties().num_entries == m.size());
+        Random rnd(p.seed ^ 0x1234);
+        for (int pass = 0; pass < 2; pass++) {  // second pass hits the cache
+          for (const auto& [k, v] : m) CheckGetAgrees(*t, m, k, rnd.OneIn(2));
+        }
+        for (int i = 0; i < 200; i++) {
+          const std::string probe =
+              EncodedIKey(RandomUserKey(&rnd), rnd.Uniform(45), kValueTypeForSeek);
+          CheckGetAgrees(*t, m, probe, true);
+        }
+        CheckIteration(*t, m, &rnd);
+      },
+      /*seed=*/7177, /*cases=*/100);
 }
 
 TEST_CASE("a flipped byte anywhere is detected or harmless", "[table][prop]") {

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "table/table_test_util.h"
 #include "shale/cache.h"
 #include "table/block.h"
 #include "table/format.h"
+#include "table/table_test_util.h"
 #include "util/coding.h"
 #include "util/random.h"
 
@@ -48,7 +48,8 @@ Model Sequential(int n) {
   for (int i = 0; i < n; i++) {
     char buf[16];
     snprintf(buf, sizeof(buf), "key%06d", i);
-    m[EncodedIKey(buf, 100 + i, i % 7 == 0 ? kTypeDeletion : kTypeValue)] = "value" + std::to_string(i);
+    m[EncodedIKey(buf, 100 + i, i % 7 == 0 ? kTypeDeletion : kTypeValue)] =
+        "value" + std::to_string(i);
   }
   return m;
 }
@@ -179,8 +180,9 @@ namespace {
 // through its footer and index block (decompressed by ReadBlock).
 std::vector<uint8_t> DataBlockTypes(const std::string& file) {
   Footer footer;
-  REQUIRE(footer.DecodeFrom(Slice(file.data() + file.size() - Footer::kEncodedLength,
-                                  Footer::kEncodedLength))
+  REQUIRE(footer
+              .DecodeFrom(
+                  Slice(file.data() + file.size() - Footer::kEncodedLength, Footer::kEncodedLength))
               .ok());
   RandomAccessFileReader reader(std::make_unique<MemRandomAccessFile>(file), "f");
   BlockContents contents;

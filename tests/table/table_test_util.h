@@ -37,8 +37,7 @@ class TestRuntime final : public shale::Runtime {
  public:
   std::unique_ptr<shale::Mutex> NewMutex() override { return std::make_unique<TestMutex>(); }
   std::unique_ptr<shale::CondVar> NewCondVar(shale::Mutex*) override { return nullptr; }
-  std::unique_ptr<shale::Thread> StartThread(const std::string&,
-                                             std::function<void()>) override {
+  std::unique_ptr<shale::Thread> StartThread(const std::string&, std::function<void()>) override {
     return nullptr;
   }
   void SleepForMicroseconds(uint64_t) override {}
@@ -82,7 +81,8 @@ inline std::string BuildTable(const shale::TableOptions& options, const Model& m
                                              int* reads = nullptr) {
   auto reader = std::make_unique<shale::RandomAccessFileReader>(
       std::make_unique<MemRandomAccessFile>(contents, reads), "mem.sst", options.stats);
-  return shale::Table::Open(options, std::move(reader), contents.size(), /*tail_size_bytes=*/0, table);
+  return shale::Table::Open(options, std::move(reader), contents.size(), /*tail_size_bytes=*/0,
+                            table);
 }
 
 }  // namespace shale_test

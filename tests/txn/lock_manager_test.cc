@@ -228,8 +228,7 @@ TEST_CASE("timeout 0 fails at once and leaves no state", "[txn][lock_manager]") 
   CHECK(f.lm.IsHeldBy("k", 1));
 }
 
-TEST_CASE("a wait past its deadline returns TimedOut and leaves no state",
-          "[txn][lock_manager]") {
+TEST_CASE("a wait past its deadline returns TimedOut and leaves no state", "[txn][lock_manager]") {
   Fixture f;
   REQUIRE(f.lm.Lock(1, "k", 0, true).ok());
   const Status s = f.lm.Lock(2, "k", kShortNs, true);
@@ -304,8 +303,7 @@ TEST_CASE("waiters of one key get it one at a time, with no false deadlocks",
   CHECK(f.lm.NumTrackedKeys() == 0);
 }
 
-TEST_CASE("two-txn deadlock: the request that closes the cycle is Busy",
-          "[txn][lock_manager]") {
+TEST_CASE("two-txn deadlock: the request that closes the cycle is Busy", "[txn][lock_manager]") {
   Fixture f;
   REQUIRE(f.lm.Lock(1, "k1", 0, true).ok());
   REQUIRE(f.lm.Lock(2, "k2", 0, true).ok());
@@ -444,7 +442,7 @@ TEST_CASE("lock limit reached while a waiter slept: it gets Busy, no stale state
   AsyncLock waiter(&lm, 2, "a", kLongNs, true);
   REQUIRE(waiter.WaitUntilWaiting());
   rt.Hold();
-  lm.UnlockAll(1, {"a"});              // the wake-up is held back...
+  lm.UnlockAll(1, {"a"});                  // the wake-up is held back...
   REQUIRE(lm.Lock(3, "b", 0, true).ok());  // ...while 3 takes the only slot
   rt.Release();
   const Status s = waiter.Join();

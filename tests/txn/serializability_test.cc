@@ -21,8 +21,8 @@
 //     random schedules; the checker must reject such histories.
 // Outcomes never depend on timing: a lock wait that may end in TimedOut just
 // rolls its transaction back, which is still a serializable history.
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <atomic>

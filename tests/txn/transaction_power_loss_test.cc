@@ -62,9 +62,9 @@ class GateRuntime final : public ForwardingRuntime {
 
 struct Outcome {
   std::vector<std::string> prepared;  // after recovery
-  std::string t_key;      // Read() of T's key
-  std::string plain_key;  // Read() of the plain write's key
-  std::string base_key;   // Read() of the write synced by the flush
+  std::string t_key;                  // Read() of T's key
+  std::string plain_key;              // Read() of the plain write's key
+  std::string base_key;               // Read() of the write synced by the flush
   std::vector<std::string> errors;
 };
 
@@ -84,8 +84,10 @@ void Check(const Status& s, const char* what, Outcome* out) {
 // survives), reopens and reads back.
 struct World {
   World(shale::TxnWritePolicy policy, uint32_t planted_bugs)
-      : sim(SimOptions()), disk(&sim, shale::sim::LatencyProfile::Zero()),
-        runtime(sim.runtime(), "flush.after_build"), env(&disk, sim.clock(), &runtime) {
+      : sim(SimOptions()),
+        disk(&sim, shale::sim::LatencyProfile::Zero()),
+        runtime(sim.runtime(), "flush.after_build"),
+        env(&disk, sim.clock(), &runtime) {
     options.env = &env;
     options.create_if_missing = true;
     options.planted_bugs = planted_bugs;
@@ -145,7 +147,8 @@ Outcome CommitDuringFlush(shale::TxnWritePolicy policy, uint32_t planted_bugs) {
     shale::FlushOptions no_wait;
     no_wait.wait = false;
     Check(db->Flush(no_wait), "Flush", out);
-    if (!WaitFor(&w.runtime, [&] { return w.runtime.reached(); })) out->errors.push_back("no flush");
+    if (!WaitFor(&w.runtime, [&] { return w.runtime.reached(); }))
+      out->errors.push_back("no flush");
     Check(db->Put(shale::WriteOptions(), "x", "plain"), "Put x", out);
     Check(t->Commit(), "Commit", out);
     w.runtime.Open();
@@ -163,8 +166,8 @@ Outcome CommitDuringFlush(shale::TxnWritePolicy policy, uint32_t planted_bugs) {
 
 TEST_CASE("a commit lost with the live WAL leaves its transaction prepared after a flush",
           "[txn][recovery][power-loss]") {
-  const shale::TxnWritePolicy policy = GENERATE(shale::TxnWritePolicy::kWriteCommitted,
-                                               shale::TxnWritePolicy::kWritePrepared);
+  const shale::TxnWritePolicy policy =
+      GENERATE(shale::TxnWritePolicy::kWriteCommitted, shale::TxnWritePolicy::kWritePrepared);
   INFO(PolicyName(policy));
   const Outcome out = CommitDuringFlush(policy, shale::kBugNone);
   for (const std::string& e : out.errors) INFO(e);
@@ -178,8 +181,8 @@ TEST_CASE("a commit lost with the live WAL leaves its transaction prepared after
 
 TEST_CASE("the planted early WAL retirement loses the prepared transaction",
           "[txn][recovery][power-loss][bugs]") {
-  const shale::TxnWritePolicy policy = GENERATE(shale::TxnWritePolicy::kWriteCommitted,
-                                               shale::TxnWritePolicy::kWritePrepared);
+  const shale::TxnWritePolicy policy =
+      GENERATE(shale::TxnWritePolicy::kWriteCommitted, shale::TxnWritePolicy::kWritePrepared);
   INFO(PolicyName(policy));
   const Outcome out = CommitDuringFlush(policy, shale::kBugRetireSectionWalAtFinish);
   for (const std::string& e : out.errors) INFO(e);

@@ -175,7 +175,8 @@ std::string PreparedThenManyWrites(TxnDbFixture* f) {
 
 }  // namespace
 
-TEST_CASE("point-in-time recovery cuts a damaged WAL to the prefix it replayed", "[txn][recovery]") {
+TEST_CASE("point-in-time recovery cuts a damaged WAL to the prefix it replayed",
+          "[txn][recovery]") {
   TxnDbFixture f(AnyConfig());
   f.options.wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
   const std::string wal = PreparedThenManyWrites(&f);

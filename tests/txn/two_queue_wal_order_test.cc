@@ -99,7 +99,8 @@ TEST_CASE("two write queues append to the WAL in sequence order", "[txn][wal]") 
       std::vector<std::unique_ptr<shale::Thread>> tasks;
       for (int task = 0; task < 4; task++) {
         tasks.push_back(sim.runtime()->StartThread("w" + std::to_string(task), [&, task] {
-          task % 2 == 0 ? PlainWrites(db.get(), task, &errors) : Transactions(db.get(), task, &errors);
+          task % 2 == 0 ? PlainWrites(db.get(), task, &errors)
+                        : Transactions(db.get(), task, &errors);
         }));
       }
       for (auto& t : tasks) t->Join();

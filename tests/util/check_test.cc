@@ -31,7 +31,8 @@ std::string RunInChild(Fn fn, int* status) {
   ::close(fds[1]);
   std::string err;
   char buf[512];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof(buf))) > 0;) err.append(buf, static_cast<size_t>(n));
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof(buf))) > 0;)
+    err.append(buf, static_cast<size_t>(n));
   ::close(fds[0]);
   REQUIRE(::waitpid(pid, status, 0) == pid);
   return err;

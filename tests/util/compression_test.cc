@@ -148,7 +148,7 @@ TEST_CASE("kNoCompression never compresses", "[compression]") {
 }
 
 TEST_CASE("a block is worth compressing only if it shrank by an eighth", "[compression]") {
-  REQUIRE(GoodCompressionRatio(87, 100));   // 100 - 100/8 = 88
+  REQUIRE(GoodCompressionRatio(87, 100));  // 100 - 100/8 = 88
   REQUIRE_FALSE(GoodCompressionRatio(88, 100));
   REQUIRE_FALSE(GoodCompressionRatio(100, 100));
   REQUIRE_FALSE(GoodCompressionRatio(0, 0));
@@ -159,12 +159,11 @@ TEST_CASE("compression names parse as RocksDB and the short forms spell them", "
     const char* name;
     CompressionType type;
   };
-  for (const Case& c : {Case{"none", kNoCompression}, Case{"kNoCompression", kNoCompression},
-                        Case{"snappy", kSnappyCompression},
-                        Case{"kSnappyCompression", kSnappyCompression},
-                        Case{"lz4", kLZ4Compression}, Case{"kLZ4Compression", kLZ4Compression},
-                        Case{"zstd", kZSTD}, Case{"kZSTD", kZSTD},
-                        Case{"kDisableCompressionOption", kDisableCompressionOption}}) {
+  for (const Case& c :
+       {Case{"none", kNoCompression}, Case{"kNoCompression", kNoCompression},
+        Case{"snappy", kSnappyCompression}, Case{"kSnappyCompression", kSnappyCompression},
+        Case{"lz4", kLZ4Compression}, Case{"kLZ4Compression", kLZ4Compression}, Case{"zstd", kZSTD},
+        Case{"kZSTD", kZSTD}, Case{"kDisableCompressionOption", kDisableCompressionOption}}) {
     CompressionType parsed = kNoCompression;
     REQUIRE(ParseCompressionType(c.name, &parsed));
     REQUIRE(parsed == c.type);

@@ -1,7 +1,7 @@
 // CRC32C: known vectors, Extend composition, masking, and agreement of the
 // SSE4.2 and software paths on random data at every alignment.
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
+#include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <sstream>
@@ -80,13 +80,15 @@ TEST_CASE("crc32c property: paths agree and compose", "[crc32c]") {
   // A fixed seed keeps the test the same on every run (RC_PARAMS overrides).
   rc::detail::TestParams params = rc::detail::configuration().testParams;
   if (std::getenv("RC_PARAMS") == nullptr) params.seed = 0xc4c32c;
-  const auto result = rc::detail::checkTestable([](const std::string& s, size_t cut_seed) {
-    const size_t cut = s.empty() ? 0 : cut_seed % (s.size() + 1);
-    const uint32_t whole = crc32c::ExtendPortable(0, s.data(), s.size());
-    RC_ASSERT(crc32c::Value(s.data(), s.size()) == whole);
-    const uint32_t head = crc32c::Value(s.data(), cut);
-    RC_ASSERT(crc32c::Extend(head, s.data() + cut, s.size() - cut) == whole);
-  }, rc::detail::TestMetadata{}, params);
+  const auto result = rc::detail::checkTestable(
+      [](const std::string& s, size_t cut_seed) {
+        const size_t cut = s.empty() ? 0 : cut_seed % (s.size() + 1);
+        const uint32_t whole = crc32c::ExtendPortable(0, s.data(), s.size());
+        RC_ASSERT(crc32c::Value(s.data(), s.size()) == whole);
+        const uint32_t head = crc32c::Value(s.data(), cut);
+        RC_ASSERT(crc32c::Extend(head, s.data() + cut, s.size() - cut) == whole);
+      },
+      rc::detail::TestMetadata{}, params);
   std::ostringstream message;
   rc::detail::printResultMessage(result, message);
   INFO(message.str());

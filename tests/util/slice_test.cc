@@ -1,5 +1,5 @@
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
+#include <catch2/catch.hpp>
 
 #include <string>
 
@@ -15,8 +15,10 @@ int Sign(int x) { return (x > 0) - (x < 0); }
 TEST_CASE("Slice::compare orders exactly as std::string (memcmp)", "[slice]") {
   shale_test::CheckProperty("slice compare", 2000, 7, [] {
     // Short alphabets make long common prefixes, so every word path runs.
-    const auto gen_bytes = rc::gen::container<std::string>(rc::gen::elementOf(
-        std::string("\x00\x01\x7f\x80\xfe\xff" "ab", 8)));
+    const auto gen_bytes =
+        rc::gen::container<std::string>(rc::gen::elementOf(std::string("\x00\x01\x7f\x80\xfe\xff"
+                                                                       "ab",
+                                                                       8)));
     const std::string a = *gen_bytes;
     std::string b = *rc::gen::oneOf(gen_bytes, rc::gen::just(a));
     if (*rc::gen::arbitrary<bool>() && !a.empty()) b = a.substr(0, a.size() / 2);

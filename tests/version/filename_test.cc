@@ -40,11 +40,23 @@ TEST_CASE("file names round trip through ParseFileName", "[filename]") {
 }
 
 TEST_CASE("ParseFileName rejects near misses", "[filename]") {
-  const char* bad[] = {"",          "foo",        "000001",          "000001.ldb",
-                       ".log",      "-1.log",     "1.log ",          " 1.log",
-                       "MANIFEST-", "MANIFEST",   "MANIFEST-1x",     "MANIFEST--1",
-                       "CURRENTX",  "LOCK.old",   "18446744073709551616.sst",
-                       "1.sst.bak", "MANIFEST-18446744073709551616"};
+  const char* bad[] = {"",
+                       "foo",
+                       "000001",
+                       "000001.ldb",
+                       ".log",
+                       "-1.log",
+                       "1.log ",
+                       " 1.log",
+                       "MANIFEST-",
+                       "MANIFEST",
+                       "MANIFEST-1x",
+                       "MANIFEST--1",
+                       "CURRENTX",
+                       "LOCK.old",
+                       "18446744073709551616.sst",
+                       "1.sst.bak",
+                       "MANIFEST-18446744073709551616"};
   for (const char* name : bad) {
     uint64_t number = 0;
     FileType type;
@@ -62,8 +74,8 @@ TEST_CASE("CURRENT contents encode and decode", "[filename]") {
   CHECK(number == 5);
   REQUIRE(DecodeCurrentFile("MANIFEST-12345678\n", &name, &number).ok());
   CHECK(number == 12345678);
-  for (const std::string bad : {"", "MANIFEST-000005", "MANIFEST-\n", "000005.log\n",
-                                "MANIFEST-5\n\n", "CURRENT\n"}) {
+  for (const std::string bad :
+       {"", "MANIFEST-000005", "MANIFEST-\n", "000005.log\n", "MANIFEST-5\n\n", "CURRENT\n"}) {
     CAPTURE(bad);
     CHECK(DecodeCurrentFile(bad, &name, &number).IsCorruption());
   }

@@ -125,7 +125,7 @@ TEST_CASE("a table reader open is one open and one read of the tail", "[table_op
   CHECK(t.fs.reads[0].offset == t.meta.file_size - t.meta.tail_size_bytes);
   CHECK(t.fs.reads[0].n == t.meta.tail_size_bytes);
   CHECK(t.fs.other_calls == t.other_calls_before_open);  // no size, existence or listing asked
-  CHECK(t.posix.direct_alignment_probes() == 0);          // buffered: never asked
+  CHECK(t.posix.direct_alignment_probes() == 0);         // buffered: never asked
 }
 
 TEST_CASE("direct opens ask the alignment once per directory", "[table_open]") {

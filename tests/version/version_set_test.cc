@@ -115,14 +115,13 @@ TEST_CASE("LogAndApply refuses a table with a sequence never handed out", "[vers
   edit.AddFile(0, t.vset_->NewFileNumber(), 100, IKey("a", 6), IKey("b", 9), 6, 9);
   MutexLock lock(t.mu_.get());
   t.vset_->SetLastSequence(8);
-  const uint64_t manifest_size = std::filesystem::file_size(
-      DescriptorFileName(t.dir_.path(), t.vset_->ManifestFileNumber()));
+  const uint64_t manifest_size =
+      std::filesystem::file_size(DescriptorFileName(t.dir_.path(), t.vset_->ManifestFileNumber()));
   const Status s = t.vset_->LogAndApply(&edit, t.mu_.get());
   CHECK(s.IsCorruption());
   CHECK(t.vset_->current()->files(0).empty());
-  CHECK(std::filesystem::file_size(DescriptorFileName(t.dir_.path(),
-                                                      t.vset_->ManifestFileNumber())) ==
-        manifest_size);
+  CHECK(std::filesystem::file_size(
+            DescriptorFileName(t.dir_.path(), t.vset_->ManifestFileNumber())) == manifest_size);
 }
 
 TEST_CASE("the first LogAndApply after recovery starts a new MANIFEST", "[version_set]") {

@@ -8,8 +8,8 @@
 #include <set>
 #include <string>
 
-#include "db/dbformat.h"
 #include "common/temp_dir.h"
+#include "db/dbformat.h"
 #include "shale/env.h"
 #include "shale/options.h"
 #include "table/table_options.h"
@@ -41,8 +41,7 @@ class VersionSetFixture {
     options_.target_file_size_base = 1000;
     options_.max_grandparent_overlap_factor = 10;
     table_options_.comparator = &icmp_;
-    REQUIRE(shale::WriteNewDBManifest(env_->fs(), dir_.path(), shale::BytewiseComparator(),
-                                      nullptr)
+    REQUIRE(shale::WriteNewDBManifest(env_->fs(), dir_.path(), shale::BytewiseComparator(), nullptr)
                 .ok());
     REQUIRE(Reopen().ok());
   }
@@ -55,10 +54,10 @@ class VersionSetFixture {
   // Drops the VersionSet and recovers a new one from disk.
   shale::Status Reopen() {
     Close();
-    table_cache_ = std::make_unique<shale::TableCache>(dir_.path(), table_options_, 100, env_,
-                                                       &stats_);
-    vset_ = std::make_unique<shale::VersionSet>(dir_.path(), &options_, table_cache_.get(),
-                                                &icmp_, env_, &stats_);
+    table_cache_ =
+        std::make_unique<shale::TableCache>(dir_.path(), table_options_, 100, env_, &stats_);
+    vset_ = std::make_unique<shale::VersionSet>(dir_.path(), &options_, table_cache_.get(), &icmp_,
+                                                env_, &stats_);
     bool save_manifest = false;
     shale::Status s = vset_->Recover(&save_manifest);
     if (s.ok()) CHECK(save_manifest);

@@ -74,9 +74,9 @@ TEST_CASE("direct log: no write after a sync touches a synced sector", "[wal]") 
     // A crash now: the file holds the last sector's zero padding. Every
     // mode reads every record and ends cleanly.
     REQUIRE(log.contents.size() % alignment == 0);
-    for (WALRecoveryMode mode : {WALRecoveryMode::kAbsoluteConsistency,
-                                 WALRecoveryMode::kTolerateCorruptedTailRecords,
-                                 WALRecoveryMode::kPointInTimeRecovery}) {
+    for (WALRecoveryMode mode :
+         {WALRecoveryMode::kAbsoluteConsistency, WALRecoveryMode::kTolerateCorruptedTailRecords,
+          WALRecoveryMode::kPointInTimeRecovery}) {
       const Replayed r = ReplayMem(log.contents, mode);
       REQUIRE(r.status.ok());
       REQUIRE(r.records == records);

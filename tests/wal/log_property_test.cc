@@ -5,13 +5,13 @@
 //     damaged record; skip: an ordered subsequence without the damaged record;
 //   * absolute consistency fails with Corruption whenever a record's bytes
 //     changed (a cut at a record boundary is a clean end).
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 
-#include "wal/log_test_util.h"
 #include "util/random.h"
+#include "wal/log_test_util.h"
 
 using namespace shale;
 using namespace shale_test;
@@ -94,8 +94,8 @@ bool IsSubsequenceWithout(const std::vector<std::string>& got,
 
 // Checks every mode against a file whose first `intact` records are whole
 // and whose record `damaged` (or none, -1) had its bytes changed.
-void CheckModes(const std::string& contents, const std::vector<std::string>& records,
-                size_t intact, int damaged) {
+void CheckModes(const std::string& contents, const std::vector<std::string>& records, size_t intact,
+                int damaged) {
   const std::vector<std::string> prefix(records.begin(), records.begin() + intact);
   const Replayed tolerate = ReplayMem(contents, WALRecoveryMode::kTolerateCorruptedTailRecords);
   const Replayed absolute = ReplayMem(contents, WALRecoveryMode::kAbsoluteConsistency);
@@ -122,70 +122,80 @@ void CheckModes(const std::string& contents, const std::vector<std::string>& rec
 }  // namespace
 
 TEST_CASE("log property: round trip, corruption, truncation", "[wal][property]") {
-  FixedSeedProp("any records round-trip in every mode", [] {
-    const std::vector<std::string> records = GenRecords(0);
-    std::string contents;
-    RC_ASSERT(WriteLog(records, &contents));
-    RC_ASSERT(contents.size() == ModelLayout(records).size_bytes);
-    const size_t max_read = *rc::gen::element<size_t>(0, 1, 4096, 50000);
-    for (WALRecoveryMode mode :
-         {WALRecoveryMode::kTolerateCorruptedTailRecords, WALRecoveryMode::kAbsoluteConsistency,
-          WALRecoveryMode::kPointInTimeRecovery, WALRecoveryMode::kSkipAnyCorruptedRecords}) {
-      const Replayed r = ReplayMem(contents, mode, max_read);
-      RC_ASSERT(r.status.ok());
-      RC_ASSERT(r.records == records);
-      RC_ASSERT(!r.result.stopped_at_damage);
-    }
-  }, 0x5a1e001, 300);
+  FixedSeedProp(
+      "any records round-trip in every mode",
+      [] {
+        const std::vector<std::string> records = GenRecords(0);
+        std::string contents;
+        RC_ASSERT(WriteLog(records, &contents));
+        RC_ASSERT(contents.size() == ModelLayout(records).size_bytes);
+        const size_t max_read = *rc::gen::element<size_t>(0, 1, 4096, 50000);
+        for (WALRecoveryMode mode :
+             {WALRecoveryMode::kTolerateCorruptedTailRecords, WALRecoveryMode::kAbsoluteConsistency,
+              WALRecoveryMode::kPointInTimeRecovery, WALRecoveryMode::kSkipAnyCorruptedRecords}) {
+          const Replayed r = ReplayMem(contents, mode, max_read);
+          RC_ASSERT(r.status.ok());
+          RC_ASSERT(r.records == records);
+          RC_ASSERT(!r.result.stopped_at_damage);
+        }
+      },
+      0x5a1e001, 300);
 
-  FixedSeedProp("a single corrupted byte never yields a wrong record", [] {
-    const std::vector<std::string> records = GenRecords(1);
-    std::string contents;
-    RC_ASSERT(WriteLog(records, &contents));
-    RC_ASSERT(!contents.empty());
-    const Layout layout = ModelLayout(records);
-    uint64_t offset;
-    if (*rc::gen::arbitrary<bool>()) {  // aim at a header half the time
-      const uint64_t header = *rc::gen::elementOf(layout.header_offsets);
-      offset = header + *rc::gen::inRange<uint64_t>(0, kHeaderSize);
-    } else {
-      offset = *rc::gen::inRange<uint64_t>(0, contents.size());
-    }
-    contents[offset] ^= static_cast<char>(*rc::gen::inRange(1, 256));
-    const int damaged = RecordAt(layout, offset);
-    RC_CLASSIFY(damaged < 0, "padding");
-    const size_t intact = damaged < 0 ? records.size() : static_cast<size_t>(damaged);
-    CheckModes(contents, records, intact, damaged);
-  }, 0x5a1e002, 2000);
+  FixedSeedProp(
+      "a single corrupted byte never yields a wrong record",
+      [] {
+        const std::vector<std::string> records = GenRecords(1);
+        std::string contents;
+        RC_ASSERT(WriteLog(records, &contents));
+        RC_ASSERT(!contents.empty());
+        const Layout layout = ModelLayout(records);
+        uint64_t offset;
+        if (*rc::gen::arbitrary<bool>()) {  // aim at a header half the time
+          const uint64_t header = *rc::gen::elementOf(layout.header_offsets);
+          offset = header + *rc::gen::inRange<uint64_t>(0, kHeaderSize);
+        } else {
+          offset = *rc::gen::inRange<uint64_t>(0, contents.size());
+        }
+        contents[offset] ^= static_cast<char>(*rc::gen::inRange(1, 256));
+        const int damaged = RecordAt(layout, offset);
+        RC_CLASSIFY(damaged < 0, "padding");
+        const size_t intact = damaged < 0 ? records.size() : static_cast<size_t>(damaged);
+        CheckModes(contents, records, intact, damaged);
+      },
+      0x5a1e002, 2000);
 
-  FixedSeedProp("any truncation never yields a wrong record", [] {
-    const std::vector<std::string> records = GenRecords(0);
-    std::string contents;
-    RC_ASSERT(WriteLog(records, &contents));
-    const Layout layout = ModelLayout(records);
-    uint64_t cut;
-    if (!layout.end.empty() && *rc::gen::arbitrary<bool>()) {  // near a record end
-      const uint64_t end = *rc::gen::elementOf(layout.end);
-      cut = std::min<uint64_t>(contents.size(), end + *rc::gen::inRange(0, 2) - (end > 0));
-    } else {
-      cut = *rc::gen::inRange<uint64_t>(0, contents.size() + 1);
-    }
-    contents.resize(cut);
-    size_t intact = 0;
-    while (intact < records.size() && layout.end[intact] <= cut) ++intact;
-    // Cut inside record `intact`'s bytes (not at its start, not in padding).
-    const bool cut_record =
-        intact < records.size() && layout.start[intact] < cut && cut < layout.end[intact];
-    RC_CLASSIFY(cut_record, "cut inside a record");
-    CheckModes(contents, records, intact, cut_record ? static_cast<int>(intact) : -1);
-    const bool at_boundary = cut == 0 || (intact > 0 && layout.end[intact - 1] == cut);
-    if (at_boundary) {
-      RC_ASSERT(ReplayMem(contents, WALRecoveryMode::kAbsoluteConsistency).status.ok());
-    }
-    // Truncation never loses a whole record: every mode but absolute keeps all.
-    RC_ASSERT(ReplayMem(contents, WALRecoveryMode::kTolerateCorruptedTailRecords).records.size() ==
-              intact);
-    RC_ASSERT(ReplayMem(contents, WALRecoveryMode::kSkipAnyCorruptedRecords).records.size() ==
-              intact);
-  }, 0x5a1e003, 1000);
+  FixedSeedProp(
+      "any truncation never yields a wrong record",
+      [] {
+        const std::vector<std::string> records = GenRecords(0);
+        std::string contents;
+        RC_ASSERT(WriteLog(records, &contents));
+        const Layout layout = ModelLayout(records);
+        uint64_t cut;
+        if (!layout.end.empty() && *rc::gen::arbitrary<bool>()) {  // near a record end
+          const uint64_t end = *rc::gen::elementOf(layout.end);
+          cut = std::min<uint64_t>(contents.size(), end + *rc::gen::inRange(0, 2) - (end > 0));
+        } else {
+          cut = *rc::gen::inRange<uint64_t>(0, contents.size() + 1);
+        }
+        contents.resize(cut);
+        size_t intact = 0;
+        while (intact < records.size() && layout.end[intact] <= cut) ++intact;
+        // Cut inside record `intact`'s bytes (not at its start, not in padding).
+        const bool cut_record =
+            intact < records.size() && layout.start[intact] < cut && cut < layout.end[intact];
+        RC_CLASSIFY(cut_record, "cut inside a record");
+        CheckModes(contents, records, intact, cut_record ? static_cast<int>(intact) : -1);
+        const bool at_boundary = cut == 0 || (intact > 0 && layout.end[intact - 1] == cut);
+        if (at_boundary) {
+          RC_ASSERT(ReplayMem(contents, WALRecoveryMode::kAbsoluteConsistency).status.ok());
+        }
+        // Truncation never loses a whole record: every mode but absolute keeps all.
+        RC_ASSERT(
+            ReplayMem(contents, WALRecoveryMode::kTolerateCorruptedTailRecords).records.size() ==
+            intact);
+        RC_ASSERT(ReplayMem(contents, WALRecoveryMode::kSkipAnyCorruptedRecords).records.size() ==
+                  intact);
+      },
+      0x5a1e003, 1000);
 }

@@ -13,7 +13,8 @@ using namespace shale_test;
 
 TEST_CASE("a length flip in the last record reads as a torn tail", "[wal]") {
   std::string contents;
-  REQUIRE(WriteLog({"first", std::string(300, 'x'), "last record, long enough to flip"}, &contents));
+  REQUIRE(
+      WriteLog({"first", std::string(300, 'x'), "last record, long enough to flip"}, &contents));
   const size_t last_header = contents.size() - log::kHeaderSize - 32;
   REQUIRE(contents.substr(last_header + log::kHeaderSize) == "last record, long enough to flip");
   // The length's high byte: 32 becomes 32 + 256 * 2, past the file's end.

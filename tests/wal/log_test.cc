@@ -65,9 +65,15 @@ TEST_CASE("empty log reads as clean EOF in every mode", "[wal]") {
 }
 
 TEST_CASE("records of many sizes round-trip", "[wal]") {
-  const std::vector<std::string> records = {
-      "",  Pattern(1, 'a'), Pattern(100, 'b'), "", Pattern(kFullBlockPayload, 'c'),
-      Pattern(kBlockSize, 'd'), Pattern(3 * kBlockSize + 17, 'e'), Pattern(100000, 'f'), ""};
+  const std::vector<std::string> records = {"",
+                                            Pattern(1, 'a'),
+                                            Pattern(100, 'b'),
+                                            "",
+                                            Pattern(kFullBlockPayload, 'c'),
+                                            Pattern(kBlockSize, 'd'),
+                                            Pattern(3 * kBlockSize + 17, 'e'),
+                                            Pattern(100000, 'f'),
+                                            ""};
   const std::string contents = MustWrite(records);
   for (size_t max_read : {size_t{0}, size_t{1000}, size_t{7}}) {  // also with short reads
     const Replayed r = ReplayMem(contents, WALRecoveryMode::kAbsoluteConsistency, max_read);
@@ -218,8 +224,8 @@ TEST_CASE("recovery modes: corrupt last record", "[wal]") {
   std::string contents = MustWrite(records);
   contents[2 * kBlockSize + kHeaderSize + 499] ^= 0x01;  // last payload byte
 
-  REQUIRE(ReplayMem(contents, WALRecoveryMode::kTolerateCorruptedTailRecords)
-              .status.IsCorruption());
+  REQUIRE(
+      ReplayMem(contents, WALRecoveryMode::kTolerateCorruptedTailRecords).status.IsCorruption());
   REQUIRE(ReplayMem(contents, WALRecoveryMode::kAbsoluteConsistency).status.IsCorruption());
   const std::vector<std::string> prefix = {records[0], records[1]};
   const Replayed pit = ReplayMem(contents, WALRecoveryMode::kPointInTimeRecovery);
@@ -295,10 +301,10 @@ TEST_CASE("a zero-filled hole in the middle is corruption", "[wal]") {
 }
 
 TEST_CASE("a First fragment not followed by Middle/Last is corrupt", "[wal]") {
-  const std::string contents =
-      Fragment(log::kFirstType, "ab") + Fragment(log::kFullType, "cd") +
-      Fragment(log::kLastType, "orphan") + Fragment(log::kFirstType, "ef") +
-      Fragment(log::kFirstType, "gh") + Fragment(log::kLastType, "ij");
+  const std::string contents = Fragment(log::kFirstType, "ab") + Fragment(log::kFullType, "cd") +
+                               Fragment(log::kLastType, "orphan") +
+                               Fragment(log::kFirstType, "ef") + Fragment(log::kFirstType, "gh") +
+                               Fragment(log::kLastType, "ij");
   const auto results = ReadAll(contents);
   REQUIRE(results.size() == 6);
   REQUIRE(results[0].first == ReadResult::kCorruptRecord);  // "ab" never ended

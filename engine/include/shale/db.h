@@ -73,8 +73,8 @@ class DB {
   [[nodiscard]] virtual Status Flush(const FlushOptions& options) = 0;
   // Compacts the key range [*begin, *end] (nullptr = open end) down through
   // all levels.
-  [[nodiscard]] virtual Status CompactRange(const CompactRangeOptions& options,
-                                            const Slice* begin, const Slice* end) = 0;
+  [[nodiscard]] virtual Status CompactRange(const CompactRangeOptions& options, const Slice* begin,
+                                            const Slice* end) = 0;
   // fdatasyncs the current WAL: all acknowledged WAL writes become durable.
   [[nodiscard]] virtual Status SyncWAL() = 0;
 

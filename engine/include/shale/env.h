@@ -144,16 +144,14 @@ class FileSystem {
   // Opens an existing file. NotFound-like IOError (PathNotFound) if absent.
   [[nodiscard]] virtual Status NewSequentialFile(const std::string& path, const FileOptions& opts,
                                                  std::unique_ptr<SequentialFile>* result) = 0;
-  [[nodiscard]] virtual Status NewRandomAccessFile(
-      const std::string& path, const FileOptions& opts,
-      std::unique_ptr<RandomAccessFile>* result) = 0;
+  [[nodiscard]] virtual Status NewRandomAccessFile(const std::string& path, const FileOptions& opts,
+                                                   std::unique_ptr<RandomAccessFile>* result) = 0;
   // Creates the file, or truncates it if it exists. The new name is volatile
   // until SyncDir(parent).
   [[nodiscard]] virtual Status NewWritableFile(const std::string& path, const FileOptions& opts,
                                                std::unique_ptr<WritableFile>* result) = 0;
   // Opens for appending at the current end; creates the file if absent.
-  [[nodiscard]] virtual Status ReopenWritableFile(const std::string& path,
-                                                  const FileOptions& opts,
+  [[nodiscard]] virtual Status ReopenWritableFile(const std::string& path, const FileOptions& opts,
                                                   std::unique_ptr<WritableFile>* result) = 0;
 
   // OK if it exists, NotFound if not, IOError otherwise.

@@ -84,17 +84,17 @@ struct FlashFsStats {
   uint64_t bytes_appended = 0;      // what the engine wrote
   uint64_t sectors_programmed = 0;  // every sector this backend wrote, all kinds
   uint64_t data_sectors = 0;
-  uint64_t pad_sectors = 0;         // ws_min rounding, sync padding, sealing
-  uint64_t metadata_sectors = 0;    // START, CLOSE, TRUNCATE
+  uint64_t pad_sectors = 0;       // ws_min rounding, sync padding, sealing
+  uint64_t metadata_sectors = 0;  // START, CLOSE, TRUNCATE
   uint64_t chunks_allocated = 0;
-  uint64_t chunks_sealed = 0;       // closed by padding to free an open slot
+  uint64_t chunks_sealed = 0;  // closed by padding to free an open slot
   uint64_t resets = 0;
-  uint64_t program_failures = 0;    // met and written around
+  uint64_t program_failures = 0;  // met and written around
   uint64_t erase_failures = 0;
   uint64_t read_cache_hits = 0;
   uint64_t read_cache_misses = 0;
-  uint64_t files_recovered = 0;     // by the last mount
-  uint64_t chunks_dropped = 0;      // by the last mount: no file owns them
+  uint64_t files_recovered = 0;  // by the last mount
+  uint64_t chunks_dropped = 0;   // by the last mount: no file owns them
 };
 
 class FlashFileSystem : public FileSystem {

@@ -11,7 +11,7 @@ namespace shale {
 
 struct DBStats {
   // Table cache
-  uint64_t table_reader_opens = 0;   // SST files opened (table-cache misses)
+  uint64_t table_reader_opens = 0;  // SST files opened (table-cache misses)
   uint64_t table_cache_hits = 0;
   // Block cache
   uint64_t block_cache_hits = 0;

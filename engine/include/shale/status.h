@@ -38,7 +38,7 @@ class [[nodiscard]] Status {
   // Finer detail for IOError, as RocksDB's SubCode.
   enum class SubCode : uint8_t {
     kNone = 0,
-    kNoSpace = 4,     // ENOSPC
+    kNoSpace = 4,  // ENOSPC
     kPathNotFound = 9,
   };
 

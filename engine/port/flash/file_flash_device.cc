@@ -18,10 +18,12 @@ constexpr uint64_t kHeaderBytes = 4096;
 constexpr uint64_t kRecordBytes = 16;
 
 std::vector<uint32_t> GeometryWords(const FlashGeometry& g) {
-  return {g.groups,          g.parallel_units_per_group, g.chunks_per_unit, g.sectors_per_chunk,
-          g.sector_bytes,    g.oob_bytes,                g.ws_min,          g.ws_opt,
-          g.mw_cunits,       g.max_open_chunks,          g.max_resets,
-          g.zeros_past_write_pointer ? 1u : 0u};
+  return {g.groups,          g.parallel_units_per_group,
+          g.chunks_per_unit, g.sectors_per_chunk,
+          g.sector_bytes,    g.oob_bytes,
+          g.ws_min,          g.ws_opt,
+          g.mw_cunits,       g.max_open_chunks,
+          g.max_resets,      g.zeros_past_write_pointer ? 1u : 0u};
 }
 
 std::string EncodeHeader(const FlashGeometry& g) {
@@ -192,7 +194,8 @@ Status FileFlashDevice::Read(uint32_t chunk, uint32_t sector, uint32_t count, ch
     return Status::IOError("flash device: read past the write pointer", path_);
   }
   // Sectors past the write pointer read as zeros.
-  const uint32_t written = sector >= d.write_pointer ? 0 : std::min(count, d.write_pointer - sector);
+  const uint32_t written =
+      sector >= d.write_pointer ? 0 : std::min(count, d.write_pointer - sector);
   std::memset(data, 0, uint64_t{count} * geometry_.sector_bytes);
   if (oob != nullptr) std::memset(oob, 0, uint64_t{count} * geometry_.oob_bytes);
   if (written == 0) return Status::OK();
