@@ -269,6 +269,15 @@ typename SkipList<Key, Cmp>::Node* SkipList<Key, Cmp>::FindGreaterOrEqual(const 
   }();
   while (true) {
     Node* next = x->Next(level);
+    if (next != nullptr && next != last_checked) {
+      // The node's key may run onto the following cache line; fetch both
+      // lines at once, and the candidate one level down, while comparing.
+      __builtin_prefetch(reinterpret_cast<const char*>(next) + 63);
+      if (level > 0) {
+        Node* down = x->NoBarrierNext(level - 1);
+        if (down != next && down != nullptr) __builtin_prefetch(down);
+      }
+    }
     bool after;
     if constexpr (kCanDecode) {
       after = next != last_checked && DecodedKeyIsAfterNode(decoded, next);

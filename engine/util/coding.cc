@@ -14,18 +14,6 @@ void PutFixed64(std::string* dst, uint64_t value) {
   dst->append(buf, sizeof(buf));
 }
 
-char* EncodeVarint64(char* dst, uint64_t v) {
-  uint8_t* ptr = reinterpret_cast<uint8_t*>(dst);
-  while (v >= 128) {
-    *(ptr++) = static_cast<uint8_t>(v | 128);
-    v >>= 7;
-  }
-  *(ptr++) = static_cast<uint8_t>(v);
-  return reinterpret_cast<char*>(ptr);
-}
-
-char* EncodeVarint32(char* dst, uint32_t v) { return EncodeVarint64(dst, v); }
-
 void PutVarint32(std::string* dst, uint32_t v) {
   char buf[5];
   char* ptr = EncodeVarint32(buf, v);
@@ -41,15 +29,6 @@ void PutVarint64(std::string* dst, uint64_t v) {
 void PutLengthPrefixedSlice(std::string* dst, const Slice& value) {
   PutVarint32(dst, static_cast<uint32_t>(value.size()));
   dst->append(value.data(), value.size());
-}
-
-int VarintLength(uint64_t v) {
-  int len = 1;
-  while (v >= 128) {
-    v >>= 7;
-    len++;
-  }
-  return len;
 }
 
 namespace {
@@ -76,7 +55,7 @@ const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* value) {
   return GetVarintPtr<uint64_t, 63>(p, limit, value);
 }
 
-const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* value) {
+const char* GetVarint32PtrSlow(const char* p, const char* limit, uint32_t* value) {
   return GetVarintPtr<uint32_t, 28>(p, limit, value);
 }
 

@@ -29,15 +29,43 @@ bool GetLengthPrefixedSlice(Slice* input, Slice* result);
 
 // Pointer forms: parse from [p, limit); return the byte after the value, or
 // nullptr if malformed.
-const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* v);
 const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* v);
+// GetVarint32Ptr for a value of more than one byte (the out-of-line half).
+const char* GetVarint32PtrSlow(const char* p, const char* limit, uint32_t* v);
+
+// One-byte values, the common case for lengths, decode inline.
+inline const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* v) {
+  if (p < limit) {
+    const uint32_t byte = *reinterpret_cast<const uint8_t*>(p);
+    if ((byte & 128) == 0) {
+      *v = byte;
+      return p + 1;
+    }
+  }
+  return GetVarint32PtrSlow(p, limit, v);
+}
 
 // Bytes a varint of v takes.
-int VarintLength(uint64_t v);
+inline int VarintLength(uint64_t v) {
+  int len = 1;
+  while (v >= 128) {
+    v >>= 7;
+    len++;
+  }
+  return len;
+}
 
 // Writes the varint at dst; returns the byte after it. REQUIRES: 5 (10) bytes.
-char* EncodeVarint32(char* dst, uint32_t value);
-char* EncodeVarint64(char* dst, uint64_t value);
+inline char* EncodeVarint64(char* dst, uint64_t v) {
+  uint8_t* ptr = reinterpret_cast<uint8_t*>(dst);
+  while (v >= 128) {
+    *(ptr++) = static_cast<uint8_t>(v | 128);
+    v >>= 7;
+  }
+  *(ptr++) = static_cast<uint8_t>(v);
+  return reinterpret_cast<char*>(ptr);
+}
+inline char* EncodeVarint32(char* dst, uint32_t value) { return EncodeVarint64(dst, value); }
 
 // REQUIRES: dst has 4 (8) bytes.
 inline void EncodeFixed32(char* dst, uint32_t value) {
