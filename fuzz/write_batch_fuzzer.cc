@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "db/write_batch_internal.h"
 #include "fuzz_check.h"
-#include "memtable/write_batch_internal.h"
 
 namespace {
 

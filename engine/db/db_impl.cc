@@ -6,8 +6,8 @@
 
 #include "db/db_iter.h"
 #include "memtable/memtable.h"
-#include "memtable/merging_iterator.h"
 #include "shale/cache.h"
+#include "table/merging_iterator.h"
 #include "util/compression.h"
 #include "util/file_options.h"
 #include "util/mutexlock.h"

@@ -9,8 +9,8 @@
 #include <algorithm>
 
 #include "db/db_impl.h"
+#include "db/write_batch_internal.h"
 #include "memtable/memtable.h"
-#include "memtable/write_batch_internal.h"
 #include "util/file_options.h"
 #include "util/mutexlock.h"
 #include "version/filename.h"

@@ -25,8 +25,8 @@
 
 #include "db/db_impl.h"
 #include "db/db_impl_writer.h"
+#include "db/write_batch_internal.h"
 #include "memtable/memtable.h"
-#include "memtable/write_batch_internal.h"
 #include "util/mutexlock.h"
 #include "wal/log_writer.h"
 

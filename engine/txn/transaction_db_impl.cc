@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "memtable/write_batch_internal.h"
+#include "db/write_batch_internal.h"
 #include "txn/transaction_impl.h"
 #include "util/mutexlock.h"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "memtable/merging_iterator.h"
+#include "table/merging_iterator.h"
 #include "util/check.h"
 #include "util/file_options.h"
 #include "util/mutexlock.h"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "memtable/write_batch_internal.h"
+#include "db/write_batch_internal.h"
 #include "shale/env.h"
 #include "shale/transaction_db.h"
 #include "shale/write_batch.h"

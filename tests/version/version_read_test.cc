@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "memtable/merging_iterator.h"
+#include "table/merging_iterator.h"
 #include "table/table_builder.h"
 #include "version/filename.h"
 #include "version/version_test_util.h"

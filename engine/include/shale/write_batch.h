@@ -1,6 +1,6 @@
 // WriteBatch: a group of updates applied atomically by DB::Write.
 //
-// Representation (also the WAL record payload; see engine/memtable/write_batch.cc):
+// Representation (also the WAL record payload; see engine/db/write_batch.cc):
 //   fixed64 sequence | fixed32 count | records...
 //   record := kTypeValue varstring(key) varstring(value)
 //           | kTypeDeletion varstring(key)

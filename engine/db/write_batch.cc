@@ -9,8 +9,8 @@
 #include <cassert>
 
 #include "db/dbformat.h"
+#include "db/write_batch_internal.h"
 #include "memtable/memtable.h"
-#include "memtable/write_batch_internal.h"
 #include "util/coding.h"
 
 namespace shale {

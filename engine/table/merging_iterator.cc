@@ -12,7 +12,7 @@
 //   to reverse:  child j < cur at its last key <= k; j > cur at its last key < k
 //   to forward:  child j < cur at its first key > k; j > cur at its first key >= k
 // (k = current key), which for distinct keys is LevelDB's rule.
-#include "memtable/merging_iterator.h"
+#include "table/merging_iterator.h"
 
 #include <cassert>
 #include <memory>

@@ -8,8 +8,8 @@
 
 #include "common/rc_check.h"
 #include "db/dbformat.h"
+#include "db/write_batch_internal.h"
 #include "memtable/memtable.h"
-#include "memtable/write_batch_internal.h"
 
 using namespace shale;
 

@@ -1,4 +1,4 @@
-#include "memtable/merging_iterator.h"
+#include "table/merging_iterator.h"
 
 #include <rapidcheck.h>
 

@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "db/dbformat.h"
+#include "db/write_batch_internal.h"
 #include "memtable/arena.h"
 #include "memtable/memtable.h"
 #include "memtable/skiplist.h"
-#include "memtable/write_batch_internal.h"
 #include "shale/comparator.h"
 #include "shale/env.h"
 #include "shale/write_batch.h"
