@@ -36,7 +36,7 @@ std::string InternalKey::DebugString() const {
   return "(bad)" + Slice(rep_).ToHex();
 }
 
-int InternalKeyComparator::Compare(const Slice& akey, const Slice& bkey) const {
+int InternalKeyComparator::CompareWithUserComparator(const Slice& akey, const Slice& bkey) const {
   int r = user_comparator_->Compare(ExtractUserKey(akey), ExtractUserKey(bkey));
   if (r == 0) {
     const uint64_t anum = ExtractTrailer(akey);

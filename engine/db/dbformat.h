@@ -67,17 +67,37 @@ inline SequenceNumber ExtractSequence(const Slice& internal_key) {
 }
 
 // Orders internal keys as described at the top of this file.
+// Internal key order for the bytewise user comparator, with no indirect
+// call: user keys ascending, then trailers (sequence, type) descending.
+inline int CompareBytewiseInternal(const Slice& a, const Slice& b) {
+  const int r = ExtractUserKey(a).compare(ExtractUserKey(b));
+  if (r != 0) return r;
+  const uint64_t a_trailer = ExtractTrailer(a);
+  const uint64_t b_trailer = ExtractTrailer(b);
+  return a_trailer > b_trailer ? -1 : (a_trailer < b_trailer ? 1 : 0);
+}
+
+// The class is final, so a call through an InternalKeyComparator pointer
+// (not a Comparator one) is direct and inlined: the hot paths (memtable,
+// merging iterator) hold one for that reason.
 class InternalKeyComparator final : public Comparator {
  public:
-  explicit InternalKeyComparator(const Comparator* user) : user_comparator_(user) {}
-  int Compare(const Slice& a, const Slice& b) const override;
+  explicit InternalKeyComparator(const Comparator* user)
+      : user_comparator_(user), bytewise_(user == BytewiseComparator()) {}
+  int Compare(const Slice& a, const Slice& b) const override {
+    if (bytewise_) return CompareBytewiseInternal(a, b);
+    return CompareWithUserComparator(a, b);
+  }
   const char* Name() const override { return "shale.InternalKeyComparator"; }
   void FindShortestSeparator(std::string* start, const Slice& limit) const override;
   void FindShortSuccessor(std::string* key) const override;
   const Comparator* user_comparator() const { return user_comparator_; }
 
  private:
+  int CompareWithUserComparator(const Slice& a, const Slice& b) const;
+
   const Comparator* user_comparator_;
+  const bool bytewise_;  // user_comparator_ is BytewiseComparator()
 };
 
 // An owned internal key.

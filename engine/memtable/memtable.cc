@@ -32,27 +32,14 @@ inline Slice DecodeEntryValue(const Slice& key) {
   return Slice(p, len);
 }
 
-// Internal key order for the bytewise user comparator, inlined: the
-// memtable's hot path, saving two indirect calls per comparison.
-inline int CompareBytewiseInternal(const Slice& a, const Slice& b) {
-  const int r = ExtractUserKey(a).compare(ExtractUserKey(b));
-  if (r != 0) return r;
-  const uint64_t a_trailer = ExtractTrailer(a);
-  const uint64_t b_trailer = ExtractTrailer(b);
-  return a_trailer > b_trailer ? -1 : (a_trailer < b_trailer ? 1 : 0);
-}
-
 // Orders arena entries by their internal keys.
 struct EntryComparator {
-  const InternalKeyComparator* icmp;
-  bool bytewise;  // icmp's user comparator is BytewiseComparator()
+  const InternalKeyComparator* icmp;  // final: its Compare is a direct call
   int operator()(const char* a, const char* b) const { return CompareDecoded(a, Decode(b)); }
   // A search target decoded once per search (see SkipList::kCanDecode).
   Slice Decode(const char* entry) const { return DecodeEntryKey(entry); }
   int CompareDecoded(const char* a, const Slice& b_key) const {
-    const Slice a_key = DecodeEntryKey(a);
-    if (bytewise) return CompareBytewiseInternal(a_key, b_key);
-    return icmp->Compare(a_key, b_key);
+    return icmp->Compare(DecodeEntryKey(a), b_key);
   }
 };
 
@@ -85,9 +72,7 @@ inline void EncodeEntry(char* entry, size_t entry_bytes, SequenceNumber seq, Val
 
 struct MemTable::Rep {
   Rep(const InternalKeyComparator& cmp, size_t arena_block_bytes)
-      : icmp(cmp),
-        arena(arena_block_bytes),
-        table(EntryComparator{&icmp, icmp.user_comparator() == BytewiseComparator()}, &arena) {}
+      : icmp(cmp), arena(arena_block_bytes), table(EntryComparator{&icmp}, &arena) {}
 
   const InternalKeyComparator icmp;
   Arena arena;

@@ -19,14 +19,18 @@
 #include <utility>
 #include <vector>
 
+#include "db/dbformat.h"
 #include "util/iterator_wrapper.h"
 
 namespace shale {
 namespace {
 
+// Cmp is Comparator, or InternalKeyComparator, whose Compare is then a
+// direct, inlined call (the class is final).
+template <typename Cmp>
 class MergingIterator final : public Iterator {
  public:
-  MergingIterator(const Comparator* cmp, Iterator** children, int n) : cmp_(cmp) {
+  MergingIterator(const Cmp* cmp, Iterator** children, int n) : cmp_(cmp) {
     assert(n >= 0);
     children_.reserve(static_cast<size_t>(n));
     for (int i = 0; i < n; i++) {
@@ -173,18 +177,27 @@ class MergingIterator final : public Iterator {
     assert(heap_[0] == cur);
   }
 
-  const Comparator* const cmp_;
+  const Cmp* const cmp_;
   std::vector<IteratorWrapper> children_;
   std::vector<int> heap_;  // indices of valid children; heap_[0] is current
   Direction direction_ = Direction::kForward;
 };
 
+template <typename Cmp>
+Iterator* NewMerging(const Cmp* comparator, Iterator** children, int n) {
+  if (n == 0) return NewEmptyIterator();
+  if (n == 1) return children[0];
+  return new MergingIterator<Cmp>(comparator, children, n);
+}
+
 }  // namespace
 
 Iterator* NewMergingIterator(const Comparator* comparator, Iterator** children, int n) {
-  if (n == 0) return NewEmptyIterator();
-  if (n == 1) return children[0];
-  return new MergingIterator(comparator, children, n);
+  return NewMerging(comparator, children, n);
+}
+
+Iterator* NewMergingIterator(const InternalKeyComparator* comparator, Iterator** children, int n) {
+  return NewMerging(comparator, children, n);
 }
 
 }  // namespace shale

@@ -10,7 +10,11 @@
 
 namespace shale {
 
+class InternalKeyComparator;
+
 // REQUIRES: comparator outlives the result; children are non-null.
 Iterator* NewMergingIterator(const Comparator* comparator, Iterator** children, int n);
+// The same, for internal keys: compares without an indirect call.
+Iterator* NewMergingIterator(const InternalKeyComparator* comparator, Iterator** children, int n);
 
 }  // namespace shale
