@@ -167,6 +167,7 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
       log_number >= versions_->LogNumber() || log_number == versions_->PrevLogNumber();
   WriteBatch batch;
   auto apply = [&](const Slice& record) -> Status {
+    mutex_->AssertHeld();  // held by the caller, as this function requires
     Status r = WriteBatchInternal::SetContents(&batch, record);
     if (!r.ok()) return r;
     if (*mem == nullptr) {

@@ -75,11 +75,11 @@ Status DBImpl::WaitForFlushOf(uint64_t memtable_id) {
 }
 
 Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
-  Status s = log_->AddRecord(WriteBatchInternal::Contents(group));
+  Status s = FrontWriterLog()->AddRecord(WriteBatchInternal::Contents(group));
   if (s.ok() && sync && !HasBug(kBugAckSyncWriteBeforeWalSync)) {
     runtime_->YieldPoint("wal.before_sync");
     s = runtime_->InjectedFault("write.wal_sync");
-    if (s.ok()) s = log_->Sync();
+    if (s.ok()) s = FrontWriterLog()->Sync();
     if (s.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
   }
   return s;

@@ -76,7 +76,7 @@ Status DBImpl::LeadWriteGroup(Writer* w) {
   // without mutex_ (see its comment).
   if (wal_mu_ != nullptr) {
     MutexUnlock unlock(mutex_.get());
-    wal_mu_->Lock();
+    LockIfAny(wal_mu_.get());
   }
   const SequenceNumber first = versions_->LastAllocatedSequence() + 1;
   WriteBatchInternal::SetSequence(merged, first);
@@ -92,7 +92,7 @@ Status DBImpl::LeadWriteGroup(Writer* w) {
       wal_failed = !status.ok();
     }
     runtime_->YieldPoint("write.after_wal_append");
-    if (wal_mu_ != nullptr) wal_mu_->Unlock();
+    UnlockIfAny(wal_mu_.get());
   }
   if (merged != w->batch) merged->Clear();  // the queue's scratch batch
   // A failed WAL append or sync leaves the log's tail unknown (and a failed
@@ -146,7 +146,7 @@ Status DBImpl::SyncWALLocked() {
     MutexUnlock unlock(mutex_.get());
     MaybeMutexLock wal_lock(wal_mu_.get());
     runtime_->YieldPoint("wal.before_sync");
-    status = log_->Sync();
+    status = FrontWriterLog()->Sync();
   }
   if (status.ok()) {
     SHALE_COUNT(&stats_, wal_syncs, 1);

@@ -107,8 +107,11 @@ class FlashFs final : public FlashFileSystem {
 
   // ---- FlashFileSystem
   FlashFsStats stats() const override;
-  FlashFsStats final_stats() const override { return stats_; }
-  std::vector<std::string> FilesWithUnprogrammedData() const override;
+  // Both read without mu_ (see their contract: no thread uses the instance,
+  // and a dead process may have died holding it), so unchecked.
+  FlashFsStats final_stats() const override ABSL_NO_THREAD_SAFETY_ANALYSIS { return stats_; }
+  std::vector<std::string> FilesWithUnprogrammedData() const override
+      ABSL_NO_THREAD_SAFETY_ANALYSIS;
   void Shutdown() override;
 
   // ---- for the writer and readers (each takes mu_ itself unless noted)
@@ -117,8 +120,8 @@ class FlashFs final : public FlashFileSystem {
   uint32_t planted_bugs() const { return options_.planted_bugs; }
   uint64_t owner_id() const { return options_.owner_id; }
   bool buffer_across_flush() const { return options_.buffer_across_flush; }
-  Mutex* mu() const { return mu_.get(); }
-  FlashFsStats* mutable_stats() { return &stats_; }  // REQUIRES: mu_ held
+  Mutex* mu() const ABSL_LOCK_RETURNED(mu_) { return mu_.get(); }
+  FlashFsStats* mutable_stats() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return &stats_; }
   // A chunk for a file's next link (previous: its last chunk, or kNoChunk),
   // opened on the device's terms: if the device is at its open-chunk
   // limit, an inactive OPEN chunk is sealed first. The chunk is recorded
@@ -132,13 +135,12 @@ class FlashFs final : public FlashFileSystem {
   void ReleaseChunk(uint32_t chunk);
   // Programs a batch at chunk:sector, counting it; the device's status.
   [[nodiscard]] Status Program(uint32_t chunk, uint32_t sector, const SectorBatch& batch);
-  // The writer's view of an OPEN chunk changed (REQUIRES: mu_ held).
-  OpenChunk* open_chunk(uint32_t chunk);  // nullptr if not open
-  void ChunkClosed(uint32_t chunk);       // REQUIRES: mu_ held
+  // The writer's view of an OPEN chunk changed.
+  OpenChunk* open_chunk(uint32_t chunk) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);  // nullptr if not open
+  void ChunkClosed(uint32_t chunk) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A program failure closed chunk early. One that holds none of its
   // file's data leaves the chain and is erased (it will go OFFLINE).
-  // REQUIRES: mu_ held.
-  void ChunkFailed(uint32_t chunk, bool holds_data);
+  void ChunkFailed(uint32_t chunk, bool holds_data) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A handle of file closed (the eraser may then take a deleted file).
   void ReleaseHandle(const std::shared_ptr<FileEntry>& file);
   // Reads [offset, offset+n) of file into scratch (REQUIRES: within size).
@@ -153,13 +155,14 @@ class FlashFs final : public FlashFileSystem {
   // Groups the scanned chunks into files and fills the file table, the
   // open-chunk table and the erase queue. REQUIRES: mu_ not held.
   void AdoptFiles(std::vector<ChunkScan>* scans);
-  void AdoptFile(uint64_t id, const std::vector<const ChunkScan*>& chunks);  // mu_ held
-  void ApplyChunk(const ChunkScan& scan, FileEntry* file);                   // mu_ held
-  void DropChunk(const ChunkScan& scan);                                     // mu_ held
-  std::shared_ptr<FileEntry> Find(const std::string& path) const;            // REQUIRES: mu_ held
+  void AdoptFile(uint64_t id, const std::vector<const ChunkScan*>& chunks)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ApplyChunk(const ChunkScan& scan, FileEntry* file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DropChunk(const ChunkScan& scan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::shared_ptr<FileEntry> Find(const std::string& path) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Drops the name; queues the chunks for erasing once no handle is open.
-  void Unlink(const std::shared_ptr<FileEntry>& file);  // REQUIRES: mu_ held
-  void QueueChunks(const FileEntry& file);              // REQUIRES: mu_ held
+  void Unlink(const std::shared_ptr<FileEntry>& file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void QueueChunks(const FileEntry& file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status NewFlashWriter(const std::string& path, bool reopen,
                                       std::unique_ptr<WritableFile>* result);
   // Pads an inactive OPEN chunk by up to sectors (to its end, closing it
@@ -169,9 +172,10 @@ class FlashFs final : public FlashFileSystem {
   // delete meanwhile queues its erase only once the padding is done. A
   // chunk not inactive and OPEN is left alone. REQUIRES: mu_ held (released
   // during the device write).
-  [[nodiscard]] Status PadInactive(uint32_t chunk, uint32_t sectors, bool seal);
+  [[nodiscard]] Status PadInactive(uint32_t chunk, uint32_t sectors, bool seal)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether a deleted file's chunk waits for its padding before its erase.
-  bool ErasingUnderPadding() const;  // REQUIRES: mu_ held
+  bool ErasingUnderPadding() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes sectors of PAD at the write pointer of an OPEN chunk (the last
   // one a CLOSE sector if they reach its end); state is the chunk's, and
   // its write pointer moves. A program failure also ends the padding (the
@@ -183,6 +187,11 @@ class FlashFs final : public FlashFileSystem {
   [[nodiscard]] Status ReadRun(const FileEntry& file, const Extent* run, size_t n,
                                std::vector<std::string>* sectors);
   void DropCachedChunk(uint32_t chunk);
+  // Mount's first step: no other thread exists yet, so no lock (and no
+  // scheduling point in the simulator) is taken.
+  void InstallBlockManager(std::unique_ptr<BlockManager> blocks) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    blocks_ = std::move(blocks);
+  }
   void EraserLoop();
   void StartEraser();
 
@@ -195,14 +204,14 @@ class FlashFs final : public FlashFileSystem {
   std::unique_ptr<Mutex> mu_;
   std::unique_ptr<CondVar> erase_cv_;   // work queued, or shutting down
   std::unique_ptr<CondVar> erased_cv_;  // the queue drained
-  std::map<std::string, std::shared_ptr<FileEntry>> files_;
-  std::map<uint32_t, OpenChunk> open_;
-  std::unique_ptr<BlockManager> blocks_;
+  std::map<std::string, std::shared_ptr<FileEntry>> files_ ABSL_GUARDED_BY(mu_);
+  std::map<uint32_t, OpenChunk> open_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<BlockManager> blocks_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<Cache> read_cache_;
-  FlashFsStats stats_;
-  uint64_t next_file_id_ = 1;
-  int erases_in_flight_ = 0;
-  bool shutting_down_ = false;
+  FlashFsStats stats_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_file_id_ ABSL_GUARDED_BY(mu_) = 1;
+  int erases_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   std::unique_ptr<Thread> eraser_;
 };
 

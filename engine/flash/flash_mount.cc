@@ -75,7 +75,7 @@ Status FlashFs::Mount() {
   if (report.size() != geometry_.chunks()) {
     return Status::IOError("flash: chunk report of the wrong length");
   }
-  blocks_ = std::make_unique<BlockManager>(geometry_, report, options_.planted_bugs);
+  InstallBlockManager(std::make_unique<BlockManager>(geometry_, report, options_.planted_bugs));
   const std::vector<ChunkDescriptor> found = report;
   s = PadOpenChunks(&report);
   if (!s.ok()) return s;

@@ -117,27 +117,28 @@ class LockManager {
   // Makes txn_id the holder of the free key (creating its entry if it is
   // end()), or returns Busy("lock limit").
   // REQUIRES: mu_ held; it is end() or an entry that is not held.
-  Status AcquireFreeLocked(uint64_t txn_id, const std::string& key, LockMap::iterator it);
+  Status AcquireFreeLocked(uint64_t txn_id, const std::string& key, LockMap::iterator it)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Waits for the held key at it; see Lock(). REQUIRES: mu_ held; it->second
   // held by a txn other than txn_id; timeout_ns > 0.
   Status WaitLocked(uint64_t txn_id, LockMap::iterator it, uint64_t timeout_ns,
-                    bool deadlock_detect);
+                    bool deadlock_detect) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether an edge txn_id -> holder would close a cycle. REQUIRES: mu_ held.
-  WaitCheck CheckWaitLocked(uint64_t txn_id, uint64_t holder) const;
+  WaitCheck CheckWaitLocked(uint64_t txn_id, uint64_t holder) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Debug builds: counts and edges agree with the entries. REQUIRES: mu_ held.
-  void CheckInvariantsLocked() const;
+  void CheckInvariantsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Runtime* const runtime_;
   Clock* const clock_;
   const LockManagerOptions options_;
   const std::unique_ptr<Mutex> mu_;
 
-  // All below guarded by mu_.
-  LockMap locks_;
+  LockMap locks_ ABSL_GUARDED_BY(mu_);
   // waiter txn -> the txn holding the key it waits for.
-  std::map<uint64_t, uint64_t> waits_for_;
-  size_t num_held_ = 0;
-  uint64_t deadlocks_detected_ = 0;
+  std::map<uint64_t, uint64_t> waits_for_ ABSL_GUARDED_BY(mu_);
+  size_t num_held_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t deadlocks_detected_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace shale

@@ -180,19 +180,19 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   std::atomic<uint64_t> next_txn_id_{1};
 
   std::unique_ptr<Mutex> mu_;
-  std::map<std::string, TransactionImpl*> names_;  // GUARDED: live named transactions
+  std::map<std::string, TransactionImpl*> names_ ABSL_GUARDED_BY(mu_);  // live named transactions
   struct PreparedSection {
     uint64_t log_number;  // the WAL holding the section
     std::string name;
     uint64_t finished_in_log;  // the WAL of its commit/rollback marker; 0 while prepared
   };
-  // GUARDED: by txn id, until finished durably. MinLogWithPreparedSection
+  // By txn id, until finished durably. MinLogWithPreparedSection
   // drops the durably finished ones (hence mutable); at most the prepared
   // transactions plus those finished in the live WAL.
-  mutable std::map<uint64_t, PreparedSection> prepared_;
-  // GUARDED: prepared transactions without a user handle (recovered or
+  mutable std::map<uint64_t, PreparedSection> prepared_ ABSL_GUARDED_BY(mu_);
+  // Prepared transactions without a user handle (recovered or
   // adopted), by name.
-  std::map<std::string, std::unique_ptr<TransactionImpl>> orphans_;
+  std::map<std::string, std::unique_ptr<TransactionImpl>> orphans_ ABSL_GUARDED_BY(mu_);
   // Recovery only (Open is single-threaded): sections seen in the WAL, by name.
   std::map<std::string, std::shared_ptr<TxnState>> recovering_;
 };

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"  // header-only: clang's lock annotations
 #include "shale/slice.h"
 #include "shale/status.h"
 
@@ -208,13 +209,16 @@ class Clock {
 // ---------------------------------------------------------------------------
 
 // A non-recursive mutex. REQUIRES: Unlock() by the thread that locked it.
-class Mutex {
+// Annotated for clang's -Wthread-safety: members marked ABSL_GUARDED_BY a
+// Mutex are checked at compile time to be touched only with it held.
+class ABSL_LOCKABLE Mutex {
  public:
   virtual ~Mutex() = default;
-  virtual void Lock() = 0;
-  virtual void Unlock() = 0;
-  // Debug aid: may abort if the calling thread does not hold it; may be a no-op.
-  virtual void AssertHeld() {}
+  virtual void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() = 0;
+  virtual void Unlock() ABSL_UNLOCK_FUNCTION() = 0;
+  // Debug aid: may abort if the calling thread does not hold it; may be a
+  // no-op. Tells the compiler's analysis the mutex is held from here on.
+  virtual void AssertHeld() ABSL_ASSERT_EXCLUSIVE_LOCK() {}
 };
 
 // A condition variable bound to one Mutex at creation.
