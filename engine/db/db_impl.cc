@@ -90,8 +90,7 @@ DBImpl::~DBImpl() {
   // Errors at close cannot be reported from a destructor; Close() returns them.
   Close().PermitUncheckedError();
   if (mem_ != nullptr) mem_->Unref();
-  for (MemTable* m : imm_) m->Unref();
-  imm_.clear();
+  imm_.UnrefAll();
   log_.reset();
   versions_.reset();
   table_cache_.reset();
@@ -191,8 +190,7 @@ Status DBImpl::Get(const ReadOptions& options, const Slice& key, std::string* va
                                       : versions_->LastSequence();
     mem = mem_;
     mem->Ref();
-    imms.assign(imm_.rbegin(), imm_.rend());  // newest first
-    for (MemTable* m : imms) m->Ref();
+    imm_.RefNewestFirst(&imms);
     current = versions_->current();
     current->Ref();
   }
@@ -213,18 +211,15 @@ Iterator* DBImpl::NewInternalIterator(const ReadOptions& options, SequenceNumber
   MutexLock l(mutex_.get());
   *latest = versions_->LastSequence();
   std::vector<Iterator*> children;
-  std::vector<MemTable*> pinned;
-  children.push_back(mem_->NewIterator());
+  std::vector<MemTable*> pinned;  // newest first, each referenced
+  mem_->Ref();
   pinned.push_back(mem_);
-  for (auto it = imm_.rbegin(); it != imm_.rend(); ++it) {
-    children.push_back((*it)->NewIterator());
-    pinned.push_back(*it);
-  }
+  imm_.RefNewestFirst(&pinned);
+  for (MemTable* m : pinned) children.push_back(m->NewIterator());
   Version* current = versions_->current();
   current->AddIterators(options, &children);
   Iterator* merged =
       NewMergingIterator(&internal_comparator_, children.data(), static_cast<int>(children.size()));
-  for (MemTable* m : pinned) m->Ref();
   current->Ref();
   Mutex* mu = mutex_.get();
   merged->RegisterCleanup([mu, pinned, current]() {

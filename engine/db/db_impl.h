@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "db/dbformat.h"
+#include "db/memtable_list.h"
 #include "db/snapshot_impl.h"
 #include "db/txn_hooks.h"
 #include "shale/db.h"
@@ -172,12 +173,6 @@ class DBImpl final : public DB {
   // mutex_ released, and blocks only if no wake-up came.
   void WakeWriter(Writer* w) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void AwaitWakeup(Writer* w) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // The smallest WAL number still needed (unflushed data or prepared sections).
-  uint64_t MinLogToKeep() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Transactions: records in edit the WAL bound below which no prepared
-  // section is needed (new_log_number: the edit's log number).
-  void SetMinLogToKeep(uint64_t new_log_number, VersionEdit* edit) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Transactions: syncs the replayed WALs that stay live because they hold
   // prepared sections (recovery may have read them from the page cache).
   [[nodiscard]] Status SyncReplayedLogs(const std::vector<uint64_t>& logs);
@@ -192,6 +187,22 @@ class DBImpl final : public DB {
   // A memtable whose arena blocks are write_buffer_size / 8 (RocksDB's rule).
   MemTable* NewMemTable() const;
 
+  // ---- file bookkeeping shared by flush, compaction and open (db_impl_files.cc)
+  // Opens a just-written table through the table cache (which keeps it open)
+  // and reads its first entry: a table that cannot be read never reaches
+  // the MANIFEST. May be called without the mutex.
+  [[nodiscard]] Status VerifyNewTable(const FileMetaData& meta);
+  // Serializes LogAndApply between the flush and compaction threads.
+  [[nodiscard]] Status LogAndApply(VersionEdit* edit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void RecordBackgroundError(const Status& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void DeleteObsoleteFiles() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The smallest WAL number still needed (unflushed data or prepared sections).
+  uint64_t MinLogToKeep() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Transactions: records in edit the WAL bound below which no prepared
+  // section is needed (new_log_number: the edit's log number).
+  void SetMinLogToKeep(uint64_t new_log_number, VersionEdit* edit) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
   // ---- background work (db_impl_flush.cc, db_impl_compaction.cc)
   void FlushThreadMain();
   void CompactionThreadMain();
@@ -203,18 +214,10 @@ class DBImpl final : public DB {
   [[nodiscard]] Status RunCompaction(Compaction* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   [[nodiscard]] Status DoCompactionWork(CompactionState* state);  // mutex_ released inside
   [[nodiscard]] Status FinishCompactionOutput(CompactionState* state, Iterator* input);
-  // Opens a just-written table through the table cache (which keeps it open)
-  // and reads its first entry: a table that cannot be read never reaches
-  // the MANIFEST. May be called without the mutex.
-  [[nodiscard]] Status VerifyNewTable(const FileMetaData& meta);
   [[nodiscard]] Status OpenCompactionOutput(CompactionState* state);
   [[nodiscard]] Status InstallCompactionResults(CompactionState* state);
   // Records a compaction's edit (trivial move or merge). REQUIRES: mutex_ held.
   [[nodiscard]] Status InstallCompactionEdit(Compaction* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Serializes LogAndApply between the flush and compaction threads.
-  [[nodiscard]] Status LogAndApply(VersionEdit* edit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  void RecordBackgroundError(const Status& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  void DeleteObsoleteFiles() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   bool CompactionWanted() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   [[nodiscard]] Status WaitForFlushOf(uint64_t memtable_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   [[nodiscard]] Status CompactLevelRange(int level, const Slice* begin, const Slice* end);
@@ -245,10 +248,9 @@ class DBImpl final : public DB {
   std::unique_ptr<CondVar> bg_cv_;  // background work finished / requested
   std::unique_ptr<VersionSet> versions_;
   MemTable* mem_ ABSL_GUARDED_BY(mutex_) = nullptr;
-  std::deque<MemTable*> imm_ ABSL_GUARDED_BY(mutex_);  // oldest first
+  MemTableList imm_ ABSL_GUARDED_BY(mutex_);  // waiting for the flush thread
   uint64_t next_memtable_id_ ABSL_GUARDED_BY(mutex_) = 1;
   uint64_t mem_id_ ABSL_GUARDED_BY(mutex_) = 0;               // id of mem_
-  std::deque<uint64_t> imm_ids_ ABSL_GUARDED_BY(mutex_);      // parallel to imm_
   std::unique_ptr<log::Writer> log_ ABSL_GUARDED_BY(mutex_);  // (used by the write leader unlocked)
   uint64_t logfile_number_ ABSL_GUARDED_BY(mutex_) = 0;
   std::deque<Writer*> writers_ ABSL_GUARDED_BY(mutex_);  // the WAL queue

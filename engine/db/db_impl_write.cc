@@ -67,7 +67,7 @@ Status DBImpl::Flush(const FlushOptions& options) {
 }
 
 Status DBImpl::WaitForFlushOf(uint64_t memtable_id) {
-  while (bg_error_.ok() && !imm_ids_.empty() && imm_ids_.front() <= memtable_id) {
+  while (bg_error_.ok() && !imm_.empty() && imm_.oldest_id() <= memtable_id) {
     if (shutting_down_.load(std::memory_order_acquire)) return Status::ShutdownInProgress();
     bg_cv_->Wait();
   }
@@ -225,8 +225,7 @@ Status DBImpl::SwitchMemTable() {
   while (pending_memtable_writes_ > 0 || !memtable_groups_.empty()) bg_cv_->Wait();
   Status s = NewWAL();
   if (!s.ok()) return s;
-  imm_.push_back(mem_);
-  imm_ids_.push_back(mem_id_);
+  imm_.Add(mem_, mem_id_);  // the list takes over mem_'s reference
   mem_ = NewMemTable();
   mem_->Ref();
   mem_->set_log_number(logfile_number_);
