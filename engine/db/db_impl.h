@@ -15,8 +15,10 @@
 //     after a background error (the state on disk is then indeterminate).
 //
 // Locking: one DB mutex (mutex_) from the Env runtime guards every member
-// marked ABSL_GUARDED_BY(mutex_) (checked by clang's -Wthread-safety). Waits use bg_cv_ (background progress) or a writer's own
-// condvar, so the simulator sees every wait.
+// marked ABSL_GUARDED_BY(mutex_); clang's -Wthread-safety checks it, except
+// inside MutexUnlock scopes (see mutexlock.h). log_ belongs to the front
+// writer instead (see FrontWriterLog). Waits use bg_cv_ (background
+// progress) or a writer's own condvar, so the simulator sees every wait.
 #pragma once
 
 #include <atomic>
@@ -96,7 +98,8 @@ class DBImpl final : public DB {
   friend class DB;
 
   // ---- open / recovery (db_impl_open.cc)
-  [[nodiscard]] Status Recover(VersionEdit* edit, bool* save_manifest);
+  [[nodiscard]] Status Recover(VersionEdit* edit, bool* save_manifest)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   [[nodiscard]] Status RecoverLogFiles(const std::vector<uint64_t>& logs, VersionEdit* edit)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Every live table's file size is the one its MANIFEST entry records
@@ -180,9 +183,9 @@ class DBImpl final : public DB {
   [[nodiscard]] Status WriteGroupToWAL(WriteBatch* group, bool sync);
   // log_ for the front writer, which uses it with mutex_ released: log_
   // changes only in NewWAL, which runs in the front writer itself (or in
-  // Open, alone), under wal_mu_ as well when there is one. The analysis
-  // cannot express "held by the queue's front", hence unchecked.
-  log::Writer* FrontWriterLog() const ABSL_NO_THREAD_SAFETY_ANALYSIS { return log_.get(); }
+  // Open or Close, alone), under wal_mu_ as well when there is one. The
+  // analysis cannot express "the queue's front", so log_ is unannotated.
+  log::Writer* FrontWriterLog() const { return log_.get(); }
   [[nodiscard]] Status SwitchMemTable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // A memtable whose arena blocks are write_buffer_size / 8 (RocksDB's rule).
   MemTable* NewMemTable() const;
@@ -212,10 +215,13 @@ class DBImpl final : public DB {
   [[nodiscard]] Status WriteLevel0Table(MemTable* mem, VersionEdit* edit)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   [[nodiscard]] Status RunCompaction(Compaction* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  [[nodiscard]] Status DoCompactionWork(CompactionState* state);  // mutex_ released inside
+  // Releases mutex_ while it merges.
+  [[nodiscard]] Status DoCompactionWork(CompactionState* state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   [[nodiscard]] Status FinishCompactionOutput(CompactionState* state, Iterator* input);
   [[nodiscard]] Status OpenCompactionOutput(CompactionState* state);
-  [[nodiscard]] Status InstallCompactionResults(CompactionState* state);
+  [[nodiscard]] Status InstallCompactionResults(CompactionState* state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Records a compaction's edit (trivial move or merge). REQUIRES: mutex_ held.
   [[nodiscard]] Status InstallCompactionEdit(Compaction* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   bool CompactionWanted() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -250,8 +256,10 @@ class DBImpl final : public DB {
   MemTable* mem_ ABSL_GUARDED_BY(mutex_) = nullptr;
   MemTableList imm_ ABSL_GUARDED_BY(mutex_);  // waiting for the flush thread
   uint64_t next_memtable_id_ ABSL_GUARDED_BY(mutex_) = 1;
-  uint64_t mem_id_ ABSL_GUARDED_BY(mutex_) = 0;               // id of mem_
-  std::unique_ptr<log::Writer> log_ ABSL_GUARDED_BY(mutex_);  // (used by the write leader unlocked)
+  uint64_t mem_id_ ABSL_GUARDED_BY(mutex_) = 0;  // id of mem_
+  // The current WAL's writer. Not guarded by mutex_: it changes only in
+  // NewWAL and is used without mutex_ by the front writer (FrontWriterLog).
+  std::unique_ptr<log::Writer> log_;
   uint64_t logfile_number_ ABSL_GUARDED_BY(mutex_) = 0;
   std::deque<Writer*> writers_ ABSL_GUARDED_BY(mutex_);  // the WAL queue
   std::deque<Writer*> wal_only_writers_

@@ -66,7 +66,6 @@ inline SequenceNumber ExtractSequence(const Slice& internal_key) {
   return ExtractTrailer(internal_key) >> 8;
 }
 
-// Orders internal keys as described at the top of this file.
 // Internal key order for the bytewise user comparator, with no indirect
 // call: user keys ascending, then trailers (sequence, type) descending.
 inline int CompareBytewiseInternal(const Slice& a, const Slice& b) {
@@ -77,6 +76,7 @@ inline int CompareBytewiseInternal(const Slice& a, const Slice& b) {
   return a_trailer > b_trailer ? -1 : (a_trailer < b_trailer ? 1 : 0);
 }
 
+// Orders internal keys as described at the top of this file.
 // The class is final, so a call through an InternalKeyComparator pointer
 // (not a Comparator one) is direct and inlined: the hot paths (memtable,
 // merging iterator) hold one for that reason.

@@ -102,8 +102,9 @@ void WriteBatch::Clear() {
 
 void WriteBatch::Put(const Slice& key, const Slice& value) {
   WriteBatchInternal::SetCount(this, WriteBatchInternal::Count(this) + 1);
-  // One allocation for the record, not one per field (string growth keeps
-  // doubling, so a batch of many records still grows geometrically).
+  // One allocation for the record, not one per field. libstdc++'s reserve
+  // grows to at least twice the capacity, so a batch of many records still
+  // grows geometrically.
   rep_.reserve(rep_.size() + 1 + static_cast<size_t>(VarintLength(key.size())) + key.size() +
                static_cast<size_t>(VarintLength(value.size())) + value.size());
   rep_.push_back(static_cast<char>(kTypeValue));

@@ -30,7 +30,8 @@ bool GetLengthPrefixedSlice(Slice* input, Slice* result);
 // Pointer forms: parse from [p, limit); return the byte after the value, or
 // nullptr if malformed.
 const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* v);
-// GetVarint32Ptr for a value of more than one byte (the out-of-line half).
+// GetVarint32Ptr's out-of-line half: any input the one-byte fast path does
+// not take (a longer value, an empty range, a malformed varint).
 const char* GetVarint32PtrSlow(const char* p, const char* limit, uint32_t* v);
 
 // One-byte values, the common case for lengths, decode inline.
