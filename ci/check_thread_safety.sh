@@ -21,12 +21,14 @@ trap 'rm -rf "$tmp"' EXIT
 # $1: the body of Bump(), which must touch count_ only with mu_ held.
 write_case() {
   cat >"$tmp/case.cc" <<CASE
+#include <deque>
 #include <memory>
 #include "shale/env.h"
 #include "util/mutexlock.h"
 struct Counter {
   std::unique_ptr<shale::Mutex> mu_;
   int count_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<int> queue_ ABSL_GUARDED_BY(mu_);  // a guarded object (as DBImpl's WriteThread)
   void BumpLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { count_++; }
   void Bump() { $1 }
 };
@@ -37,17 +39,17 @@ compile() {
     -I"$root/engine/include" "$tmp/case.cc" 2>"$tmp/err"
 }
 
-write_case 'shale::MutexLock l(mu_.get()); count_++; BumpLocked();'
+write_case 'shale::MutexLock l(mu_.get()); count_++; BumpLocked(); queue_.push_back(1);'
 if ! compile; then
   echo "check_thread_safety: correct locking was rejected:" >&2
   cat "$tmp/err" >&2
   exit 1
 fi
-for wrong in 'count_++;' 'BumpLocked();' 'mu_->Lock(); count_++;'; do
+for wrong in 'count_++;' 'BumpLocked();' 'mu_->Lock(); count_++;' 'queue_.push_back(1);'; do
   write_case "$wrong"
   if compile; then
     echo "check_thread_safety: '$wrong' without the lock (or never unlocking) was accepted" >&2
     exit 1
   fi
 done
-echo "check_thread_safety: OK (clang rejects 3 planted violations, accepts the locked code)"
+echo "check_thread_safety: OK (clang rejects 4 planted violations, accepts the locked code)"

@@ -56,13 +56,10 @@ DBImpl::DBImpl(const Options& sanitized, const std::string& dbname)
       dbname_(dbname),
       internal_comparator_(sanitized.comparator),
       options_(sanitized),
-      spin_before_blocking_(options_.enable_write_thread_adaptive_yield &&
-                            options_.write_thread_max_yield_usec > 0 && runtime_->CanSpin()),
       block_cache_(options_.block_cache),
       mutex_(runtime_->NewMutex()),
       bg_cv_(runtime_->NewCondVar(mutex_.get())),
-      tmp_batch_(new WriteBatch),
-      wal_only_tmp_batch_(new WriteBatch) {
+      write_thread_(options_, mutex_.get(), runtime_, &stats_) {
   if (options_.allow_concurrent_memtable_write || options_.unordered_write) {
     memtable_mu_ = runtime_->NewMutex();
   }
@@ -140,8 +137,7 @@ Status DBImpl::Close() {
     // Refuse new writes and manual compactions, then let the ones in flight
     // finish: only a front writer may switch memtables or touch log_.
     closed_ = true;
-    while (!writers_.empty() || !wal_only_writers_.empty() || !memtable_groups_.empty() ||
-           pending_memtable_writes_ > 0 || manual_compactions_running_ > 0) {
+    while (!write_thread_.Idle() || manual_compactions_running_ > 0) {
       bg_cv_->Wait();
     }
     // Writes made without the WAL live only in memory: flush them, as

@@ -1,10 +1,10 @@
 // DBImpl: the LSM engine behind shale::DB.
 //
 // Structure (RocksDB's, reduced):
-//   * Writers queue up; the front writer leads a write group: it appends one
-//     WAL record for the whole group (and syncs at most once); then, per
-//     write mode (db_impl_write_group.cc), the batches go into the active
-//     memtable and the group's last sequence is published.
+//   * Writers queue up (WriteThread); the front writer leads a write group:
+//     it appends one WAL record for the whole group (and syncs at most
+//     once); then, per write mode (db_impl_write.cc), the batches go into
+//     the active memtable and the group's last sequence is published.
 //   * A full memtable becomes immutable (imm_, oldest first) with a fresh
 //     WAL; the flush thread writes the oldest immutable memtable to an L0
 //     SST and records it in the MANIFEST (which also retires its WAL).
@@ -23,7 +23,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <set>
 #include <string>
@@ -33,6 +32,7 @@
 #include "db/memtable_list.h"
 #include "db/snapshot_impl.h"
 #include "db/txn_hooks.h"
+#include "db/write_thread.h"
 #include "shale/db.h"
 #include "shale/env.h"
 #include "table/table_options.h"
@@ -89,9 +89,8 @@ class DBImpl final : public DB {
   uint64_t LiveLogNumber();
   const Options& options() const { return options_; }
 
-  // The write path's records (db_impl_writer.h).
-  struct Writer;
-  struct WriteGroup;
+  using Writer = WriteThread::Writer;
+  using WriteGroup = WriteThread::WriteGroup;
 
  private:
   struct CompactionState;
@@ -132,17 +131,11 @@ class DBImpl final : public DB {
                                    MemTable* mem);
   [[nodiscard]] Status NewWAL() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
-  // ---- writes (db_impl_write.cc, db_impl_write_group.cc; all REQUIRE mutex_ held)
+  // ---- writes (db_impl_write.cc)
   [[nodiscard]] Status WriteImpl(Writer* w) ABSL_LOCKS_EXCLUDED(mutex_);  // takes mutex_
   // The front writer's job: make room, write the group's WAL record, then
   // hand the group to the mode's memtable step.
   [[nodiscard]] Status LeadWriteGroup(Writer* w) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  [[nodiscard]] Status MakeRoomForWrite(bool force)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);  // front writer only
-  // The queue w joins: the second (WAL-only) queue with two_write_queues.
-  std::deque<Writer*>* QueueFor(const Writer* w) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  WriteBatch* BuildBatchGroup(Writer* leader, Writer** last_writer)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Stamps each member's batch with the sequence of its first record (as
   // RocksDB does), so callers learn the order of their writes.
   // Also runs each member's on_allocated hook.
@@ -164,18 +157,14 @@ class DBImpl final : public DB {
   // Publishes a group's last sequence (if it succeeded), finishes its
   // writers and dequeues it.
   void CompleteGroup(WriteGroup* group) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Finishes the queued writers up to last_writer with status.
+  // Finishes the queued writers up to last_writer with status and dequeues them.
   void CompleteQueued(Writer* last_writer, const Status& status)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Dequeues last_writer's queue up to it and wakes the next front writer.
+  // Dequeues last_writer's queue up to it (WriteThread::Pop).
   void PopQueued(Writer* last_writer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Every wake-up of a waiting writer goes through WakeWriter, which counts
-  // it in the writer's `wakeups` before signalling its condvar. AwaitWakeup
-  // returns after a wake-up (or spuriously); the caller re-checks its
-  // condition. Where the runtime can spin it first spins on the count with
-  // mutex_ released, and blocks only if no wake-up came.
-  void WakeWriter(Writer* w) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  void AwaitWakeup(Writer* w) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Close() waits for the write queues to drain: signals bg_cv_ once one
+  // emptied (queue_emptied) while closing.
+  void SignalIfDrained(bool queue_emptied) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Transactions: syncs the replayed WALs that stay live because they hold
   // prepared sections (recovery may have read them from the page cache).
   [[nodiscard]] Status SyncReplayedLogs(const std::vector<uint64_t>& logs);
@@ -186,6 +175,10 @@ class DBImpl final : public DB {
   // Open or Close, alone), under wal_mu_ as well when there is one. The
   // analysis cannot express "the queue's front", so log_ is unannotated.
   log::Writer* FrontWriterLog() const { return log_.get(); }
+
+  // ---- room for writes: stalls, memtable and WAL switches (db_impl_switch.cc)
+  [[nodiscard]] Status MakeRoomForWrite(bool force)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);  // main queue's front writer only
   [[nodiscard]] Status SwitchMemTable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // A memtable whose arena blocks are write_buffer_size / 8 (RocksDB's rule).
   MemTable* NewMemTable() const;
@@ -241,8 +234,6 @@ class DBImpl final : public DB {
   const std::string dbname_;
   const InternalKeyComparator internal_comparator_;
   const Options options_;  // sanitized
-  // Waiting writers spin before they block (AwaitWakeup).
-  const bool spin_before_blocking_;
   std::shared_ptr<Cache> block_cache_;
   TableOptions table_options_;
   StatsCounters stats_;
@@ -261,25 +252,19 @@ class DBImpl final : public DB {
   // NewWAL and is used without mutex_ by the front writer (FrontWriterLog).
   std::unique_ptr<log::Writer> log_;
   uint64_t logfile_number_ ABSL_GUARDED_BY(mutex_) = 0;
-  std::deque<Writer*> writers_ ABSL_GUARDED_BY(mutex_);  // the WAL queue
-  std::deque<Writer*> wal_only_writers_
-      ABSL_GUARDED_BY(mutex_);  // the second queue (two_write_queues)
+  // The writers' queues, the pipelined stage and the unordered inserts.
+  WriteThread write_thread_ ABSL_GUARDED_BY(mutex_);
   // With two_write_queues: serializes the two queues' leaders (from their
   // sequence allocation to the end of their WAL append) and NewWAL's swap
   // on log_. Taken only without mutex_; a leader re-takes mutex_ inside it
   // to allocate, nothing else nests in it.
   std::unique_ptr<Mutex> wal_mu_;
   TxnStateHooks* txn_hooks_ = nullptr;  // set before Open; may be null
-  std::deque<WriteGroup*> memtable_groups_
-      ABSL_GUARDED_BY(mutex_);  // pipelined groups past their WAL write
   // The published last sequence before the newest publish (read
   // only by the planted kBugStaleSnapshotSequence).
   SequenceNumber sequence_before_last_publish_ ABSL_GUARDED_BY(mutex_) = 0;
-  int pending_memtable_writes_ ABSL_GUARDED_BY(mutex_) = 0;  // unordered inserts in flight
   // Serializes memtable allocations of concurrent inserters (MemTable).
   std::unique_ptr<Mutex> memtable_mu_;
-  std::unique_ptr<WriteBatch> tmp_batch_ ABSL_GUARDED_BY(mutex_);           // group scratch
-  std::unique_ptr<WriteBatch> wal_only_tmp_batch_ ABSL_GUARDED_BY(mutex_);  // the second queue's
   SnapshotList snapshots_ ABSL_GUARDED_BY(mutex_);
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mutex_);  // files being written
   Status bg_error_ ABSL_GUARDED_BY(mutex_);

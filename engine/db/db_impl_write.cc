@@ -1,22 +1,37 @@
-// DBImpl's write path, part 1: the API entry points, the WAL record of a
-// group, memtable switches and stalls. Groups themselves: db_impl_write_group.cc.
-#include <algorithm>
+// DBImpl's write path: the API entry points and write groups in their modes.
+//
+// Every mode starts the same way: the front writer of its queue (WriteThread)
+// leads a group, makes room, merges the group's batches into one WAL record,
+// numbers them from VersionSet::LastAllocatedSequence and writes the record
+// (without the mutex). Then:
+//   vanilla    the group stays queued while its batches go into the memtable
+//              (the leader inserts them all, or with
+//              allow_concurrent_memtable_write each writer its own, in
+//              parallel); the last inserter publishes the group's last
+//              sequence, so a reader sees a batch whole or not at all.
+//   pipelined  the group leaves its queue at once (the next group may write
+//              its WAL record) and waits in the memtable stage; groups insert
+//              and publish in WAL order, so readers see what vanilla gives.
+//   WAL-only   (a transaction's prepared section or commit marker) the group
+//              completes right after its WAL write; with two_write_queues
+//              such writes have their own queue and leader.
+//   unordered  the last sequence is published right after the WAL write;
+//              each writer then inserts its own batch with no ordering among
+//              writers. A reader may see part of a batch, and a snapshot may
+//              gain entries later; a writer still reads its own write once
+//              Write returns.
+// Named yield points mark every step so the simulator can interleave
+// writers and readers there.
 
 #include "db/db_impl.h"
-#include "db/db_impl_writer.h"
 #include "db/write_batch_internal.h"
 #include "memtable/memtable.h"
-#include "util/file_options.h"
 #include "util/mutexlock.h"
-#include "version/filename.h"
 #include "wal/log_writer.h"
 
 namespace shale {
 
-namespace {
-constexpr size_t kMaxGroupBytes = 1 << 20;
-constexpr size_t kSmallBatchBytes = 128 << 10;
-}  // namespace
+using WriterState = DBImpl::Writer::State;
 
 Status DB::Put(const WriteOptions& options, const Slice& key, const Slice& value) {
   WriteBatch batch;
@@ -66,14 +81,6 @@ Status DBImpl::Flush(const FlushOptions& options) {
   return WaitForFlushOf(mem_id_ - 1);
 }
 
-Status DBImpl::WaitForFlushOf(uint64_t memtable_id) {
-  while (bg_error_.ok() && !imm_.empty() && imm_.oldest_id() <= memtable_id) {
-    if (shutting_down_.load(std::memory_order_acquire)) return Status::ShutdownInProgress();
-    bg_cv_->Wait();
-  }
-  return bg_error_;
-}
-
 Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
   Status s = FrontWriterLog()->AddRecord(WriteBatchInternal::Contents(group));
   if (s.ok() && sync && !HasBug(kBugAckSyncWriteBeforeWalSync)) {
@@ -85,153 +92,218 @@ Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
   return s;
 }
 
-std::deque<DBImpl::Writer*>* DBImpl::QueueFor(const Writer* w) {
-  return w->disable_memtable() && options_.two_write_queues ? &wal_only_writers_ : &writers_;
-}
-
-WriteBatch* DBImpl::BuildBatchGroup(Writer* leader, Writer** last_writer) {
-  std::deque<Writer*>& queue = *leader->queue;
-  Writer* first = queue.front();
-  assert(first == leader);
-  WriteBatch* scratch = &queue == &writers_ ? tmp_batch_.get() : wal_only_tmp_batch_.get();
-  WriteBatch* result = first->batch;
-  size_t size = WriteBatchInternal::ByteSize(first->batch);
-  const size_t max_size = size <= kSmallBatchBytes ? size + kSmallBatchBytes : kMaxGroupBytes;
-  *last_writer = first;
-  for (auto it = queue.begin() + 1; it != queue.end(); ++it) {
-    Writer* w = *it;
-    if (w->batch == nullptr) break;      // SyncWAL / Flush lead their own group
-    if (w->sync && !first->sync) break;  // a sync write needs a syncing leader
-    if (w->disable_wal != first->disable_wal) break;
-    // A group is all WAL-only or all memtable writes, publishing or not.
-    if (w->disable_memtable() != first->disable_memtable()) break;
-    if (w->publishes() != first->publishes()) break;
-    // A prepared section is a WAL record of its own (recovery reads it whole).
-    if (WriteBatchInternal::IsPreparedSection(first->batch) ||
-        WriteBatchInternal::IsPreparedSection(w->batch)) {
-      break;
-    }
-    size += WriteBatchInternal::ByteSize(w->batch);
-    if (size > max_size) break;
-    if (result == first->batch) {
-      result = scratch;
-      assert(WriteBatchInternal::Count(result) == 0);
-      WriteBatchInternal::Append(result, first->batch);
-    }
-    WriteBatchInternal::Append(result, w->batch);
-    *last_writer = w;
-  }
-  return result;
-}
-
-Status DBImpl::MakeRoomForWrite(bool force) {
-  bool allow_delay = !force;
+Status DBImpl::WriteImpl(Writer* w) {
+  MutexLock l(mutex_.get());
+  if (closed_) return Status::ShutdownInProgress("DB is closing");
+  write_thread_.Join(w);
   while (true) {
-    if (!bg_error_.ok()) return bg_error_;
-    if (shutting_down_.load(std::memory_order_acquire)) return Status::ShutdownInProgress();
-    // With auto compactions off nothing reduces L0, so L0 never stalls
-    // writes (as in RocksDB).
-    const int l0_files = options_.disable_auto_compactions ? 0 : versions_->NumLevelFiles(0);
-    if (allow_delay && l0_files >= options_.level0_slowdown_writes_trigger) {
-      // Slow each write a little instead of stopping them all later.
-      SHALE_COUNT(&stats_, write_slowdowns, 1);
-      SHALE_COUNT(&stats_, stall_micros, options_.slowdown_delay_micros);
-      MutexUnlock unlock(mutex_.get());
-      runtime_->SleepForMicroseconds(options_.slowdown_delay_micros);
-      allow_delay = false;
-    } else if (!force && mem_->ApproximateMemoryUsage() <= options_.write_buffer_size) {
-      return Status::OK();
-    } else if (mem_->num_entries() == 0) {
-      // Nothing to switch out (an empty memtable's arena may already exceed
-      // a tiny write_buffer_size).
-      return Status::OK();
-    } else if (imm_.size() + 1 >= static_cast<size_t>(options_.max_write_buffer_number) ||
-               l0_files >= options_.level0_stop_writes_trigger) {
-      SHALE_COUNT(&stats_, write_stops, 1);
-      const uint64_t start_nanos = env_->clock()->NowNanos();
-      bg_cv_->Wait();
-      SHALE_COUNT(&stats_, stall_micros, (env_->clock()->NowNanos() - start_nanos) / 1000);
-    } else {
-      Status s = SwitchMemTable();
-      if (!s.ok()) return s;
-      force = false;
+    if (w->state == WriterState::kDone) return w->status;
+    if (w->state == WriterState::kInsertOwn) return InsertOwnBatch(w);
+    if (write_thread_.IsLeader(w)) break;
+    write_thread_.AwaitWakeup(w);
+  }
+  return LeadWriteGroup(w);
+}
+
+Status DBImpl::LeadWriteGroup(Writer* w) {
+  mutex_->AssertHeld();
+  // Only the main queue's leader switches memtables and WALs.
+  const uint64_t mem_before = mem_id_;
+  Status status = write_thread_.InMainQueue(w) ? MakeRoomForWrite(w->force_switch) : bg_error_;
+  if (!status.ok() || w->batch == nullptr) {
+    // A Flush that found the memtable empty switched nothing out, so nothing
+    // synced the WAL: WAL-only records (transaction markers) may still sit
+    // in its unsynced tail, and Flush promises them durable.
+    const bool flush_without_switch = w->force_switch && mem_id_ == mem_before;
+    if (status.ok() && (w->sync || flush_without_switch)) status = SyncWALLocked();
+    CompleteQueued(w, status);
+    return status;
+  }
+  WriteGroup group;
+  WriteBatch* merged = write_thread_.BuildBatchGroup(w, &group);
+  // With two queues, each leader allocates its sequences and appends its
+  // WAL record under wal_mu_, so the WAL holds writes in sequence order
+  // (as RocksDB's log_write_mutex_ keeps it): recovery replays a prefix of
+  // the WAL, and that must be a prefix in sequence order. wal_mu_ is taken
+  // without mutex_ (see its comment).
+  if (wal_mu_ != nullptr) {
+    MutexUnlock unlock(mutex_.get());
+    LockIfAny(wal_mu_.get());
+  }
+  const SequenceNumber first = versions_->LastAllocatedSequence() + 1;
+  WriteBatchInternal::SetSequence(merged, first);
+  group.last_sequence = first + WriteBatchInternal::Count(merged) - 1;
+  versions_->SetLastAllocatedSequence(group.last_sequence);
+  StampGroupSequences(first, group);
+  bool wal_failed = false;
+  {
+    MutexUnlock unlock(mutex_.get());
+    runtime_->YieldPoint("write.before_wal_append");
+    if (!w->disable_wal) {
+      status = WriteGroupToWAL(merged, w->sync);
+      wal_failed = !status.ok();
     }
+    runtime_->YieldPoint("write.after_wal_append");
+    UnlockIfAny(wal_mu_.get());
+  }
+  if (merged != w->batch) merged->Clear();  // the queue's scratch batch
+  // A failed WAL append or sync leaves the log's tail unknown (and a failed
+  // fsync may have dropped pages): stop all writes, as RocksDB does.
+  if (wal_failed) RecordBackgroundError(status);
+  if (!status.ok()) {
+    CompleteQueued(group.writers.back(), status);
+    return status;
+  }
+  if (w->disable_wal) has_unpersisted_data_ = true;
+  SHALE_COUNT(&stats_, keys_written, group.last_sequence - first + 1);
+  SHALE_COUNT(&stats_, write_groups, 1);
+  if (w->disable_memtable()) {  // WAL-only: nothing to insert
+    CompleteGroup(&group);
+    return w->status;
+  }
+  if (options_.unordered_write) return StartUnorderedInserts(w, &group);
+  if (options_.enable_pipelined_write) return EnterMemtableStage(w, &group);
+  return InsertGroup(w, &group);
+}
+
+void DBImpl::StampGroupSequences(SequenceNumber first, const WriteGroup& group) {
+  SequenceNumber next = first;
+  for (Writer* member : group.writers) {
+    WriteBatchInternal::SetSequence(member->batch, next);
+    const uint32_t count = WriteBatchInternal::Count(member->batch);
+    if (member->hooks != nullptr && member->hooks->on_allocated && count > 0) {
+      member->hooks->on_allocated(next, next + count - 1, logfile_number_);
+    }
+    next += count;
   }
 }
 
-Status DBImpl::NewWAL() {
-  mutex_->AssertHeld();
-  const uint64_t number = versions_->NewFileNumber();
-  const std::string path = LogFileName(dbname_, number);
-  Status s;
-  Status old_log_status;
-  bool swapped = false;
-  {
-    // Only the front writer (or Open, alone) switches log_, so the file work
-    // and its fsyncs run without the DB mutex; the second queue's leader
-    // appends under wal_mu_, which the swap holds too.
-    MutexUnlock unlock(mutex_.get());
-    std::unique_ptr<WritableFile> file;
-    s = runtime_->InjectedFault("wal.switch.new_file");
-    if (s.ok()) {
-      const FileOptions wal_options =
-          FileOptionsFor(options_, "the WAL writer", options_.use_direct_io_for_wal);
-      s = fs_->NewWritableFile(path, wal_options, &file);
-    }
-    // The new log's name must be durable before any sync write relies on it.
-    if (s.ok()) s = fs_->SyncDir(dbname_);
-    if (s.ok()) {
-      SHALE_COUNT(&stats_, dir_syncs, 1);
-      auto writer = std::make_unique<WritableFileWriter>(std::move(file), path, &stats_, 8 << 10);
-      auto new_log = std::make_unique<log::Writer>(std::move(writer), number);
-      if (HasBug(kBugDirectWalSkipsSyncPadding)) new_log->PlantSkipSyncPadding();
-      if (HasBug(kBugMixPositionalAndAppend)) new_log->PlantHeaderRewriteAtSync();
-      MaybeMutexLock wal_lock(wal_mu_.get());
-      if (log_ != nullptr) {
-        // Sync the old log so SyncWAL only ever needs the current one.
-        old_log_status = runtime_->InjectedFault("wal.switch.sync_old");
-        if (old_log_status.ok()) old_log_status = log_->Sync();
-        if (old_log_status.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
-        old_log_status = FirstError(old_log_status, log_->Close());
-      }
-      if (old_log_status.ok()) {
-        log_ = std::move(new_log);
-        swapped = true;
-      }
+void DBImpl::PublishGroup(const WriteGroup& group) {
+  for (Writer* member : group.writers) {
+    const uint32_t count = WriteBatchInternal::Count(member->batch);
+    if (member->hooks != nullptr && member->hooks->before_publish && count > 0) {
+      const SequenceNumber first = WriteBatchInternal::Sequence(member->batch);
+      member->hooks->before_publish(first, first + count - 1);
     }
   }
-  if (!s.ok()) {
-    versions_->ReuseFileNumber(number);
+  if (!group.writers.front()->publishes()) return;
+  sequence_before_last_publish_ = versions_->LastSequence();
+  versions_->SetLastSequence(group.last_sequence);
+}
+
+Status DBImpl::SyncWALLocked() {
+  mutex_->AssertHeld();
+  Status status;
+  {
+    MutexUnlock unlock(mutex_.get());
+    MaybeMutexLock wal_lock(wal_mu_.get());
+    runtime_->YieldPoint("wal.before_sync");
+    status = FrontWriterLog()->Sync();
+  }
+  if (status.ok()) {
+    SHALE_COUNT(&stats_, wal_syncs, 1);
+  } else {
+    RecordBackgroundError(status);  // the log's unsynced tail may be gone
+  }
+  return status;
+}
+
+Status DBImpl::StartUnorderedInserts(Writer* w, WriteGroup* group) {
+  mutex_->AssertHeld();
+  PublishGroup(*group);  // before the inserts
+  write_thread_.AddUnorderedInserts(static_cast<int>(group->writers.size()));
+  for (Writer* member : group->writers) {
+    member->insert_into = mem_;
+    member->group = nullptr;
+    member->state = WriterState::kInsertOwn;
+    if (member != w) write_thread_.WakeWriter(member);
+  }
+  PopQueued(group->writers.back());
+  return InsertOwnBatch(w);
+}
+
+Status DBImpl::EnterMemtableStage(Writer* w, WriteGroup* group) {
+  mutex_->AssertHeld();
+  for (Writer* member : group->writers) member->state = WriterState::kWalWritten;
+  PopQueued(group->writers.back());
+  write_thread_.EnterMemtableStage(w, group);
+  return InsertGroup(w, group);
+}
+
+Status DBImpl::InsertGroup(Writer* w, WriteGroup* group) {
+  mutex_->AssertHeld();
+  if (HasBug(kBugPublishBeforeMemtableInsert)) versions_->SetLastSequence(group->last_sequence);
+  const bool parallel = options_.allow_concurrent_memtable_write && group->writers.size() > 1;
+  if (parallel) {
+    group->inserts_pending = static_cast<int>(group->writers.size());
+    for (Writer* member : group->writers) {
+      member->insert_into = mem_;
+      member->group = group;
+      member->state = WriterState::kInsertOwn;
+      if (member != w) write_thread_.WakeWriter(member);
+    }
+    return InsertOwnBatch(w);
+  }
+  MemTable* mem = mem_;
+  {
+    MutexUnlock unlock(mutex_.get());
+    for (Writer* member : group->writers) {
+      runtime_->YieldPoint("write.before_memtable_insert");
+      const Status s = WriteBatchInternal::InsertInto(member->batch, mem, /*concurrent=*/false);
+      if (group->status.ok()) group->status = s;
+    }
+    runtime_->YieldPoint("write.before_publish");
+  }
+  CompleteGroup(group);
+  return w->status;
+}
+
+Status DBImpl::InsertOwnBatch(Writer* w) {
+  mutex_->AssertHeld();
+  Status s;
+  {
+    MutexUnlock unlock(mutex_.get());
+    runtime_->YieldPoint("write.before_memtable_insert");
+    s = WriteBatchInternal::InsertInto(w->batch, w->insert_into, /*concurrent=*/true);
+    runtime_->YieldPoint("write.after_memtable_insert");
+  }
+  WriteGroup* group = w->group;
+  if (group == nullptr) {  // unordered: nothing waits for the others
+    if (write_thread_.FinishUnorderedInsert()) bg_cv_->SignalAll();
+    w->status = s;
+    w->state = WriterState::kDone;
     return s;
   }
-  if (!old_log_status.ok()) {
-    RecordBackgroundError(old_log_status);  // the old log's tail may be lost
-    return old_log_status;
+  if (group->status.ok()) group->status = s;
+  if (--group->inserts_pending == 0) CompleteGroup(group);
+  while (w->state != WriterState::kDone) write_thread_.AwaitWakeup(w);
+  return w->status;
+}
+
+void DBImpl::CompleteGroup(WriteGroup* group) {
+  mutex_->AssertHeld();
+  if (group->status.ok()) PublishGroup(*group);
+  for (Writer* member : group->writers) {
+    member->status = group->status;
+    member->state = WriterState::kDone;
+    write_thread_.WakeWriter(member);
   }
-  assert(swapped);
-  (void)swapped;
-  logfile_number_ = number;
-  return Status::OK();
+  if (!group->pipelined) {
+    PopQueued(group->writers.back());
+    return;
+  }
+  write_thread_.LeaveMemtableStage(group);
+  bg_cv_->SignalAll();  // a memtable switch or Close may wait for the stage to drain
 }
 
-MemTable* DBImpl::NewMemTable() const {
-  return new MemTable(internal_comparator_, options_.write_buffer_size / 8, memtable_mu_.get());
+void DBImpl::CompleteQueued(Writer* last_writer, const Status& status) {
+  SignalIfDrained(write_thread_.CompleteQueued(last_writer, status));
 }
 
-Status DBImpl::SwitchMemTable() {
-  // No insert may still be headed for the memtable that becomes immutable:
-  // its WAL would be retired by the flush without its data (RocksDB's
-  // WaitForPendingWrites).
-  while (pending_memtable_writes_ > 0 || !memtable_groups_.empty()) bg_cv_->Wait();
-  Status s = NewWAL();
-  if (!s.ok()) return s;
-  imm_.Add(mem_, mem_id_);  // the list takes over mem_'s reference
-  mem_ = NewMemTable();
-  mem_->Ref();
-  mem_->set_log_number(logfile_number_);
-  mem_id_ = next_memtable_id_++;
-  bg_cv_->SignalAll();  // wake the flush thread
-  return Status::OK();
+void DBImpl::PopQueued(Writer* last_writer) { SignalIfDrained(write_thread_.Pop(last_writer)); }
+
+void DBImpl::SignalIfDrained(bool queue_emptied) {
+  if (queue_emptied && closed_) bg_cv_->SignalAll();
 }
 
 }  // namespace shale
