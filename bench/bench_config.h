@@ -70,6 +70,8 @@ struct BenchConfig {
   bool enable_pipelined_write = false;
   bool unordered_write = false;
   bool two_write_queues = false;
+  // Shale only: memtables on transparent huge pages (Options::memtable_huge_pages).
+  bool memtable_huge_pages = true;
   // Open the store as a TransactionDB with the WritePrepared policy (Shale,
   // RocksDB) and write through it, as db_bench's --transaction_db does.
   bool transaction_db = false;

@@ -65,6 +65,10 @@ void PrintHeader(const BenchConfig& c, std::ostream& out) {
         "db=%s\n",
         int{c.allow_concurrent_memtable_write}, int{c.enable_pipelined_write},
         int{c.unordered_write}, int{c.two_write_queues}, db);
+    if (c.engine != "rocksdb") {
+      out << absl::StrFormat("Memtable:   huge_pages=%d (Shale only)\n",
+                             int{c.memtable_huge_pages});
+    }
   }
   out << "------------------------------------------------\n";
 }

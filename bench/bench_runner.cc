@@ -73,6 +73,7 @@ KvOptions ToKvOptions(const BenchConfig& c) {
   o.enable_pipelined_write = c.enable_pipelined_write;
   o.unordered_write = c.unordered_write;
   o.two_write_queues = c.two_write_queues;
+  o.memtable_huge_pages = c.memtable_huge_pages;
   o.transaction_db = c.transaction_db;
   o.txn_skip_concurrency_control = c.txn_skip_concurrency_control;
   return o;

@@ -52,6 +52,7 @@ struct KvOptions {
   bool enable_pipelined_write = false;
   bool unordered_write = false;
   bool two_write_queues = false;
+  bool memtable_huge_pages = true;  // Shale only (Options::memtable_huge_pages)
   // Open a TransactionDB (WritePrepared policy) and make every Put/Write
   // through it; skip_concurrency_control takes no key locks.
   bool transaction_db = false;

@@ -56,6 +56,7 @@ class ShaleKvStore final : public KvStore {
     options.enable_pipelined_write = o.enable_pipelined_write;
     options.unordered_write = o.unordered_write;
     options.two_write_queues = o.two_write_queues;
+    options.memtable_huge_pages = o.memtable_huge_pages;
     write_options_.sync = o.sync;
     write_options_.disable_wal = o.disable_wal;
     if (!o.transaction_db) return DB::Open(options, path, &db_);

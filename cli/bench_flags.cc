@@ -61,6 +61,8 @@ void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
   f->AddBool("two_write_queues", &c.two_write_queues,
              "a second write queue for WAL-only writes: transaction prepares and commits "
              "(shale, rocksdb; not with --enable_pipelined_write)");
+  f->AddBool("memtable_huge_pages", &c.memtable_huge_pages,
+             "memtables on transparent huge pages where the OS has them (shale; the default)");
   f->AddBool("transaction_db", &c.transaction_db,
              "open a TransactionDB (WritePrepared) and write through it (shale, rocksdb; "
              "with --unordered_write it needs --two_write_queues)");

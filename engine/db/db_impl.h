@@ -180,7 +180,8 @@ class DBImpl final : public DB {
   [[nodiscard]] Status MakeRoomForWrite(bool force)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);  // main queue's front writer only
   [[nodiscard]] Status SwitchMemTable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // A memtable whose arena blocks are write_buffer_size / 8 (RocksDB's rule).
+  // A memtable whose arena blocks are write_buffer_size / 8 (RocksDB's
+  // rule), on huge pages if memtable_huge_pages.
   MemTable* NewMemTable() const;
 
   // ---- file bookkeeping shared by flush, compaction and open (db_impl_files.cc)

@@ -108,7 +108,8 @@ Status DBImpl::NewWAL() {
 }
 
 MemTable* DBImpl::NewMemTable() const {
-  return new MemTable(internal_comparator_, options_.write_buffer_size / 8, memtable_mu_.get());
+  return new MemTable(internal_comparator_, options_.write_buffer_size / 8, memtable_mu_.get(),
+                      options_.memtable_huge_pages ? runtime_ : nullptr);
 }
 
 Status DBImpl::SwitchMemTable() {

@@ -1,8 +1,34 @@
 #include "memtable/arena.h"
 
 #include <cstdint>
+#include <cstdlib>
+#include <new>
+
+#include "shale/env.h"
 
 namespace shale {
+
+namespace {
+
+size_t RoundUp(size_t bytes, size_t unit) { return (bytes + unit - 1) / unit * unit; }
+
+size_t ClampBlockBytes(size_t block_bytes) {
+  return block_bytes < Arena::kMinBlockBytes   ? Arena::kMinBlockBytes
+         : block_bytes > Arena::kMaxBlockBytes ? Arena::kMaxBlockBytes
+                                               : block_bytes;
+}
+
+}  // namespace
+
+Arena::Arena(size_t block_bytes, Runtime* huge_page_advisor)
+    : block_bytes_(huge_page_advisor != nullptr &&
+                           ClampBlockBytes(block_bytes) >= Runtime::kHugePageBytes
+                       ? RoundUp(ClampBlockBytes(block_bytes), Runtime::kHugePageBytes)
+                       : ClampBlockBytes(block_bytes)),
+      huge_page_advisor_(block_bytes_ >= Runtime::kHugePageBytes ? huge_page_advisor : nullptr) {
+  static_assert(kMaxBlockBytes % Runtime::kHugePageBytes == 0,
+                "rounding a block up to huge pages keeps it within kMaxBlockBytes");
+}
 
 char* Arena::AllocateAligned(size_t bytes) {
   assert(bytes > 0);
@@ -16,7 +42,7 @@ char* Arena::AllocateAligned(size_t bytes) {
     alloc_ptr_ += needed;
     alloc_remaining_bytes_ -= needed;
   } else {
-    result = AllocateFallback(bytes);  // new blocks come from new[]: aligned
+    result = AllocateFallback(bytes);  // new blocks are aligned
   }
   assert((reinterpret_cast<uintptr_t>(result) & (kAlignBytes - 1)) == 0);
   return result;
@@ -36,6 +62,9 @@ char* Arena::AllocateFallback(size_t bytes) {
 }
 
 char* Arena::AllocateNewBlock(size_t block_bytes) {
+  if (huge_page_advisor_ != nullptr && block_bytes >= Runtime::kHugePageBytes) {
+    return AllocateHugePageBlock(block_bytes);
+  }
   // new char[] of at least kAlignBytes is aligned to __STDCPP_DEFAULT_NEW_ALIGNMENT__.
   static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ >= kAlignBytes);
   blocks_.push_back(std::make_unique_for_overwrite<char[]>(block_bytes));
@@ -44,5 +73,18 @@ char* Arena::AllocateNewBlock(size_t block_bytes) {
   assert((reinterpret_cast<uintptr_t>(block) & (kAlignBytes - 1)) == 0);
   return block;
 }
+
+char* Arena::AllocateHugePageBlock(size_t block_bytes) {
+  const size_t rounded_bytes = RoundUp(block_bytes, Runtime::kHugePageBytes);
+  char* block = static_cast<char*>(std::aligned_alloc(Runtime::kHugePageBytes, rounded_bytes));
+  if (block == nullptr) throw std::bad_alloc();  // as new char[] would
+  huge_page_blocks_.emplace_back(block);
+  huge_page_advisor_->AdviseHugePages(block, rounded_bytes);
+  memory_usage_bytes_.fetch_add(rounded_bytes + sizeof(huge_page_blocks_.back()),
+                                std::memory_order_relaxed);
+  return block;
+}
+
+void Arena::FreeBlock::operator()(char* block) const { std::free(block); }
 
 }  // namespace shale

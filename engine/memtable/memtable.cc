@@ -71,8 +71,10 @@ inline void EncodeEntry(char* entry, size_t entry_bytes, SequenceNumber seq, Val
 }  // namespace
 
 struct MemTable::Rep {
-  Rep(const InternalKeyComparator& cmp, size_t arena_block_bytes)
-      : icmp(cmp), arena(arena_block_bytes), table(EntryComparator{&icmp}, &arena) {}
+  Rep(const InternalKeyComparator& cmp, size_t arena_block_bytes, Runtime* huge_page_advisor)
+      : icmp(cmp),
+        arena(arena_block_bytes, huge_page_advisor),
+        table(EntryComparator{&icmp}, &arena) {}
 
   const InternalKeyComparator icmp;
   Arena arena;
@@ -123,8 +125,9 @@ class MemTableIterator final : public Iterator {
 }  // namespace
 
 MemTable::MemTable(const InternalKeyComparator& comparator, size_t arena_block_bytes,
-                   Mutex* concurrent_mu)
-    : rep_(std::make_unique<Rep>(comparator, arena_block_bytes)), concurrent_mu_(concurrent_mu) {}
+                   Mutex* concurrent_mu, Runtime* huge_page_advisor)
+    : rep_(std::make_unique<Rep>(comparator, arena_block_bytes, huge_page_advisor)),
+      concurrent_mu_(concurrent_mu) {}
 
 MemTable::~MemTable() { assert(refs_.load(std::memory_order_relaxed) == 0); }
 

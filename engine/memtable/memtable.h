@@ -29,15 +29,18 @@
 namespace shale {
 
 class Mutex;
+class Runtime;
 
 class MemTable {
  public:
   // arena_block_bytes: see Arena (the DB passes write_buffer_size / 8).
   // concurrent_mu: enables AddConcurrently; the DB gets it from
   // Runtime::NewMutex, so it works for real threads and simulator tasks.
-  // REQUIRES: concurrent_mu (if non-null) outlives the memtable.
+  // huge_page_advisor: see Arena (nullptr: normal pages).
+  // REQUIRES: concurrent_mu and huge_page_advisor (if non-null) outlive the
+  // memtable.
   explicit MemTable(const InternalKeyComparator& comparator, size_t arena_block_bytes = 4096,
-                    Mutex* concurrent_mu = nullptr);
+                    Mutex* concurrent_mu = nullptr, Runtime* huge_page_advisor = nullptr);
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
 

@@ -105,6 +105,7 @@ class PosixRuntime final : public Runtime {
   bool CanSpin() const override { return true; }
   bool SpinWhileEqual(const std::atomic<uint64_t>& word, uint64_t value,
                       uint64_t max_micros) override;
+  void AdviseHugePages(char* memory, size_t bytes) override;
 
  private:
   Clock* const clock_;

@@ -1,6 +1,7 @@
 // PosixClock and PosixRuntime (see posix_env.h): CLOCK_MONOTONIC and the C++
 // standard thread library.
 #include <pthread.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <atomic>
@@ -131,6 +132,13 @@ inline void CpuRelax() {
 }
 
 }  // namespace
+
+void PosixRuntime::AdviseHugePages(char* memory, size_t bytes) {
+  assert(reinterpret_cast<uintptr_t>(memory) % kHugePageBytes == 0);
+  // A hint: where transparent huge pages are off (or not built in), the
+  // call fails and the memory keeps its normal pages.
+  (void)madvise(memory, bytes, MADV_HUGEPAGE);
+}
 
 bool PosixRuntime::SpinWhileEqual(const std::atomic<uint64_t>& word, uint64_t value,
                                   uint64_t max_micros) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "shale/env.h"
 #include "util/random.h"
 
 using namespace shale;
@@ -60,4 +61,67 @@ TEST_CASE("arena gives large allocations their own block", "[arena]") {
   REQUIRE(small2 == small + 10);
   REQUIRE(big != nullptr);
   REQUIRE(arena.MemoryUsage() < after_small + 4 * Arena::kDefaultBlockBytes);
+}
+
+namespace {
+
+// Records AdviseHugePages calls; nothing else of it is used.
+class AdviceRecorder final : public Runtime {
+ public:
+  struct Advice {
+    char* memory;
+    size_t bytes;
+  };
+  std::unique_ptr<Mutex> NewMutex() override { return nullptr; }
+  std::unique_ptr<CondVar> NewCondVar(Mutex*) override { return nullptr; }
+  std::unique_ptr<Thread> StartThread(const std::string&, std::function<void()>) override {
+    return nullptr;
+  }
+  void SleepForMicroseconds(uint64_t) override {}
+  void AdviseHugePages(char* memory, size_t bytes) override { advice.push_back({memory, bytes}); }
+  std::vector<Advice> advice;
+};
+
+bool HugePageAligned(const char* p) {
+  return reinterpret_cast<uintptr_t>(p) % Runtime::kHugePageBytes == 0;
+}
+
+}  // namespace
+
+TEST_CASE("arena blocks of a huge page or more are whole huge pages, aligned and advised",
+          "[arena]") {
+  AdviceRecorder recorder;
+  // 3 MiB rounds up to two huge pages.
+  Arena arena(3 << 20, &recorder);
+  char* first = arena.Allocate(100);
+  REQUIRE(HugePageAligned(first));
+  REQUIRE(recorder.advice.size() == 1);
+  REQUIRE(recorder.advice[0].memory == first);
+  REQUIRE(recorder.advice[0].bytes == 2 * Runtime::kHugePageBytes);
+  REQUIRE(arena.MemoryUsage() >= 2 * Runtime::kHugePageBytes);
+  std::memset(first, 0x5a, 100);
+  // The block serves requests up to its rounded size before the next one.
+  for (size_t used = 100; used + 4096 <= 2 * Runtime::kHugePageBytes; used += 4096) {
+    arena.Allocate(4096);
+  }
+  REQUIRE(recorder.advice.size() == 1);
+  char* next_block = arena.Allocate(8192);
+  REQUIRE(recorder.advice.size() == 2);
+  REQUIRE(HugePageAligned(next_block));
+  REQUIRE(first[99] == 0x5a);
+}
+
+TEST_CASE("arena blocks smaller than a huge page are never advised", "[arena]") {
+  AdviceRecorder recorder;
+  Arena arena(1 << 20, &recorder);
+  for (int i = 0; i < 1000; i++) arena.Allocate(4096);  // several 1 MiB blocks
+  REQUIRE(arena.MemoryUsage() >= (size_t{4} << 20));
+  REQUIRE(recorder.advice.empty());
+}
+
+TEST_CASE("arena without an advisor keeps normal blocks at any size", "[arena]") {
+  Arena arena(Arena::kMaxBlockBytes);
+  arena.Allocate(100);
+  REQUIRE(arena.MemoryUsage() >= Arena::kMaxBlockBytes);
+  REQUIRE(arena.MemoryUsage() < Arena::kMaxBlockBytes + 4096);
 }

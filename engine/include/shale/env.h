@@ -277,6 +277,17 @@ class Runtime {
     (void)max_micros;
     return word.load(std::memory_order_acquire) != value;
   }
+  // A hint that [memory, memory + bytes) is long-lived and densely used (a
+  // memtable arena block) and should be backed by huge pages where the OS
+  // has transparent huge pages: a search over it then misses the TLB far
+  // less. The real runtime advises the kernel (madvise MADV_HUGEPAGE); the
+  // default, and the simulator, ignore it. Never fails and changes nothing
+  // a caller can observe. REQUIRES: memory is aligned to kHugePageBytes.
+  static constexpr size_t kHugePageBytes = size_t{2} << 20;
+  virtual void AdviseHugePages(char* memory, size_t bytes) {
+    (void)memory;
+    (void)bytes;
+  }
   // FaultPoint as the error of the operation placed after it:
   // IOError("injected fault", name) when it fires, else OK.
   [[nodiscard]] Status InjectedFault(const char* name) {

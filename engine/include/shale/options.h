@@ -184,6 +184,16 @@ struct Options {
   size_t write_buffer_size = 64 << 20;
   // Memtables (active + immutable) in memory before writes stop.
   int max_write_buffer_number = 2;
+  // Back memtable memory with transparent huge pages where the OS has them
+  // (Linux: madvise MADV_HUGEPAGE; write_buffer_size of 16 MiB or more, so
+  // that arena blocks are whole 2 MiB pages). A memtable search visits nodes
+  // scattered over the memtable; over 4 KiB pages most visits also miss the
+  // TLB, and random fills spend most of their time there. Turn it off where
+  // THP's costs matter more: with the kernel's THP defrag set to "madvise",
+  // a page fault in such memory may compact memory first, a latency spike.
+  // RocksDB's closest option, memtable_huge_page_size, uses reserved
+  // hugetlbfs pages instead.
+  bool memtable_huge_pages = true;
 
   // ---- WAL
   WALRecoveryMode wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
