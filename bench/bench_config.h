@@ -72,6 +72,11 @@ struct BenchConfig {
   bool two_write_queues = false;
   // Shale only: memtables on transparent huge pages (Options::memtable_huge_pages).
   bool memtable_huge_pages = true;
+  // Shale and RocksDB: the memtable bloom filter (db_bench's
+  // --memtable_bloom_size_ratio, --memtable_whole_key_filtering). The
+  // defaults are Shale's; RocksDB's own are 0 and false.
+  double memtable_bloom_size_ratio = 0.02;
+  bool memtable_whole_key_filtering = true;
   // Open the store as a TransactionDB with the WritePrepared policy (Shale,
   // RocksDB) and write through it, as db_bench's --transaction_db does.
   bool transaction_db = false;

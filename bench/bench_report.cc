@@ -65,10 +65,12 @@ void PrintHeader(const BenchConfig& c, std::ostream& out) {
         "db=%s\n",
         int{c.allow_concurrent_memtable_write}, int{c.enable_pipelined_write},
         int{c.unordered_write}, int{c.two_write_queues}, db);
+    out << absl::StrFormat("Memtable:   bloom_size_ratio=%g whole_key_filtering=%d",
+                           c.memtable_bloom_size_ratio, int{c.memtable_whole_key_filtering});
     if (c.engine != "rocksdb") {
-      out << absl::StrFormat("Memtable:   huge_pages=%d (Shale only)\n",
-                             int{c.memtable_huge_pages});
+      out << absl::StrFormat(" huge_pages=%d (Shale only)", int{c.memtable_huge_pages});
     }
+    out << "\n";
   }
   out << "------------------------------------------------\n";
 }

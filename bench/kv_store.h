@@ -52,7 +52,9 @@ struct KvOptions {
   bool enable_pipelined_write = false;
   bool unordered_write = false;
   bool two_write_queues = false;
-  bool memtable_huge_pages = true;  // Shale only (Options::memtable_huge_pages)
+  bool memtable_huge_pages = true;          // Shale only (Options::memtable_huge_pages)
+  double memtable_bloom_size_ratio = 0.02;  // Shale, RocksDB: memtable_prefix_bloom_size_ratio
+  bool memtable_whole_key_filtering = true;
   // Open a TransactionDB (WritePrepared policy) and make every Put/Write
   // through it; skip_concurrency_control takes no key locks.
   bool transaction_db = false;

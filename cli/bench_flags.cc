@@ -63,6 +63,12 @@ void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
              "(shale, rocksdb; not with --enable_pipelined_write)");
   f->AddBool("memtable_huge_pages", &c.memtable_huge_pages,
              "memtables on transparent huge pages where the OS has them (shale; the default)");
+  f->AddDouble("memtable_bloom_size_ratio", &c.memtable_bloom_size_ratio, 0.0, 0.25,
+               "memtable bloom filter bytes as a share of write_buffer_size; 0: none (shale, "
+               "rocksdb: memtable_prefix_bloom_size_ratio; RocksDB's own default is 0)");
+  f->AddBool("memtable_whole_key_filtering", &c.memtable_whole_key_filtering,
+             "the memtable bloom filter covers whole keys; without it there is none (shale, "
+             "rocksdb; RocksDB's own default is false)");
   f->AddBool("transaction_db", &c.transaction_db,
              "open a TransactionDB (WritePrepared) and write through it (shale, rocksdb; "
              "with --unordered_write it needs --two_write_queues)");

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <limits>
+
+#include "absl/strings/str_format.h"
 
 namespace shale::cli {
 namespace {
@@ -63,6 +66,12 @@ void FlagSet::AddInt(std::string name, int64_t* target, int64_t min, int64_t max
       {std::move(name), IntRange{target, min, max}, std::move(help), std::to_string(*target)});
 }
 
+void FlagSet::AddDouble(std::string name, double* target, double min, double max,
+                        std::string help) {
+  flags_.push_back({std::move(name), DoubleRange{target, min, max}, std::move(help),
+                    absl::StrFormat("%g", *target)});
+}
+
 void FlagSet::AddSize(std::string name, uint64_t* target, std::string help) {
   flags_.push_back({std::move(name), SizeTarget{target}, std::move(help), std::to_string(*target)});
 }
@@ -95,6 +104,17 @@ bool FlagSet::SetValue(Flag* flag, std::string_view value, std::string* error) {
                              std::to_string(r->max) + "]");
     }
     *r->target = n;
+  } else if (DoubleRange* r = std::get_if<DoubleRange>(&flag->target)) {
+    double x = 0;
+    const char* end = value.data() + value.size();
+    const auto [ptr, ec] = std::from_chars(value.data(), end, x);
+    if (value.empty() || ec != std::errc() || ptr != end || !std::isfinite(x)) {
+      return Fail(error, where + "is not a number");
+    }
+    if (x < r->min || x > r->max) {
+      return Fail(error, where + absl::StrFormat("is out of range [%g, %g]", r->min, r->max));
+    }
+    *r->target = x;
   } else if (SizeTarget* s = std::get_if<SizeTarget>(&flag->target)) {
     if (!ParseSizeBytes(value, s->target)) {
       return Fail(error, where + "is not a byte count (e.g. 67108864 or 64M)");

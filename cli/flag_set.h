@@ -31,6 +31,8 @@ class FlagSet {
   void AddBool(std::string name, bool* target, std::string help);
   // A signed integer in [min, max].
   void AddInt(std::string name, int64_t* target, int64_t min, int64_t max, std::string help);
+  // A finite decimal number in [min, max].
+  void AddDouble(std::string name, double* target, double min, double max, std::string help);
   // A byte count with an optional K/M/G suffix.
   void AddSize(std::string name, uint64_t* target, std::string help);
   void AddString(std::string name, std::string* target, std::string help);
@@ -49,10 +51,15 @@ class FlagSet {
     int64_t min;
     int64_t max;
   };
+  struct DoubleRange {
+    double* target;
+    double min;
+    double max;
+  };
   struct SizeTarget {
     uint64_t* target;
   };
-  using Target = std::variant<bool*, IntRange, SizeTarget, std::string*>;
+  using Target = std::variant<bool*, IntRange, DoubleRange, SizeTarget, std::string*>;
   struct Flag {
     std::string name;
     Target target;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_format.h"
+
 namespace shale::scenario {
 
 sim::SimulationOptions SimOptionsFor(const RunConfig& config, const PctCalibration& pct) {
@@ -49,8 +51,20 @@ void DrawCompression(sim::ChoiceTape* rng, Options* o) {
   o->bottommost_compression = rng->OneIn(3) ? kCodecs[rng->Uniform(4)] : kDisableCompressionOption;
 }
 
+void DrawMemtableFilter(sim::ChoiceTape* rng, Options* o) {
+  constexpr double kRatios[] = {0.0, 0.005, 0.02, 0.25};
+  o->memtable_prefix_bloom_size_ratio = kRatios[rng->Uniform(4)];
+  o->memtable_whole_key_filtering = o->memtable_prefix_bloom_size_ratio > 0;
+}
+
+std::string MemtableFilterName(const Options& o) {
+  if (!o.memtable_whole_key_filtering || o.memtable_prefix_bloom_size_ratio <= 0) return "off";
+  return absl::StrFormat("%g", o.memtable_prefix_bloom_size_ratio);
+}
+
 void DescribeEngineSizes(const Options& o, std::map<std::string, std::string>* described) {
   auto& m = *described;
+  m["memtable_bloom_size_ratio"] = MemtableFilterName(o);
   m["compression"] = CompressionTypeName(o.compression);
   m["bottommost_compression"] = CompressionTypeName(o.bottommost_compression);
   m["write_buffer_size"] = std::to_string(o.write_buffer_size);

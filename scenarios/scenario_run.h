@@ -63,6 +63,13 @@ sim::LatencyProfile DrawDisk(sim::ChoiceTape* rng, std::map<std::string, std::st
 // time, and in a third of the runs a bottommost_compression of its own.
 void DrawCompression(sim::ChoiceTape* rng, Options* o);
 
+// The memtable bloom filter drawn from rng: off, or 0.5%, 2% or 25% of the
+// write buffer (a quarter each), so runs meet Gets the filter answers, ones
+// it passes on false positives, and ones without it.
+void DrawMemtableFilter(sim::ChoiceTape* rng, Options* o);
+// "off", or the filter's share of the write buffer.
+std::string MemtableFilterName(const Options& o);
+
 // Writes the engine options the scenarios draw (buffers, files, levels,
 // blocks, compression, bloom bits, open files) into described, as
 // options_drawn shows them.

@@ -38,6 +38,8 @@ rocksdb::Options ToRocksOptions(const KvOptions& o) {
   options.enable_pipelined_write = o.enable_pipelined_write;
   options.unordered_write = o.unordered_write;
   options.two_write_queues = o.two_write_queues;
+  options.memtable_prefix_bloom_size_ratio = o.memtable_bloom_size_ratio;
+  options.memtable_whole_key_filtering = o.memtable_whole_key_filtering;
   return options;
 }
 

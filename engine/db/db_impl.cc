@@ -41,6 +41,9 @@ Options SanitizeOptions(const Options& src) {
     o.level0_stop_writes_trigger = o.level0_slowdown_writes_trigger;
   ClipToRange<uint64_t>(&o.max_bytes_for_level_base, 1024, uint64_t{1} << 40);
   ClipToRange(&o.max_bytes_for_level_multiplier, 1.5, 1000.0);
+  // Not a number, or negative: no memtable filter.
+  if (!(o.memtable_prefix_bloom_size_ratio > 0)) o.memtable_prefix_bloom_size_ratio = 0;
+  ClipToRange(&o.memtable_prefix_bloom_size_ratio, 0.0, 0.25);
   ClipToRange<uint64_t>(&o.target_file_size_base, 1024, uint64_t{1} << 32);
   ClipToRange<size_t>(&o.block_size, 64, 4 << 20);
   ClipToRange(&o.block_restart_interval, 1, 1024);

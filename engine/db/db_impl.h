@@ -181,7 +181,9 @@ class DBImpl final : public DB {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);  // main queue's front writer only
   [[nodiscard]] Status SwitchMemTable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // A memtable whose arena blocks are write_buffer_size / 8 (RocksDB's
-  // rule), on huge pages if memtable_huge_pages.
+  // rule), on huge pages if memtable_huge_pages, with a bloom filter of
+  // write_buffer_size * memtable_prefix_bloom_size_ratio bytes if
+  // memtable_whole_key_filtering.
   MemTable* NewMemTable() const;
 
   // ---- file bookkeeping shared by flush, compaction and open (db_impl_files.cc)

@@ -108,8 +108,16 @@ Status DBImpl::NewWAL() {
 }
 
 MemTable* DBImpl::NewMemTable() const {
-  return new MemTable(internal_comparator_, options_.write_buffer_size / 8, memtable_mu_.get(),
-                      options_.memtable_huge_pages ? runtime_ : nullptr);
+  MemTableOptions memtable_options;
+  memtable_options.arena_block_bytes = options_.write_buffer_size / 8;
+  memtable_options.concurrent_mu = memtable_mu_.get();
+  memtable_options.huge_page_advisor = options_.memtable_huge_pages ? runtime_ : nullptr;
+  if (options_.memtable_whole_key_filtering) {
+    memtable_options.bloom_bytes =
+        static_cast<size_t>(static_cast<double>(options_.write_buffer_size) *
+                            options_.memtable_prefix_bloom_size_ratio);
+  }
+  return new MemTable(internal_comparator_, memtable_options);
 }
 
 Status DBImpl::SwitchMemTable() {

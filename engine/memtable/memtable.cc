@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "memtable/arena.h"
+#include "memtable/memtable_bloom.h"
 #include "memtable/skiplist.h"
 #include "util/check.h"
 #include "util/coding.h"
@@ -71,14 +72,20 @@ inline void EncodeEntry(char* entry, size_t entry_bytes, SequenceNumber seq, Val
 }  // namespace
 
 struct MemTable::Rep {
-  Rep(const InternalKeyComparator& cmp, size_t arena_block_bytes, Runtime* huge_page_advisor)
+  Rep(const InternalKeyComparator& cmp, const MemTableOptions& options)
       : icmp(cmp),
-        arena(arena_block_bytes, huge_page_advisor),
-        table(EntryComparator{&icmp}, &arena) {}
+        arena(options.arena_block_bytes, options.huge_page_advisor),
+        table(EntryComparator{&icmp}, &arena) {
+    if (options.bloom_bytes > 0) {
+      char* memory = arena.AllocateAligned(MemTableBloom::MemoryBytes(options.bloom_bytes));
+      bloom = std::make_unique<MemTableBloom>(options.bloom_bytes, memory);
+    }
+  }
 
   const InternalKeyComparator icmp;
   Arena arena;
   Table table;
+  std::unique_ptr<MemTableBloom> bloom;  // words in arena; nullptr: none
 };
 
 namespace {
@@ -124,10 +131,8 @@ class MemTableIterator final : public Iterator {
 
 }  // namespace
 
-MemTable::MemTable(const InternalKeyComparator& comparator, size_t arena_block_bytes,
-                   Mutex* concurrent_mu, Runtime* huge_page_advisor)
-    : rep_(std::make_unique<Rep>(comparator, arena_block_bytes, huge_page_advisor)),
-      concurrent_mu_(concurrent_mu) {}
+MemTable::MemTable(const InternalKeyComparator& comparator, const MemTableOptions& options)
+    : rep_(std::make_unique<Rep>(comparator, options)), concurrent_mu_(options.concurrent_mu) {}
 
 MemTable::~MemTable() { assert(refs_.load(std::memory_order_relaxed) == 0); }
 
@@ -147,6 +152,7 @@ void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& key, const S
   const size_t entry_bytes = EntryBytes(key, value);
   char* const entry = rep_->table.AllocatePayload(entry_bytes);
   EncodeEntry(entry, entry_bytes, seq, type, key, value);
+  if (rep_->bloom != nullptr) rep_->bloom->Add(key);  // before the entry is reachable
   rep_->table.InsertPayload(entry);
   CountEntry(seq, type);
 }
@@ -163,6 +169,7 @@ void MemTable::AddConcurrently(SequenceNumber seq, ValueType type, const Slice& 
     reserved = rep_->table.ReserveNode(entry_bytes);
   }
   EncodeEntry(reserved.payload, entry_bytes, seq, type, key, value);
+  if (rep_->bloom != nullptr) rep_->bloom->AddConcurrently(key);  // before the entry is reachable
   rep_->table.InsertConcurrently(reserved, reserved.payload);
   CountEntry(seq, type);
 }
@@ -178,6 +185,7 @@ void MemTable::CountEntry(SequenceNumber seq, ValueType type) {
 }
 
 bool MemTable::Get(const LookupKey& key, std::string* value, Status* s) {
+  if (rep_->bloom != nullptr && !rep_->bloom->MayContain(key.user_key())) return false;
   Table::Iterator iter(&rep_->table);
   iter.Seek(key.memtable_key().data());
   if (!iter.Valid()) return false;

@@ -31,16 +31,24 @@ namespace shale {
 class Mutex;
 class Runtime;
 
+struct MemTableOptions {
+  // See Arena (the DB passes write_buffer_size / 8).
+  size_t arena_block_bytes = 4096;
+  // Enables AddConcurrently; the DB gets it from Runtime::NewMutex, so it
+  // works for real threads and simulator tasks.
+  Mutex* concurrent_mu = nullptr;
+  // See Arena (nullptr: normal pages).
+  Runtime* huge_page_advisor = nullptr;
+  // A MemTableBloom of about this many bytes over the user keys, allocated
+  // in the arena (0: none; Get then always searches).
+  size_t bloom_bytes = 0;
+};
+
 class MemTable {
  public:
-  // arena_block_bytes: see Arena (the DB passes write_buffer_size / 8).
-  // concurrent_mu: enables AddConcurrently; the DB gets it from
-  // Runtime::NewMutex, so it works for real threads and simulator tasks.
-  // huge_page_advisor: see Arena (nullptr: normal pages).
-  // REQUIRES: concurrent_mu and huge_page_advisor (if non-null) outlive the
-  // memtable.
-  explicit MemTable(const InternalKeyComparator& comparator, size_t arena_block_bytes = 4096,
-                    Mutex* concurrent_mu = nullptr, Runtime* huge_page_advisor = nullptr);
+  // REQUIRES: options.concurrent_mu and options.huge_page_advisor (if
+  // non-null) outlive the memtable.
+  explicit MemTable(const InternalKeyComparator& comparator, const MemTableOptions& options = {});
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
 

@@ -35,6 +35,7 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   o.max_manifest_file_size =
       rng->OneIn(2) ? uint64_t{1024} << rng->Uniform(3) : o.max_manifest_file_size;
   DrawCompression(rng, &o);
+  DrawMemtableFilter(rng, &o);
   d.latency = DrawDisk(rng, &d.described);
   auto& m = d.described;
   DescribeEngineSizes(o, &m);

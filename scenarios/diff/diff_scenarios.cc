@@ -80,6 +80,7 @@ Options DrawOptions(sim::ChoiceTape* rng) {
   o.use_direct_io_for_flush_and_compaction = rng->OneIn(3);
   o.use_direct_io_for_wal = rng->OneIn(4);
   DrawCompression(rng, &o);
+  DrawMemtableFilter(rng, &o);
   return o;
 }
 
@@ -99,7 +100,8 @@ std::string DescribeOptions(const Options& o) {
                       " direct_flush_compaction=", o.use_direct_io_for_flush_and_compaction,
                       " direct_wal=", o.use_direct_io_for_wal,
                       " compression=", CompressionTypeName(o.compression),
-                      " bottommost_compression=", CompressionTypeName(o.bottommost_compression));
+                      " bottommost_compression=", CompressionTypeName(o.bottommost_compression),
+                      " memtable_bloom_size_ratio=", MemtableFilterName(o));
 }
 
 // PCT's horizon: about half the median scheduling points per log op of

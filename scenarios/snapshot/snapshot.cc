@@ -74,6 +74,7 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   d.writers = 1 + static_cast<int>(rng->Uniform(3));
   d.readers = 1 + static_cast<int>(rng->Uniform(3));
   DrawCompression(rng, &o);
+  DrawMemtableFilter(rng, &o);
   d.latency = DrawDisk(rng, &d.described);
   auto& m = d.described;
   DescribeEngineSizes(o, &m);

@@ -83,6 +83,7 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   o.max_bytes_for_level_base = uint64_t{32768} << rng->Uniform(2);
   o.level0_file_num_compaction_trigger = 2 + static_cast<int>(rng->Uniform(3));
   o.block_size = size_t{512} << rng->Uniform(3);
+  DrawMemtableFilter(rng, &o);
   d.groups = 2 + static_cast<int>(rng->Uniform(4));
   d.keys_per_group = 3 + static_cast<int>(rng->Uniform(6));
   d.writers = 2 + static_cast<int>(rng->Uniform(3));
@@ -148,6 +149,7 @@ class UnorderedWriteRun {
     m["allow_concurrent_memtable_write"] =
         drawn_.options.allow_concurrent_memtable_write ? "true" : "false";
     m["write_buffer_size"] = std::to_string(drawn_.options.write_buffer_size);
+    m["memtable_bloom_size_ratio"] = MemtableFilterName(drawn_.options);
     m["groups"] = std::to_string(drawn_.groups);
     m["keys_per_group"] = std::to_string(drawn_.keys_per_group);
     m["writers"] = std::to_string(drawn_.writers);

@@ -48,7 +48,8 @@ class StdMutex final : public Mutex {
 
 // Owns one reference to a memtable that allows concurrent adds.
 struct ConcurrentMemTable {
-  ConcurrentMemTable() : icmp(BytewiseComparator()), mem(new MemTable(icmp, 4096, &mu)) {
+  ConcurrentMemTable()
+      : icmp(BytewiseComparator()), mem(new MemTable(icmp, MemTableOptions{.concurrent_mu = &mu})) {
     mem->Ref();
   }
   ~ConcurrentMemTable() { mem->Unref(); }
