@@ -108,10 +108,11 @@ bool FlagSet::SetValue(Flag* flag, std::string_view value, std::string* error) {
     double x = 0;
     const char* end = value.data() + value.size();
     const auto [ptr, ec] = std::from_chars(value.data(), end, x);
-    if (value.empty() || ec != std::errc() || ptr != end || !std::isfinite(x)) {
+    const bool out_of_range = ec == std::errc::result_out_of_range && ptr == end;
+    if (!out_of_range && (value.empty() || ec != std::errc() || ptr != end || !std::isfinite(x))) {
       return Fail(error, where + "is not a number");
     }
-    if (x < r->min || x > r->max) {
+    if (out_of_range || x < r->min || x > r->max) {
       return Fail(error, where + absl::StrFormat("is out of range [%g, %g]", r->min, r->max));
     }
     *r->target = x;

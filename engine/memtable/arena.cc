@@ -76,9 +76,11 @@ char* Arena::AllocateNewBlock(size_t block_bytes) {
 
 char* Arena::AllocateHugePageBlock(size_t block_bytes) {
   const size_t rounded_bytes = RoundUp(block_bytes, Runtime::kHugePageBytes);
-  char* block = static_cast<char*>(std::aligned_alloc(Runtime::kHugePageBytes, rounded_bytes));
-  if (block == nullptr) throw std::bad_alloc();  // as new char[] would
-  huge_page_blocks_.emplace_back(block);
+  std::unique_ptr<char, FreeBlock> owned(
+      static_cast<char*>(std::aligned_alloc(Runtime::kHugePageBytes, rounded_bytes)));
+  if (owned == nullptr) throw std::bad_alloc();  // as new char[] would
+  char* block = owned.get();
+  huge_page_blocks_.push_back(std::move(owned));
   huge_page_advisor_->AdviseHugePages(block, rounded_bytes);
   memory_usage_bytes_.fetch_add(rounded_bytes + sizeof(huge_page_blocks_.back()),
                                 std::memory_order_relaxed);

@@ -27,8 +27,7 @@ constexpr uint64_t kMemTableBloomSeed = 0x6d656d626c6f6f6dull;
 size_t MemTableBloom::MemoryBytes(size_t bytes) { return (LinesFor(bytes) + 1) * kLineBytes; }
 
 MemTableBloom::MemTableBloom(size_t bytes, char* memory)
-    : num_lines_(LinesFor(bytes)),
-      words_([memory] {
+    : num_lines_(LinesFor(bytes)), words_([memory] {
         const uintptr_t aligned =
             (reinterpret_cast<uintptr_t>(memory) + kLineBytes - 1) / kLineBytes * kLineBytes;
         return reinterpret_cast<std::atomic<uint64_t>*>(aligned);

@@ -52,6 +52,15 @@ TEST_CASE("malformed numbers exit 2 with one line", "[cli]") {
                           "--max_open_files=-2", "--bloom_bits=65", "--block_size=100"}) {
     RequireOneErrorLine(Run({"bench", bad}), "bad value for --");
   }
+  for (const char* bad : {"--memtable_bloom_size_ratio=abc",
+                          "--memtable_bloom_size_ratio=", "--memtable_bloom_size_ratio=0.1x",
+                          "--memtable_bloom_size_ratio=nan", "--memtable_bloom_size_ratio=inf"}) {
+    RequireOneErrorLine(Run({"bench", bad}), "is not a number");
+  }
+  for (const char* bad : {"--memtable_bloom_size_ratio=0.3", "--memtable_bloom_size_ratio=-0.1",
+                          "--memtable_bloom_size_ratio=1e999"}) {
+    RequireOneErrorLine(Run({"bench", bad}), "is out of range [0, 0.25]");
+  }
   RequireOneErrorLine(Run({"bench", "--cache_size=64Q"}), "not a byte count");
   RequireOneErrorLine(Run({"bench", "--sync=maybe"}), "not true/false");
   RequireOneErrorLine(Run({"bench", "--num"}), "needs a value");
