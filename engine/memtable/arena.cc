@@ -12,19 +12,21 @@ namespace {
 
 size_t RoundUp(size_t bytes, size_t unit) { return (bytes + unit - 1) / unit * unit; }
 
-size_t ClampBlockBytes(size_t block_bytes) {
-  return block_bytes < Arena::kMinBlockBytes   ? Arena::kMinBlockBytes
-         : block_bytes > Arena::kMaxBlockBytes ? Arena::kMaxBlockBytes
-                                               : block_bytes;
+// block_bytes clamped to the arena's range, and rounded up to whole huge
+// pages if they will be advised (an advisor and at least one huge page).
+size_t BlockBytesFor(size_t block_bytes, const Runtime* huge_page_advisor) {
+  const size_t clamped = block_bytes < Arena::kMinBlockBytes   ? Arena::kMinBlockBytes
+                         : block_bytes > Arena::kMaxBlockBytes ? Arena::kMaxBlockBytes
+                                                               : block_bytes;
+  return huge_page_advisor != nullptr && clamped >= Runtime::kHugePageBytes
+             ? RoundUp(clamped, Runtime::kHugePageBytes)
+             : clamped;
 }
 
 }  // namespace
 
 Arena::Arena(size_t block_bytes, Runtime* huge_page_advisor)
-    : block_bytes_(huge_page_advisor != nullptr &&
-                           ClampBlockBytes(block_bytes) >= Runtime::kHugePageBytes
-                       ? RoundUp(ClampBlockBytes(block_bytes), Runtime::kHugePageBytes)
-                       : ClampBlockBytes(block_bytes)),
+    : block_bytes_(BlockBytesFor(block_bytes, huge_page_advisor)),
       huge_page_advisor_(block_bytes_ >= Runtime::kHugePageBytes ? huge_page_advisor : nullptr) {
   static_assert(kMaxBlockBytes % Runtime::kHugePageBytes == 0,
                 "rounding a block up to huge pages keeps it within kMaxBlockBytes");

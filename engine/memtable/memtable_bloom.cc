@@ -46,34 +46,35 @@ MemTableBloom::Probe MemTableBloom::ProbeFor(const Slice& user_key) const {
   return Probe{words_ + line * kWordsPerLine, MixWord(h)};
 }
 
-void MemTableBloom::Add(const Slice& user_key) {
+template <typename Fn>
+bool MemTableBloom::ForEachProbe(const Slice& user_key, Fn&& fn) const {
   Probe p = ProbeFor(user_key);
   for (int i = 0; i < kProbes; i++, p.bits >>= kProbeBits) {
     const unsigned bit = p.bits & ((1u << kProbeBits) - 1);
-    std::atomic<uint64_t>& word = p.line[bit / 64];
-    // One writer: a plain read-modify-write, atomic only against readers.
-    word.store(word.load(std::memory_order_relaxed) | (uint64_t{1} << (bit % 64)),
-               std::memory_order_relaxed);
+    if (!fn(p.line[bit / 64], uint64_t{1} << (bit % 64))) return false;
   }
+  return true;
+}
+
+void MemTableBloom::Add(const Slice& user_key) {
+  ForEachProbe(user_key, [](std::atomic<uint64_t>& word, uint64_t mask) {
+    // One writer: a plain read-modify-write, atomic only against readers.
+    word.store(word.load(std::memory_order_relaxed) | mask, std::memory_order_relaxed);
+    return true;
+  });
 }
 
 void MemTableBloom::AddConcurrently(const Slice& user_key) {
-  Probe p = ProbeFor(user_key);
-  for (int i = 0; i < kProbes; i++, p.bits >>= kProbeBits) {
-    const unsigned bit = p.bits & ((1u << kProbeBits) - 1);
-    p.line[bit / 64].fetch_or(uint64_t{1} << (bit % 64), std::memory_order_relaxed);
-  }
+  ForEachProbe(user_key, [](std::atomic<uint64_t>& word, uint64_t mask) {
+    word.fetch_or(mask, std::memory_order_relaxed);
+    return true;
+  });
 }
 
 bool MemTableBloom::MayContain(const Slice& user_key) const {
-  Probe p = ProbeFor(user_key);
-  for (int i = 0; i < kProbes; i++, p.bits >>= kProbeBits) {
-    const unsigned bit = p.bits & ((1u << kProbeBits) - 1);
-    if ((p.line[bit / 64].load(std::memory_order_relaxed) & (uint64_t{1} << (bit % 64))) == 0) {
-      return false;
-    }
-  }
-  return true;
+  return ForEachProbe(user_key, [](const std::atomic<uint64_t>& word, uint64_t mask) {
+    return (word.load(std::memory_order_relaxed) & mask) != 0;
+  });
 }
 
 }  // namespace shale

@@ -54,6 +54,10 @@ class MemTableBloom {
     uint64_t bits;                // probe bit positions, 9 bits each
   };
   Probe ProbeFor(const Slice& user_key) const;
+  // Calls fn(word, mask) for each of the key's kProbes bits; stops early
+  // when fn returns false. Returns whether it ran to the end.
+  template <typename Fn>
+  bool ForEachProbe(const Slice& user_key, Fn&& fn) const;
 
   const size_t num_lines_;
   std::atomic<uint64_t>* const words_;  // num_lines_ * 8, line-aligned
