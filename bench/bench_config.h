@@ -62,6 +62,10 @@ struct BenchConfig {
   // allow_mmap_reads). On by default because LevelDB always maps its
   // tables, so the three engines read the same way.
   bool mmap_read = true;
+  // Append to the WAL through mmap (Shale's and RocksDB's
+  // allow_mmap_writes; LevelDB always calls write(2)). On by default as in
+  // Shale; RocksDB's own default is off.
+  bool mmap_write = true;
   bool use_existing = false;
   bool stats = false;
   // Write path (shale::Options / rocksdb::DBOptions, same names and

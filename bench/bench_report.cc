@@ -49,10 +49,10 @@ void PrintHeader(const BenchConfig& c, std::ostream& out) {
   out << absl::StrFormat(
       "Options:    write_buffer_size=%d cache_size=%d bloom_bits=%d "
       "block_size=%d max_open_files=%d target_file_size_base=%d compression=%s "
-      "sync=%d disable_wal=%d batch_size=%d mmap_read=%d\n",
+      "sync=%d disable_wal=%d batch_size=%d mmap_read=%d mmap_write=%d\n",
       c.write_buffer_size_bytes, c.cache_size_bytes, c.bloom_bits, c.block_size_bytes,
       c.max_open_files, c.target_file_size_base_bytes, c.compression_type, int{c.sync},
-      int{c.disable_wal}, c.batch_size, int{c.mmap_read});
+      int{c.disable_wal}, c.batch_size, int{c.mmap_read}, int{c.mmap_write});
   // Shale and RocksDB only: LevelDB has no such options (see KvOptions), so
   // a LevelDB-only run prints nothing about them.
   if (c.engine != "leveldb") {

@@ -69,6 +69,7 @@ KvOptions ToKvOptions(const BenchConfig& c) {
   o.sync = c.sync;
   o.disable_wal = c.disable_wal;
   o.mmap_read = c.mmap_read;
+  o.mmap_write = c.mmap_write;
   o.allow_concurrent_memtable_write = c.allow_concurrent_memtable_write;
   o.enable_pipelined_write = c.enable_pipelined_write;
   o.unordered_write = c.unordered_write;

@@ -45,7 +45,8 @@ struct KvOptions {
   uint64_t target_file_size_base_bytes = 64ull << 20;
   bool sync = false;
   bool disable_wal = false;
-  bool mmap_read = false;  // LevelDB always maps and ignores it
+  bool mmap_read = false;   // LevelDB always maps and ignores it
+  bool mmap_write = false;  // the WAL through mmap; LevelDB ignores it
   // Write path, with RocksDB's meaning (Shale and RocksDB; LevelDB has no
   // such options and ignores them).
   bool allow_concurrent_memtable_write = true;

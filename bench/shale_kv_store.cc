@@ -47,6 +47,7 @@ class ShaleKvStore final : public KvStore {
     options.block_size = o.block_size_bytes;
     options.compression = o.compression;
     options.allow_mmap_reads = o.mmap_read;
+    options.allow_mmap_writes = o.mmap_write;
     options.max_open_files = o.max_open_files;
     options.target_file_size_base = o.target_file_size_base_bytes;
     options.env = o.env;  // nullptr: the real backend

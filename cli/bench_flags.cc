@@ -51,6 +51,9 @@ void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
   f->AddBool("disable_wal", &c.disable_wal, "write no WAL");
   f->AddBool("mmap_read", &c.mmap_read,
              "read tables through mmap (shale, rocksdb: allow_mmap_reads; LevelDB always maps)");
+  f->AddBool("mmap_write", &c.mmap_write,
+             "append to the WAL through mmap (shale, rocksdb: allow_mmap_writes, on by default in "
+             "Shale and off in RocksDB; LevelDB always calls write)");
   f->AddBool("allow_concurrent_memtable_write", &c.allow_concurrent_memtable_write,
              "a write group's writers insert into the memtable in parallel (shale, rocksdb)");
   f->AddBool("enable_pipelined_write", &c.enable_pipelined_write,

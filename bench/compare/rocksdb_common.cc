@@ -31,6 +31,7 @@ rocksdb::Options ToRocksOptions(const KvOptions& o) {
                                                             : rocksdb::kNoCompression;
   options.write_buffer_size = o.write_buffer_size_bytes;
   options.allow_mmap_reads = o.mmap_read;
+  options.allow_mmap_writes = o.mmap_write;
   options.max_open_files = o.max_open_files;
   options.target_file_size_base = o.target_file_size_base_bytes;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));

@@ -67,8 +67,9 @@ Status DBImpl::NewWAL() {
     std::unique_ptr<WritableFile> file;
     s = runtime_->InjectedFault("wal.switch.new_file");
     if (s.ok()) {
-      const FileOptions wal_options =
+      FileOptions wal_options =
           FileOptionsFor(options_, "the WAL writer", options_.use_direct_io_for_wal);
+      wal_options.use_mmap_writes = options_.allow_mmap_writes && !wal_options.use_direct_io;
       s = fs_->NewWritableFile(path, wal_options, &file);
     }
     // The new log's name must be durable before any sync write relies on it.

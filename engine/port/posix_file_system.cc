@@ -12,6 +12,7 @@
 
 #include "port/posix_env.h"
 #include "port/posix_files.h"
+#include "port/posix_mapped_writable_file.h"
 
 namespace shale {
 namespace {
@@ -125,6 +126,12 @@ Status PosixFileSystem::NewRandomAccessFile(const std::string& path, const FileO
 Status PosixFileSystem::NewWritableFile(const std::string& path, const FileOptions& opts,
                                         std::unique_ptr<WritableFile>* result) {
   int fd;
+  if (opts.use_mmap_writes && !opts.use_direct_io) {
+    // A shared writable map needs the file open for reading too.
+    Status s = OpenFile(path, O_RDWR | O_CREAT | O_TRUNC, false, &fd);
+    if (s.ok()) *result = std::make_unique<PosixMappedWritableFile>(path, fd, 0);
+    return s;
+  }
   Status s = OpenFile(path, O_WRONLY | O_CREAT | O_TRUNC, opts.use_direct_io, &fd);
   if (s.ok()) *result = std::make_unique<PosixWritableFile>(path, fd, opts.use_direct_io, 0);
   return s;

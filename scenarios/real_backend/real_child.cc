@@ -112,6 +112,8 @@ RealDraw DrawRealRun(sim::ChoiceTape* tape, const RunConfig& config, int phases)
   // Only the real file system maps, so only real runs draw mapped reads.
   r.drawn.options.allow_mmap_reads = tape->OneIn(2);
   if (r.drawn.options.allow_mmap_reads) r.drawn.described["allow_mmap_reads"] = "true";
+  r.drawn.options.allow_mmap_writes = tape->OneIn(2);
+  if (r.drawn.options.allow_mmap_writes) r.drawn.described["allow_mmap_writes"] = "true";
   return r;
 }
 

@@ -39,9 +39,12 @@ void CrashCopy(const std::string& from, const std::string& to) {
 }
 
 // Writes keys [0, n) one batch each (no flush), then crash-copies the DB.
-std::string WriteThenCrash(const shale_test::TempDir& dir, int n) {
+// mapped_wal: append the WAL through mmap (the default) rather than
+// write(2), whose file ends exactly at its last record.
+std::string WriteThenCrash(const shale_test::TempDir& dir, int n, bool mapped_wal = true) {
   Options o;
   o.create_if_missing = true;
+  o.allow_mmap_writes = mapped_wal;
   std::unique_ptr<DB> db;
   REQUIRE(DB::Open(o, dir.Child("live"), &db).ok());
   for (int i = 0; i < n; i++) {
@@ -89,7 +92,8 @@ TEST_CASE("a process crash loses no acknowledged WAL write", "[db][recovery]") {
 TEST_CASE("WAL damage in the middle, by recovery mode", "[db][recovery]") {
   constexpr int kKeys = 600;  // ~75 KiB of WAL: several 32 KiB blocks
   shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
-  const std::string crashed = WriteThenCrash(dir, kKeys);
+  // Damage placed by file size: a WAL that ends at its last record.
+  const std::string crashed = WriteThenCrash(dir, kKeys, /*mapped_wal=*/false);
   const std::string wal = NewestWal(crashed);
   FlipByte(wal, fs::file_size(wal) / 3);
   const std::string copy = dir.Child("copy");
@@ -126,7 +130,7 @@ TEST_CASE("WAL damage in the middle, by recovery mode", "[db][recovery]") {
 TEST_CASE("a torn WAL tail, by recovery mode", "[db][recovery]") {
   constexpr int kKeys = 300;
   shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
-  const std::string crashed = WriteThenCrash(dir, kKeys);
+  const std::string crashed = WriteThenCrash(dir, kKeys, /*mapped_wal=*/false);
   const std::string wal = NewestWal(crashed);
   fs::resize_file(wal, fs::file_size(wal) - 50);  // cut inside the last record
   Status s;
@@ -146,6 +150,57 @@ TEST_CASE("a torn WAL tail, by recovery mode", "[db][recovery]") {
     Present(crashed, WithMode(WALRecoveryMode::kAbsoluteConsistency), kKeys, &s);
     REQUIRE(s.IsCorruption());
   }
+}
+
+TEST_CASE("a process crash with the WAL mapped leaves a zero tail that recovery stops at",
+          "[db][recovery]") {
+  constexpr int kKeys = 300;
+  shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
+  const std::string crashed = WriteThenCrash(dir, kKeys);
+  shale_test::TempDir other(shale_test::TempDir::InMemoryBase());
+  const std::string written = WriteThenCrash(other, kKeys, /*mapped_wal=*/false);
+  // Both logs hold the same records; the mapped one runs on in zeros.
+  const uint64_t record_bytes = fs::file_size(NewestWal(written));
+  const std::string wal = NewestWal(crashed);
+  REQUIRE(fs::file_size(wal) > record_bytes);
+  std::string tail(fs::file_size(wal) - record_bytes, 'x');
+  {
+    std::ifstream in(wal, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(record_bytes));
+    in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  }
+  REQUIRE(tail == std::string(tail.size(), '\0'));
+  Status s;
+  SECTION("point in time and tolerate-tail keep every write") {
+    for (WALRecoveryMode mode :
+         {WALRecoveryMode::kPointInTimeRecovery, WALRecoveryMode::kTolerateCorruptedTailRecords}) {
+      REQUIRE(Present(crashed, WithMode(mode), kKeys, &s) == std::string(kKeys, '1'));
+      REQUIRE(s.ok());
+    }
+  }
+  SECTION("absolute consistency refuses it as a torn tail") {
+    Present(crashed, WithMode(WALRecoveryMode::kAbsoluteConsistency), kKeys, &s);
+    REQUIRE(s.IsCorruption());
+    REQUIRE(s.ToString().find("truncated record at end of log") != std::string::npos);
+  }
+}
+
+TEST_CASE("a clean close cuts a mapped WAL back to its records", "[db][recovery]") {
+  shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
+  Options o;
+  o.create_if_missing = true;
+  o.allow_mmap_writes = true;
+  o.wal_recovery_mode = WALRecoveryMode::kAbsoluteConsistency;
+  for (int round = 0; round < 3; round++) {
+    std::unique_ptr<DB> db;
+    REQUIRE(DB::Open(o, dir.Child("db"), &db).ok());
+    for (int i = 0; i < 200; i++) REQUIRE(db->Put(WriteOptions(), Key(round * 200 + i), "v").ok());
+    REQUIRE(db->SyncWAL().ok());
+  }
+  std::unique_ptr<DB> db;
+  REQUIRE(DB::Open(o, dir.Child("db"), &db).ok());
+  std::string v;
+  for (int i = 0; i < 600; i++) REQUIRE(db->Get(ReadOptions(), Key(i), &v).ok());
 }
 
 TEST_CASE("recovery twice in a row is stable", "[db][recovery]") {

@@ -72,6 +72,14 @@ struct FileOptions {
   // cannot map (or will not map more files) reads as usual; direct I/O
   // never maps. See RandomAccessFile::ReadsAreMapped.
   bool use_mmap_reads = false;
+  // Append by copying into a shared writable map of the file instead of
+  // calling write(2) for each append: a file system that maps writes gives
+  // appended bytes to the page cache with no system call, so they survive
+  // the process's death as written bytes do. While such a file is open its
+  // size may run ahead of what was appended (zero-filled space a crash
+  // leaves behind); Close cuts it back. Ignored by file systems that do not
+  // map writes, and with direct I/O.
+  bool use_mmap_writes = false;
 };
 
 // A file read from start to end. Used for WAL and MANIFEST recovery.

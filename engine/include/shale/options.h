@@ -168,6 +168,18 @@ struct Options {
   // PosixFileSystem::kMaxMappedFiles files at a time and reads the rest
   // with pread.
   bool allow_mmap_reads = false;
+  // Append to the WAL through a shared writable memory map
+  // (FileOptions::use_mmap_writes), as RocksDB's allow_mmap_writes asks: a
+  // write that does not sync then costs a memcpy instead of a write(2), and
+  // survives the process's death all the same. Shale maps only its WALs;
+  // tables and the MANIFEST are written in large buffered appends, which
+  // gain nothing from a map. A process that dies with a mapped WAL open
+  // leaves zero-filled space after its last record, which recovery reads
+  // as a torn tail: kAbsoluteConsistency refuses it, as it refuses a torn
+  // write. Off with use_direct_io_for_wal, and where the file system does
+  // not map writes (the simulator's disks). On by default, unlike
+  // RocksDB's.
+  bool allow_mmap_writes = true;
   // Open files with share-delete (FileOptions::share_delete; Windows's
   // FILE_SHARE_DELETE), so they may be deleted or renamed while open. POSIX
   // always allows it. Either way the engine closes a file before it deletes
