@@ -69,7 +69,11 @@ Status DBImpl::NewWAL() {
     if (s.ok()) {
       FileOptions wal_options =
           FileOptionsFor(options_, "the WAL writer", options_.use_direct_io_for_wal);
-      wal_options.use_mmap_writes = options_.allow_mmap_writes && !wal_options.use_direct_io;
+      // kAbsoluteConsistency refuses the zero tail a killed process leaves
+      // in a mapped log, so that mode's logs are written with write(2).
+      wal_options.use_mmap_writes =
+          options_.allow_mmap_writes && !wal_options.use_direct_io &&
+          options_.wal_recovery_mode != WALRecoveryMode::kAbsoluteConsistency;
       s = fs_->NewWritableFile(path, wal_options, &file);
     }
     // The new log's name must be durable before any sync write relies on it.

@@ -129,7 +129,18 @@ Status PosixFileSystem::NewWritableFile(const std::string& path, const FileOptio
   if (opts.use_mmap_writes && !opts.use_direct_io) {
     // A shared writable map needs the file open for reading too.
     Status s = OpenFile(path, O_RDWR | O_CREAT | O_TRUNC, false, &fd);
-    if (s.ok()) *result = std::make_unique<PosixMappedWritableFile>(path, fd, 0);
+    if (!s.ok()) return s;
+    int err = 0;
+    if (PosixMappedWritableFile::Reserve(fd, 0, PosixMappedWritableFile::kWindowBytes, &err)) {
+      *result = std::make_unique<PosixMappedWritableFile>(path, fd, 0);
+      return s;
+    }
+    if (err != EOPNOTSUPP && err != ENOSYS) {
+      ::close(fd);
+      return PosixError(path, err);
+    }
+    // No fallocate on this file system: written with write(2) instead.
+    *result = std::make_unique<PosixWritableFile>(path, fd, false, 0);
     return s;
   }
   Status s = OpenFile(path, O_WRONLY | O_CREAT | O_TRUNC, opts.use_direct_io, &fd);

@@ -40,26 +40,21 @@ void PosixMappedWritableFile::Unmap() {
   window_ = nullptr;
 }
 
-Status PosixMappedWritableFile::Reserve(uint64_t offset, uint64_t len) {
-  while (::fallocate(fd_, 0, static_cast<off_t>(offset), static_cast<off_t>(len)) != 0) {
+bool PosixMappedWritableFile::Reserve(int fd, uint64_t offset, uint64_t len, int* err) {
+  while (::fallocate(fd, 0, static_cast<off_t>(offset), static_cast<off_t>(len)) != 0) {
     if (errno == EINTR) continue;
-    if (errno != EOPNOTSUPP && errno != ENOSYS) return PosixError(path_, errno);
-    // No fallocate here: extend the file (space is then claimed on first
-    // touch, as for any sparse file).
-    while (::ftruncate(fd_, static_cast<off_t>(offset + len)) != 0) {
-      if (errno != EINTR) return PosixError(path_, errno);
-    }
-    break;
+    *err = errno;
+    return false;
   }
-  return Status::OK();
+  return true;
 }
 
 Status PosixMappedWritableFile::MapWindowAtEnd() {
   Unmap();
   const uint64_t page = PageBytes();
   const uint64_t offset = size_bytes_ / page * page;
-  Status s = Reserve(offset, kWindowBytes);
-  if (!s.ok()) return s;
+  int err = 0;
+  if (!Reserve(fd_, offset, kWindowBytes, &err)) return PosixError(path_, err);
   void* map = ::mmap(nullptr, kWindowBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_,
                      static_cast<off_t>(offset));
   if (map == MAP_FAILED) return PosixError(path_ + ": mmap", errno);
@@ -127,6 +122,7 @@ Status PosixMappedWritableFile::SyncWith(int (*sync_fd)(int)) {
   while (sync_fd(fd_) != 0) {
     if (errno != EINTR) return PosixError(path_, errno);
   }
+  synced_ = true;
   return Status::OK();
 }
 
@@ -146,6 +142,11 @@ Status PosixMappedWritableFile::CloseFile() {
     if (errno == EINTR) continue;
     s = PosixError(path_, errno);
     break;
+  }
+  // A sync made the reserved size durable; make the cut durable too, or a
+  // power loss could bring back zeros after records that were synced.
+  while (s.ok() && synced_ && ::fdatasync(fd_) != 0) {
+    if (errno != EINTR) s = PosixError(path_, errno);
   }
   const int fd = fd_;
   fd_ = -1;

@@ -9,8 +9,9 @@
 //
 // The file is mapped one window of kWindowBytes at a time. Before a window
 // is mapped, its space is allocated (fallocate, which extends the file), so
-// a full disk is a NoSpace status, never a SIGBUS. A file system without
-// fallocate is extended with ftruncate instead. While the file is open its
+// a full disk is a NoSpace status, never a SIGBUS (PosixFileSystem maps only
+// files whose file system allocates; others get PosixWritableFile). Once
+// synced, Close syncs its cut too. While the file is open its
 // size on disk therefore runs ahead of what was appended, by up to one
 // window of zeros; Close (and the destructor) cut it back to the appended
 // size. A process that dies with the file open leaves that zero-filled
@@ -43,6 +44,12 @@ class PosixMappedWritableFile final : public WritableFile {
   PosixMappedWritableFile(const PosixMappedWritableFile&) = delete;
   PosixMappedWritableFile& operator=(const PosixMappedWritableFile&) = delete;
 
+  // Allocates [offset, offset + len) of fd with fallocate (extending the
+  // file). False, with *err set, where that fails: a file system without
+  // fallocate (EOPNOTSUPP) must not be mapped, for a sparse map would
+  // SIGBUS instead of failing when the disk fills.
+  static bool Reserve(int fd, uint64_t offset, uint64_t len, int* err);
+
   Status Append(const Slice& data) override;
   Status PositionedAppend(const Slice& data, uint64_t offset) override;
   Status Truncate(uint64_t size) override;
@@ -57,8 +64,6 @@ class PosixMappedWritableFile final : public WritableFile {
   // Unmaps the current window, then allocates and maps the one holding
   // size_bytes_.
   [[nodiscard]] Status MapWindowAtEnd();
-  // Extends the file to cover [offset, offset + len).
-  [[nodiscard]] Status Reserve(uint64_t offset, uint64_t len);
   // msyncs the bytes appended to the current window since its last sync.
   [[nodiscard]] Status SyncWindow();
   // SyncWindow, then sync_fd (fdatasync or fsync) on the descriptor.
@@ -69,11 +74,12 @@ class PosixMappedWritableFile final : public WritableFile {
   Status ClosedError() const;
 
   const std::string path_;
-  int fd_;                        // -1 once closed
-  char* window_ = nullptr;        // the map, or nullptr
-  uint64_t window_offset_ = 0;    // file offset of window_[0]
-  uint64_t window_synced_ = 0;    // file offset up to which the window is msynced
-  uint64_t size_bytes_;           // bytes appended (the logical size)
+  int fd_;                      // -1 once closed
+  char* window_ = nullptr;      // the map, or nullptr
+  uint64_t window_offset_ = 0;  // file offset of window_[0]
+  uint64_t window_synced_ = 0;  // file offset up to which the window is msynced
+  uint64_t size_bytes_;         // bytes appended (the logical size)
+  bool synced_ = false;         // a sync made the reserved size durable
 };
 
 }  // namespace shale

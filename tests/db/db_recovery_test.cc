@@ -171,12 +171,16 @@ TEST_CASE("a process crash with the WAL mapped leaves a zero tail that recovery 
   }
   REQUIRE(tail == std::string(tail.size(), '\0'));
   Status s;
-  SECTION("point in time and tolerate-tail keep every write") {
-    for (WALRecoveryMode mode :
-         {WALRecoveryMode::kPointInTimeRecovery, WALRecoveryMode::kTolerateCorruptedTailRecords}) {
-      REQUIRE(Present(crashed, WithMode(mode), kKeys, &s) == std::string(kKeys, '1'));
-      REQUIRE(s.ok());
-    }
+  // Each section opens the crashed files afresh (an open repairs them).
+  SECTION("point in time keeps every write") {
+    REQUIRE(Present(crashed, WithMode(WALRecoveryMode::kPointInTimeRecovery), kKeys, &s) ==
+            std::string(kKeys, '1'));
+    REQUIRE(s.ok());
+  }
+  SECTION("tolerate-tail keeps every write") {
+    REQUIRE(Present(crashed, WithMode(WALRecoveryMode::kTolerateCorruptedTailRecords), kKeys, &s) ==
+            std::string(kKeys, '1'));
+    REQUIRE(s.ok());
   }
   SECTION("absolute consistency refuses it as a torn tail") {
     Present(crashed, WithMode(WALRecoveryMode::kAbsoluteConsistency), kKeys, &s);

@@ -175,8 +175,9 @@ struct Options {
   // tables and the MANIFEST are written in large buffered appends, which
   // gain nothing from a map. A process that dies with a mapped WAL open
   // leaves zero-filled space after its last record, which recovery reads
-  // as a torn tail: kAbsoluteConsistency refuses it, as it refuses a torn
-  // write. Off with use_direct_io_for_wal, and where the file system does
+  // as a torn tail (the other modes keep every write before it). Off with
+  // use_direct_io_for_wal, under kAbsoluteConsistency (which would refuse
+  // that tail), where the file system cannot fallocate, and where it does
   // not map writes (the simulator's disks). On by default, unlike
   // RocksDB's.
   bool allow_mmap_writes = true;
