@@ -28,6 +28,20 @@ size_t DirectIoAlignment(int fd) {
   return blk;
 }
 
+Status TruncateFd(const std::string& path, int fd, uint64_t size) {
+  while (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    if (errno != EINTR) return PosixError(path, errno);
+  }
+  return Status::OK();
+}
+
+Status SyncFd(const std::string& path, int fd, int (*sync_fd)(int)) {
+  while (sync_fd(fd) != 0) {
+    if (errno != EINTR) return PosixError(path, errno);
+  }
+  return Status::OK();
+}
+
 // Closes fd, retrying nothing: after EINTR the descriptor is already gone on
 // Linux, so a retry could close someone else's.
 static int CloseFd(int fd) { return ::close(fd); }
@@ -176,30 +190,18 @@ Status PosixWritableFile::PositionedAppend(const Slice& data, uint64_t offset) {
 
 Status PosixWritableFile::Truncate(uint64_t size) {
   if (fd_ < 0) return ClosedError();
-  while (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
-    if (errno != EINTR) return PosixError(path_, errno);
-  }
-  size_bytes_ = size;
-  return Status::OK();
+  Status s = TruncateFd(path_, fd_, size);
+  if (s.ok()) size_bytes_ = size;
+  return s;
 }
 
 Status PosixWritableFile::Flush() { return fd_ < 0 ? ClosedError() : Status::OK(); }
 
 Status PosixWritableFile::Sync() {
-  if (fd_ < 0) return ClosedError();
-  while (::fdatasync(fd_) != 0) {
-    if (errno != EINTR) return PosixError(path_, errno);
-  }
-  return Status::OK();
+  return fd_ < 0 ? ClosedError() : SyncFd(path_, fd_, ::fdatasync);
 }
 
-Status PosixWritableFile::Fsync() {
-  if (fd_ < 0) return ClosedError();
-  while (::fsync(fd_) != 0) {
-    if (errno != EINTR) return PosixError(path_, errno);
-  }
-  return Status::OK();
-}
+Status PosixWritableFile::Fsync() { return fd_ < 0 ? ClosedError() : SyncFd(path_, fd_, ::fsync); }
 
 Status PosixWritableFile::Allocate(uint64_t offset, uint64_t len) {
   if (fd_ < 0) return ClosedError();

@@ -25,6 +25,11 @@ Status PosixError(const std::string& context, int err);
 // The alignment direct I/O on fd needs: st_blksize clamped to [512, 4096].
 size_t DirectIoAlignment(int fd);
 
+// ftruncate(fd, size), retried on EINTR; errors name path.
+Status TruncateFd(const std::string& path, int fd, uint64_t size);
+// sync_fd(fd) (fdatasync or fsync), retried on EINTR; errors name path.
+Status SyncFd(const std::string& path, int fd, int (*sync_fd)(int));
+
 class PosixSequentialFile final : public SequentialFile {
  public:
   PosixSequentialFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}

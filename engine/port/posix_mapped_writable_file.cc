@@ -91,12 +91,9 @@ Status PosixMappedWritableFile::Truncate(uint64_t size) {
   if (fd_ < 0) return ClosedError();
   Status s = SyncWindow();
   Unmap();
-  if (!s.ok()) return s;
-  while (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
-    if (errno != EINTR) return PosixError(path_, errno);
-  }
-  size_bytes_ = size;
-  return Status::OK();
+  if (s.ok()) s = TruncateFd(path_, fd_, size);
+  if (s.ok()) size_bytes_ = size;
+  return s;
 }
 
 // The bytes are in the page cache as soon as they are copied.
@@ -118,12 +115,9 @@ Status PosixMappedWritableFile::SyncWith(int (*sync_fd)(int)) {
   // Earlier windows were unmapped with their pages dirty in the page
   // cache; syncing the descriptor writes those, and the file's size, too.
   Status s = SyncWindow();
-  if (!s.ok()) return s;
-  while (sync_fd(fd_) != 0) {
-    if (errno != EINTR) return PosixError(path_, errno);
-  }
-  synced_ = true;
-  return Status::OK();
+  if (s.ok()) s = SyncFd(path_, fd_, sync_fd);
+  if (s.ok()) synced_ = true;
+  return s;
 }
 
 Status PosixMappedWritableFile::Sync() { return SyncWith(::fdatasync); }
@@ -137,17 +131,10 @@ Status PosixMappedWritableFile::Allocate(uint64_t /*offset*/, uint64_t /*len*/) 
 
 Status PosixMappedWritableFile::CloseFile() {
   Unmap();
-  Status s;
-  while (::ftruncate(fd_, static_cast<off_t>(size_bytes_)) != 0) {
-    if (errno == EINTR) continue;
-    s = PosixError(path_, errno);
-    break;
-  }
+  Status s = TruncateFd(path_, fd_, size_bytes_);
   // A sync made the reserved size durable; make the cut durable too, or a
   // power loss could bring back zeros after records that were synced.
-  while (s.ok() && synced_ && ::fdatasync(fd_) != 0) {
-    if (errno != EINTR) s = PosixError(path_, errno);
-  }
+  if (s.ok() && synced_) s = SyncFd(path_, fd_, ::fdatasync);
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0 && errno != EINTR && s.ok()) s = PosixError(path_, errno);
