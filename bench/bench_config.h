@@ -76,6 +76,9 @@ struct BenchConfig {
   bool two_write_queues = false;
   // Shale only: memtables on transparent huge pages (Options::memtable_huge_pages).
   bool memtable_huge_pages = true;
+  // Shale only: seek compaction (Options::disable_seek_compaction off).
+  // LevelDB always has it; RocksDB has none.
+  bool seek_compaction = true;
   // Shale and RocksDB: the memtable bloom filter (db_bench's
   // --memtable_bloom_size_ratio, --memtable_whole_key_filtering). The
   // defaults are Shale's; RocksDB's own are 0 and false.

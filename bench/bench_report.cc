@@ -71,6 +71,10 @@ void PrintHeader(const BenchConfig& c, std::ostream& out) {
       out << absl::StrFormat(" huge_pages=%d (Shale only)", int{c.memtable_huge_pages});
     }
     out << "\n";
+    if (c.engine != "rocksdb") {
+      out << absl::StrFormat("Compaction: seek_compaction=%d (Shale; LevelDB always)\n",
+                             int{c.seek_compaction});
+    }
   }
   out << "------------------------------------------------\n";
 }

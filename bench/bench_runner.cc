@@ -75,6 +75,7 @@ KvOptions ToKvOptions(const BenchConfig& c) {
   o.unordered_write = c.unordered_write;
   o.two_write_queues = c.two_write_queues;
   o.memtable_huge_pages = c.memtable_huge_pages;
+  o.seek_compaction = c.seek_compaction;
   o.memtable_bloom_size_ratio = c.memtable_bloom_size_ratio;
   o.memtable_whole_key_filtering = c.memtable_whole_key_filtering;
   o.transaction_db = c.transaction_db;

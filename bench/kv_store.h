@@ -54,6 +54,7 @@ struct KvOptions {
   bool unordered_write = false;
   bool two_write_queues = false;
   bool memtable_huge_pages = true;          // Shale only (Options::memtable_huge_pages)
+  bool seek_compaction = true;              // Shale only (!Options::disable_seek_compaction)
   double memtable_bloom_size_ratio = 0.02;  // Shale, RocksDB: memtable_prefix_bloom_size_ratio
   bool memtable_whole_key_filtering = true;
   // Open a TransactionDB (WritePrepared policy) and make every Put/Write

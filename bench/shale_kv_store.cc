@@ -58,6 +58,7 @@ class ShaleKvStore final : public KvStore {
     options.unordered_write = o.unordered_write;
     options.two_write_queues = o.two_write_queues;
     options.memtable_huge_pages = o.memtable_huge_pages;
+    options.disable_seek_compaction = !o.seek_compaction;
     options.memtable_prefix_bloom_size_ratio = o.memtable_bloom_size_ratio;
     options.memtable_whole_key_filtering = o.memtable_whole_key_filtering;
     write_options_.sync = o.sync;

@@ -66,6 +66,9 @@ void DefineBenchFlags(FlagSet* f, BenchFlagValues* v) {
              "(shale, rocksdb; not with --enable_pipelined_write)");
   f->AddBool("memtable_huge_pages", &c.memtable_huge_pages,
              "memtables on transparent huge pages where the OS has them (shale; the default)");
+  f->AddBool("seek_compaction", &c.seek_compaction,
+             "compact a file that Gets keep consulting in vain (shale: the default, "
+             "Options::disable_seek_compaction; LevelDB always does, RocksDB never)");
   f->AddDouble("memtable_bloom_size_ratio", &c.memtable_bloom_size_ratio, 0.0, 0.25,
                "memtable bloom filter bytes as a share of write_buffer_size; 0: none (shale, "
                "rocksdb: memtable_prefix_bloom_size_ratio; RocksDB's own default is 0)");

@@ -57,6 +57,10 @@ void DrawMemtableFilter(sim::ChoiceTape* rng, Options* o) {
   o->memtable_whole_key_filtering = o->memtable_prefix_bloom_size_ratio > 0;
 }
 
+void DrawSeekCompaction(sim::ChoiceTape* rng, Options* o) {
+  o->disable_seek_compaction = rng->OneIn(2);
+}
+
 std::string MemtableFilterName(const Options& o) {
   if (!o.memtable_whole_key_filtering || o.memtable_prefix_bloom_size_ratio <= 0) return "off";
   return absl::StrFormat("%g", o.memtable_prefix_bloom_size_ratio);
@@ -75,6 +79,7 @@ void DescribeEngineSizes(const Options& o, std::map<std::string, std::string>* d
   m["block_size"] = std::to_string(o.block_size);
   m["bloom_bits_per_key"] = std::to_string(o.bloom_bits_per_key);
   m["max_open_files"] = std::to_string(o.max_open_files);
+  m["seek_compaction"] = o.disable_seek_compaction ? "off" : "on";
 }
 
 const char* SimulationFailureProperty(const Status& run_status) {

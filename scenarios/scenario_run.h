@@ -70,8 +70,12 @@ void DrawMemtableFilter(sim::ChoiceTape* rng, Options* o);
 // "off", or the filter's share of the write buffer.
 std::string MemtableFilterName(const Options& o);
 
+// Seek compaction on or off, half the time each, so runs meet compactions
+// that Gets start as well as those that sizes start.
+void DrawSeekCompaction(sim::ChoiceTape* rng, Options* o);
+
 // Writes the engine options the scenarios draw (buffers, files, levels,
-// blocks, compression, bloom bits, open files) into described, as
+// blocks, compression, bloom bits, open files, seek compaction) into described, as
 // options_drawn shows them.
 void DescribeEngineSizes(const Options& o, std::map<std::string, std::string>* described);
 

@@ -198,8 +198,13 @@ Status DBImpl::Get(const ReadOptions& options, const Slice& key, std::string* va
   Status s;
   bool done = mem->Get(lkey, value, &s);
   for (size_t i = 0; !done && i < imms.size(); i++) done = imms[i]->Get(lkey, value, &s);
-  if (!done && !current->Get(options, lkey, value, &s)) s = Status::NotFound();
+  FileMetaData* seek_file = nullptr;
+  if (!done && !current->Get(options, lkey, value, &s, &seek_file)) s = Status::NotFound();
   MutexLock l(mutex_.get());
+  if (!options_.disable_seek_compaction && current->ChargeSeek(seek_file)) {
+    SHALE_COUNT(&stats_, seek_compactions_marked, 1);
+    bg_cv_->SignalAll();  // the compaction thread may have a seek compaction to run
+  }
   mem->Unref();
   for (MemTable* m : imms) m->Unref();
   current->Unref();

@@ -60,7 +60,29 @@ bool VersionSet::NeedsCompaction() const {
   for (int level = 0; level < num_levels_ - 1; level++) {
     if (LevelScore(level) >= 1) return true;
   }
-  return false;
+  return SeekCompactionLevel() >= 0;
+}
+
+int VersionSet::SeekCompactionLevel() const {
+  const FileMetaData* f = current_->file_to_compact();
+  const int level = current_->file_to_compact_level();
+  if (f == nullptr || level < 0 || level >= num_levels_ - 1 || f->being_compacted) return -1;
+  return level;
+}
+
+bool VersionSet::PickSeekInputs(int level, Compaction* c) {
+  FileMetaData* f = current_->file_to_compact();
+  if (level == 0) {
+    // Every L0 file overlapping it goes too (older ones would otherwise
+    // shadow its entries once they sit in level 1), as for a size-triggered
+    // L0 compaction; and a running L0 compaction blocks this one.
+    if (AnyBeingCompacted(current_->files(0))) return false;
+    current_->GetOverlappingInputs(0, &f->smallest, &f->largest, &c->inputs_[0]);
+  } else {
+    current_->GetOverlappingInputs(level, &f->smallest, &f->largest, &c->inputs_[0]);
+    if (AnyBeingCompacted(c->inputs_[0])) return false;
+  }
+  return SetupOtherInputs(c);
 }
 
 bool VersionSet::SetupOtherInputs(Compaction* c) {
@@ -169,6 +191,15 @@ Compaction* VersionSet::PickCompaction() {
     }
     delete c;
   }
+  // Size comes first; then a file Gets keep consulting in vain.
+  const int seek_level = SeekCompactionLevel();
+  if (seek_level < 0) return nullptr;
+  auto* c = new Compaction(this, current_, seek_level, seek_level + 1, /*is_manual=*/false);
+  if (PickSeekInputs(seek_level, c)) {
+    MarkRunning(c);
+    return c;
+  }
+  delete c;
   return nullptr;
 }
 

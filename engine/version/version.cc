@@ -53,16 +53,25 @@ uint64_t Version::NumLevelBytes(int level) const {
   return sum;
 }
 
-bool Version::Get(const ReadOptions& options, const LookupKey& key, std::string* value,
-                  Status* s) const {
+bool Version::Get(const ReadOptions& options, const LookupKey& key, std::string* value, Status* s,
+                  FileMetaData** seek_file) const {
   const InternalKeyComparator& icmp = *vset_->icmp_;
   const Comparator* ucmp = icmp.user_comparator();
   const Slice ikey = key.internal_key();
   const Slice user_key = key.user_key();
   *s = Status::OK();
+  if (seek_file != nullptr) *seek_file = nullptr;
+  FileMetaData* first_consulted = nullptr;
+  bool consulted_another = false;
 
   // Probes one file; true if it decides the lookup.
-  auto probe = [&](const FileMetaData* f) {
+  auto probe = [&](FileMetaData* f) {
+    if (first_consulted == nullptr) {
+      first_consulted = f;
+    } else if (!consulted_another) {
+      consulted_another = true;
+      if (seek_file != nullptr) *seek_file = first_consulted;
+    }
     enum { kAbsent, kValue, kDeleted, kCorrupt } state = kAbsent;
     Status st =
         vset_->table_cache_->Get(options, *f, ikey, [&](const Slice& found_key, const Slice& v) {
@@ -93,7 +102,7 @@ bool Version::Get(const ReadOptions& options, const LookupKey& key, std::string*
     return false;
   };
 
-  for (const FileMetaData* f : files_[0]) {  // newest first
+  for (FileMetaData* f : files_[0]) {  // newest first
     if (ucmp->Compare(user_key, f->smallest.user_key()) >= 0 &&
         ucmp->Compare(user_key, f->largest.user_key()) <= 0 && probe(f)) {
       return true;
@@ -107,6 +116,22 @@ bool Version::Get(const ReadOptions& options, const LookupKey& key, std::string*
       return true;
     }
   }
+  return false;
+}
+
+bool Version::ChargeSeek(FileMetaData* f) {
+  if (f == nullptr) return false;
+  assert(f->refs > 0);
+  if (--f->allowed_seeks > 0 || file_to_compact_ != nullptr) return false;
+  for (size_t level = 0; level < files_.size(); level++) {
+    for (FileMetaData* g : files_[level]) {
+      if (g != f) continue;
+      file_to_compact_ = f;
+      file_to_compact_level_ = static_cast<int>(level);
+      return true;
+    }
+  }
+  assert(false && "ChargeSeek: file not in this version");
   return false;
 }
 

@@ -11,7 +11,8 @@
 // deletes it. REQUIRES: Ref()/Unref() are called with the DB mutex held.
 // Thread safety: the file lists never change after the Version is built, so
 // Get, AddIterators and the const queries may run concurrently WITHOUT the
-// DB mutex, as long as the caller holds a reference.
+// DB mutex, as long as the caller holds a reference. The one mutable part,
+// the seek-compaction mark (ChargeSeek), is guarded by the DB mutex.
 #pragma once
 
 #include <cstdint>
@@ -47,7 +48,22 @@ class Version {
   //   *s NotFound  - a deletion;
   //   *s error     - a table could not be opened or read (Corruption/IOError).
   // Returns false with *s OK if no file has an entry for the key.
-  bool Get(const ReadOptions& options, const LookupKey& key, std::string* value, Status* s) const;
+  // If seek_file is not null, it receives the first file the lookup
+  // consulted when the lookup then had to consult another one (nullptr
+  // otherwise): a candidate for ChargeSeek. A file is consulted when its key
+  // range holds the key, whether or not its filter then rules the key out.
+  bool Get(const ReadOptions& options, const LookupKey& key, std::string* value, Status* s,
+           FileMetaData** seek_file = nullptr) const;
+
+  // Charges one seek to f (from Get's seek_file; nullptr does nothing).
+  // When f has none left and no file is marked yet, marks f for a seek
+  // compaction and returns true: the caller should wake the compaction
+  // thread. REQUIRES: DB mutex held; f is in this Version.
+  bool ChargeSeek(FileMetaData* f);
+  // The file marked by ChargeSeek and its level; nullptr if none.
+  // REQUIRES: DB mutex held.
+  FileMetaData* file_to_compact() const { return file_to_compact_; }
+  int file_to_compact_level() const { return file_to_compact_level_; }
 
   // Appends iterators (internal keys, both directions) that together yield
   // this version's contents: one per level-0 file, and one concatenating
@@ -91,6 +107,8 @@ class Version {
   Version* prev_ = this;
   int refs_ = 0;
   std::vector<std::vector<FileMetaData*>> files_;  // [level], each file Ref'd
+  FileMetaData* file_to_compact_ = nullptr;        // guarded by the DB mutex
+  int file_to_compact_level_ = -1;
 };
 
 // Index of the first file in files (sorted, non-overlapping) whose largest

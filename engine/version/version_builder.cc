@@ -50,6 +50,7 @@ Status VersionBuilder::Apply(const VersionEdit& edit) {
     auto* f = new FileMetaData(meta);
     f->refs = 1;
     f->being_compacted = false;
+    f->allowed_seeks = InitialAllowedSeeks(f->file_size);
     auto [it, inserted] = levels_[level].emplace(f->number, f);
     if (!inserted) {
       UnrefFile(f);

@@ -81,6 +81,7 @@ Options DrawOptions(sim::ChoiceTape* rng) {
   o.use_direct_io_for_wal = rng->OneIn(4);
   DrawCompression(rng, &o);
   DrawMemtableFilter(rng, &o);
+  DrawSeekCompaction(rng, &o);
   return o;
 }
 

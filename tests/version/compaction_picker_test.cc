@@ -247,5 +247,105 @@ TEST_CASE("compaction edits apply: trivial move between levels", "[picker]") {
   CHECK(t.LevelNumbers(2) == Set{f});
 }
 
+// The file numbered number in level of the current version.
+FileMetaData* FileAt(VersionSetFixture& t, int level, uint64_t number) {
+  for (FileMetaData* f : t.vset_->current()->files(level)) {
+    if (f->number == number) return f;
+  }
+  FAIL("no file " << number << " in level " << level);
+  return nullptr;
+}
+
+// Charges seeks to the file until it is marked; returns how many it took.
+int ChargeUntilMarked(VersionSetFixture& t, int level, uint64_t number) {
+  MutexLock lock(t.mu_.get());
+  FileMetaData* f = FileAt(t, level, number);
+  for (int charged = 1; charged <= 100000; charged++) {
+    if (t.vset_->current()->ChargeSeek(f)) return charged;
+  }
+  FAIL("never marked");
+  return 0;
+}
+
+TEST_CASE("a file out of seeks is compacted into the next level", "[picker]") {
+  VersionSetFixture t;
+  const uint64_t f = t.AddFile(1, IKey("c"), IKey("h"), 100);
+  t.AddFile(1, IKey("x"), IKey("y"), 100);
+  const uint64_t below = t.AddFile(2, IKey("d"), IKey("e"), 100);
+  t.AddFile(2, IKey("p"), IKey("q"), 100);
+  CHECK_FALSE(t.vset_->NeedsCompaction());
+  // At least 100 seeks, however small the file.
+  CHECK(ChargeUntilMarked(t, 1, f) == 100);
+  {
+    MutexLock lock(t.mu_.get());
+    // Marked once: more charges do not mark again.
+    CHECK_FALSE(t.vset_->current()->ChargeSeek(FileAt(t, 1, f)));
+  }
+  REQUIRE(t.vset_->NeedsCompaction());
+  auto c = Pick(t);
+  REQUIRE(c != nullptr);
+  CHECK(c->level() == 1);
+  CHECK(c->output_level() == 2);
+  CHECK(Numbers(c->inputs(0)) == Set{f});
+  CHECK(Numbers(c->inputs(1)) == Set{below});
+  // Its inputs are taken: no second pick of the same file.
+  CHECK(Pick(t) == nullptr);
+  Release(t, &c);
+}
+
+TEST_CASE("seek allowance grows with file size", "[picker]") {
+  VersionSetFixture t;
+  const uint64_t big = t.AddFile(1, IKey("a"), IKey("b"), 400 * 16384);
+  CHECK(ChargeUntilMarked(t, 1, big) == 400);
+}
+
+TEST_CASE("a marked L0 file takes the L0 files overlapping it", "[picker]") {
+  VersionSetFixture t;
+  const uint64_t old_overlap = t.AddFile(0, IKey("a"), IKey("d"));
+  t.AddFile(0, IKey("x"), IKey("y"));
+  const uint64_t marked = t.AddFile(0, IKey("c"), IKey("f"));
+  const uint64_t l1 = t.AddFile(1, IKey("e"), IKey("g"));
+  ChargeUntilMarked(t, 0, marked);
+  auto c = Pick(t);
+  REQUIRE(c != nullptr);
+  CHECK(c->level() == 0);
+  CHECK(Numbers(c->inputs(0)) == Set{old_overlap, marked});
+  CHECK(Numbers(c->inputs(1)) == Set{l1});
+  Release(t, &c);
+}
+
+TEST_CASE("size compactions come before a seek compaction", "[picker]") {
+  VersionSetFixture t;
+  const uint64_t marked = t.AddFile(2, IKey("a"), IKey("b"));
+  ChargeUntilMarked(t, 2, marked);
+  Set l0;
+  for (int i = 0; i < 4; i++) l0.insert(t.AddFile(0, IKey("m"), IKey("n")));
+  // The L0 files' edits made new versions, which forget the mark ...
+  CHECK_FALSE(t.vset_->current()->file_to_compact() != nullptr);
+  {
+    // ... but the file's seeks stay spent: the next charge marks it again.
+    MutexLock lock(t.mu_.get());
+    CHECK(t.vset_->current()->ChargeSeek(FileAt(t, 2, marked)));
+  }
+  auto first = Pick(t);
+  REQUIRE(first != nullptr);
+  CHECK(first->level() == 0);
+  CHECK(Numbers(first->inputs(0)) == l0);
+  auto second = Pick(t);
+  REQUIRE(second != nullptr);
+  CHECK(second->level() == 2);
+  CHECK(Numbers(second->inputs(0)) == Set{marked});
+  Release(t, &first);
+  Release(t, &second);
+}
+
+TEST_CASE("a marked file in the last level is never picked", "[picker]") {
+  VersionSetFixture t;
+  const uint64_t last = t.AddFile(t.options_.num_levels - 1, IKey("a"), IKey("b"));
+  ChargeUntilMarked(t, t.options_.num_levels - 1, last);
+  CHECK_FALSE(t.vset_->NeedsCompaction());
+  CHECK(Pick(t) == nullptr);
+}
+
 }  // namespace
 }  // namespace shale

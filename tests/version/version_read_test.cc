@@ -135,5 +135,37 @@ TEST_CASE("MakeInputIterator merges a compaction's inputs", "[version_read]") {
   c.reset();
 }
 
+// The file a Get charges a seek to: the first one it consulted, when it
+// then had to consult another.
+uint64_t SeekFileOf(VersionSetFixture& t, const std::string& key) {
+  std::string value;
+  Status s;
+  FileMetaData* seek_file = nullptr;
+  (void)t.vset_->current()->Get(ReadOptions(), LookupKey(key, 100), &value, &s, &seek_file);
+  REQUIRE(s.ok());
+  return seek_file == nullptr ? 0 : seek_file->number;
+}
+
+TEST_CASE("Version::Get names the first file it consulted in vain", "[version_read]") {
+  VersionSetFixture t;
+  WriteTable(t, 2, {{"a", 1, kTypeValue, "a1"}, {"z", 1, kTypeValue, "z1"}});
+  const uint64_t l1 = WriteTable(t, 1, {{"c", 2, kTypeValue, "c2"}, {"m", 2, kTypeValue, "m2"}});
+  const uint64_t l0 = WriteTable(t, 0, {{"b", 3, kTypeValue, "b3"}, {"k", 3, kTypeValue, "k3"}});
+  // Found in the first file consulted: nothing to charge.
+  CHECK(SeekFileOf(t, "b") == 0);
+  CHECK(SeekFileOf(t, "a") == 0);  // only L2 covers "a"
+  CHECK(SeekFileOf(t, "z") == 0);
+  // The L0 file covers "c" but does not hold it (its filter may say so):
+  // it is charged, the L1 file that answers is not.
+  CHECK(SeekFileOf(t, "c") == l0);
+  // Only L2's range holds "n": nothing to charge.
+  CHECK(SeekFileOf(t, "n") == 0);
+  // "l" is in neither L0 (it ends at "k") nor L1's keys, but L1's range
+  // holds it: L1 is charged, L2 answers.
+  CHECK(SeekFileOf(t, "l") == l1);
+  // Three files consulted: only the first is charged.
+  CHECK(SeekFileOf(t, "d") == l0);
+}
+
 }  // namespace
 }  // namespace shale

@@ -274,6 +274,14 @@ struct Options {
   // Files are cut when they would overlap more than this many grandparent
   // bytes (as a multiple of target_file_size_base), to bound later compactions.
   int max_grandparent_overlap_factor = 10;
+  // Seek compaction (LevelDB's; RocksDB's old option of this name, since
+  // removed): a Get that consults a file and then has to go on to another
+  // one charges the first a seek, and a file that runs out of seeks (one per
+  // 16 KiB of file, at least 100) is compacted into the next level when no
+  // level needs a size-triggered compaction. Read-heavy workloads then read
+  // fewer sorted runs. Off here, only size triggers compaction, as in
+  // today's RocksDB.
+  bool disable_seek_compaction = false;
 
   // ---- Tables
   size_t block_size = 4096;
