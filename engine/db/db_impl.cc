@@ -201,8 +201,8 @@ Status DBImpl::Get(const ReadOptions& options, const Slice& key, std::string* va
   FileMetaData* seek_file = nullptr;
   if (!done && !current->Get(options, lkey, value, &s, &seek_file)) s = Status::NotFound();
   MutexLock l(mutex_.get());
-  if (!options_.disable_seek_compaction && current->ChargeSeek(seek_file)) {
-    SHALE_COUNT(&stats_, seek_compactions_marked, 1);
+  if (!options_.disable_seek_compaction && !options_.disable_auto_compactions &&
+      current->ChargeSeek(seek_file)) {
     bg_cv_->SignalAll();  // the compaction thread may have a seek compaction to run
   }
   mem->Unref();

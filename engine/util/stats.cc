@@ -26,7 +26,7 @@ std::string DBStats::ToString() const {
   add("compactions", compactions);
   add("compaction_bytes_read", compaction_bytes_read);
   add("compaction_bytes_written", compaction_bytes_written);
-  add("seek_compactions_marked", seek_compactions_marked);
+  add("seek_compactions", seek_compactions);
   add("keys_written", keys_written);
   add("write_groups", write_groups);
   add("writer_waits_spun", writer_waits_spun);

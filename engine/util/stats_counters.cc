@@ -20,7 +20,7 @@ DBStats StatsCounters::Snapshot() const {
   s.compactions = get(compactions);
   s.compaction_bytes_read = get(compaction_bytes_read);
   s.compaction_bytes_written = get(compaction_bytes_written);
-  s.seek_compactions_marked = get(seek_compactions_marked);
+  s.seek_compactions = get(seek_compactions);
   s.keys_written = get(keys_written);
   s.write_groups = get(write_groups);
   s.writer_waits_spun = get(writer_waits_spun);

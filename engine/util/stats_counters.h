@@ -28,7 +28,7 @@ struct StatsCounters {
   std::atomic<uint64_t> compactions{0};
   std::atomic<uint64_t> compaction_bytes_read{0};
   std::atomic<uint64_t> compaction_bytes_written{0};
-  std::atomic<uint64_t> seek_compactions_marked{0};
+  std::atomic<uint64_t> seek_compactions{0};
   std::atomic<uint64_t> keys_written{0};
   std::atomic<uint64_t> write_groups{0};
   std::atomic<uint64_t> writer_waits_spun{0};

@@ -197,6 +197,7 @@ Compaction* VersionSet::PickCompaction() {
   auto* c = new Compaction(this, current_, seek_level, seek_level + 1, /*is_manual=*/false);
   if (PickSeekInputs(seek_level, c)) {
     MarkRunning(c);
+    SHALE_COUNT(stats_, seek_compactions, 1);
     return c;
   }
   delete c;

@@ -139,20 +139,22 @@ class VersionSet {
   // ---- Compaction picking (leveled). Scores are computed on current():
   //   L0:            files not being compacted / level0_file_num_compaction_trigger
   //   L1..L(n-2):    bytes not being compacted / MaxBytesForLevel(level)
-  // and, after those, a seek compaction of the file current() marked
-  // (Version::ChargeSeek) if it is free and above the last level.
-  // True if some level scores >= 1 or a seek compaction is due. PickCompaction may still return nullptr
-  // when every candidate conflicts with a running compaction; the DB should
-  // wait for a compaction or flush to finish before asking again.
+  // and, when no size-triggered compaction can be picked, a seek compaction
+  // of the file current() marked (Version::ChargeSeek) if it is free and
+  // above the last level. True if some level scores >= 1 or a seek
+  // compaction is due. PickCompaction may still return nullptr when every
+  // candidate conflicts with a running compaction; the DB should wait for a
+  // compaction or flush to finish before asking again.
   bool NeedsCompaction() const;
   // The highest-scoring level's compaction (score >= 1) whose files are all
   // free, with inputs marked being_compacted; nullptr if none. Level 0
   // takes every L0 file overlapping the oldest free one (none if an L0
   // compaction is running); level L >= 1 takes the first free file after
-  // the level's compact pointer (round robin). With no level at score >= 1,
-  // the seek-marked file (with every file of its level overlapping it) is
-  // taken. All then add the overlapping files of level+1 (all must be free)
-  // and the grandparents. The caller owns the result.
+  // the level's compact pointer (round robin). When no such compaction can
+  // be picked, the seek-marked file (with every file of its level
+  // overlapping it) is taken, and counted in stats seek_compactions. All
+  // then add the overlapping files of level+1 (all must be free) and the
+  // grandparents. The caller owns the result.
   Compaction* PickCompaction();
   // A manual compaction of the files in level overlapping [begin, end]
   // (nullptr = unbounded), into level+1 (or in place for the last level).

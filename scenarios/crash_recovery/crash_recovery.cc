@@ -125,7 +125,7 @@ class CrashRecoveryRun {
     result_->options_drawn["deepest_level"] = std::to_string(deepest_level_);
     // Whether Gets started compactions (each incarnation's count, summed).
     if (!drawn_.options.disable_seek_compaction) {
-      result_->observed["seek compactions marked"] = seek_compactions_marked_;
+      result_->observed["seek compactions"] = seek_compactions_;
     }
     if (detected()) {
       result_->ended_early = detected_reason_;
@@ -208,7 +208,7 @@ class CrashRecoveryRun {
       RunClients(ops_per_phase, /*crash_after=*/crash);
       // A task parked at a crash point may hold the DB's mutex.
       if (!state_.crash_point_reached) NoteDeepestLevel();
-      if (db_ != nullptr) seek_compactions_marked_ += db_->GetStats().seek_compactions_marked;
+      if (db_ != nullptr) seek_compactions_ += db_->GetStats().seek_compactions;
       if (state_.failed || !crash) break;
       CrashAndRecover();
     }
@@ -667,7 +667,7 @@ class CrashRecoveryRun {
   bool refused_since_check_ = false;
   std::set<std::string> torn_logs_;  // see NoteTornLogs
   int deepest_level_ = 0;
-  uint64_t seek_compactions_marked_ = 0;
+  uint64_t seek_compactions_ = 0;
   uint64_t recovered_prepared_ = 0;  // prepared transactions found after crashes
   // Why injected damage ended the run (RunResult::ended_early); empty while it runs on.
   bool detected() const { return !detected_reason_.empty(); }

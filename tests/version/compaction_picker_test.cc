@@ -320,11 +320,11 @@ TEST_CASE("size compactions come before a seek compaction", "[picker]") {
   ChargeUntilMarked(t, 2, marked);
   Set l0;
   for (int i = 0; i < 4; i++) l0.insert(t.AddFile(0, IKey("m"), IKey("n")));
-  // The L0 files' edits made new versions, which forget the mark ...
-  CHECK_FALSE(t.vset_->current()->file_to_compact() != nullptr);
   {
-    // ... but the file's seeks stay spent: the next charge marks it again.
     MutexLock lock(t.mu_.get());
+    // The L0 files' edits made new versions, which forget the mark ...
+    CHECK(t.vset_->current()->file_to_compact() == nullptr);
+    // ... but the file's seeks stay spent: the next charge marks it again.
     CHECK(t.vset_->current()->ChargeSeek(FileAt(t, 2, marked)));
   }
   auto first = Pick(t);
@@ -345,6 +345,33 @@ TEST_CASE("a marked file in the last level is never picked", "[picker]") {
   ChargeUntilMarked(t, t.options_.num_levels - 1, last);
   CHECK_FALSE(t.vset_->NeedsCompaction());
   CHECK(Pick(t) == nullptr);
+}
+
+TEST_CASE("a seek compaction blocked by a running one waits for it", "[picker]") {
+  VersionSetFixture t;
+  const uint64_t marked = t.AddFile(1, IKey("c"), IKey("d"));
+  const uint64_t below = t.AddFile(2, IKey("c"), IKey("e"));
+  std::unique_ptr<Compaction> manual;
+  {
+    MutexLock lock(t.mu_.get());
+    bool busy = false;
+    manual.reset(t.vset_->CompactRange(2, nullptr, nullptr, &busy));
+  }
+  REQUIRE(manual != nullptr);
+  CHECK(Numbers(manual->inputs(0)) == Set{below});
+  ChargeUntilMarked(t, 1, marked);
+  // Due, but the level below is taken: no pick until the manual one ends
+  // (the DB's compaction thread then waits for a job to finish).
+  CHECK(t.vset_->NeedsCompaction());
+  CHECK(Pick(t) == nullptr);
+  Release(t, &manual);
+  auto c = Pick(t);
+  REQUIRE(c != nullptr);
+  CHECK(c->level() == 1);
+  CHECK(Numbers(c->inputs(0)) == Set{marked});
+  CHECK(Numbers(c->inputs(1)) == Set{below});
+  CHECK(t.stats_.seek_compactions.load() == 1);
+  Release(t, &c);
 }
 
 }  // namespace

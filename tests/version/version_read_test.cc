@@ -160,8 +160,8 @@ TEST_CASE("Version::Get names the first file it consulted in vain", "[version_re
   CHECK(SeekFileOf(t, "c") == l0);
   // Only L2's range holds "n": nothing to charge.
   CHECK(SeekFileOf(t, "n") == 0);
-  // "l" is in neither L0 (it ends at "k") nor L1's keys, but L1's range
-  // holds it: L1 is charged, L2 answers.
+  // "l" is past L0's range (it ends at "k") and not among L1's keys, but
+  // L1's range holds it: L1 is charged, then L2 is consulted in vain too.
   CHECK(SeekFileOf(t, "l") == l1);
   // Three files consulted: only the first is charged.
   CHECK(SeekFileOf(t, "d") == l0);

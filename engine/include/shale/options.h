@@ -278,9 +278,9 @@ struct Options {
   // removed): a Get that consults a file and then has to go on to another
   // one charges the first a seek, and a file that runs out of seeks (one per
   // 16 KiB of file, at least 100) is compacted into the next level when no
-  // level needs a size-triggered compaction. Read-heavy workloads then read
-  // fewer sorted runs. Off here, only size triggers compaction, as in
-  // today's RocksDB.
+  // size-triggered compaction can be picked. Read-heavy workloads then read
+  // fewer sorted runs. Off here (or with disable_auto_compactions), only
+  // size triggers compaction, as in today's RocksDB.
   bool disable_seek_compaction = false;
 
   // ---- Tables

@@ -30,8 +30,9 @@ struct DBStats {
   uint64_t compactions = 0;
   uint64_t compaction_bytes_read = 0;
   uint64_t compaction_bytes_written = 0;
-  // Files marked for a seek compaction (Options::disable_seek_compaction).
-  uint64_t seek_compactions_marked = 0;
+  // Compactions picked because Gets ran a file out of seeks
+  // (Options::disable_seek_compaction), counted when picked.
+  uint64_t seek_compactions = 0;
   // Writes
   uint64_t keys_written = 0;
   uint64_t write_groups = 0;
