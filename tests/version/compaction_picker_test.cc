@@ -19,6 +19,15 @@ std::unique_ptr<Compaction> Pick(VersionSetFixture& t) {
   return std::unique_ptr<Compaction>(t.vset_->PickCompaction());
 }
 
+// A manual compaction of level's files in [begin, end], picked under the
+// DB mutex; nullptr if none overlaps or one is busy.
+std::unique_ptr<Compaction> PickManual(VersionSetFixture& t, int level, const InternalKey* begin,
+                                       const InternalKey* end) {
+  MutexLock lock(t.mu_.get());
+  bool busy = false;
+  return std::unique_ptr<Compaction>(t.vset_->CompactRange(level, begin, end, &busy));
+}
+
 void Release(VersionSetFixture& t, std::unique_ptr<Compaction>* c) {
   MutexLock lock(t.mu_.get());
   c->reset();  // the destructor releases the inputs
@@ -150,13 +159,8 @@ TEST_CASE("a running compaction reserves its output range in the output level", 
   VersionSetFixture t;
   const uint64_t left = t.AddFile(2, IKey("a"), IKey("b"));
   const uint64_t right = t.AddFile(2, IKey("e"), IKey("f"));
-  std::unique_ptr<Compaction> manual;
-  {
-    MutexLock lock(t.mu_.get());
-    bool busy = true;
-    const InternalKey a = IKey("a"), f = IKey("f");
-    manual.reset(t.vset_->CompactRange(2, &a, &f, &busy));
-  }
+  const InternalKey a = IKey("a"), f = IKey("f");
+  std::unique_ptr<Compaction> manual = PickManual(t, 2, &a, &f);
   REQUIRE(manual != nullptr);
   CHECK(Numbers(manual->inputs(0)) == Set{left, right});
   CHECK(manual->output_level() == 3);
@@ -351,12 +355,7 @@ TEST_CASE("a seek compaction blocked by a running one waits for it", "[picker]")
   VersionSetFixture t;
   const uint64_t marked = t.AddFile(1, IKey("c"), IKey("d"));
   const uint64_t below = t.AddFile(2, IKey("c"), IKey("e"));
-  std::unique_ptr<Compaction> manual;
-  {
-    MutexLock lock(t.mu_.get());
-    bool busy = false;
-    manual.reset(t.vset_->CompactRange(2, nullptr, nullptr, &busy));
-  }
+  std::unique_ptr<Compaction> manual = PickManual(t, 2, nullptr, nullptr);
   REQUIRE(manual != nullptr);
   CHECK(Numbers(manual->inputs(0)) == Set{below});
   ChargeUntilMarked(t, 1, marked);
