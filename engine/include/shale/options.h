@@ -154,7 +154,8 @@ struct Options {
   const Comparator* comparator = nullptr;
   bool create_if_missing = false;
   bool error_if_exists = false;
-  // Verify checksums of every block read during recovery and compaction.
+  // RocksDB's name; Shale verifies every block it reads (recovery and
+  // compaction included) whatever this says, so false changes nothing.
   bool paranoid_checks = true;
   // Use O_DIRECT for SST reads and for flush/compaction writes.
   bool use_direct_reads = false;
@@ -315,8 +316,8 @@ struct Options {
 struct ReadOptions {
   // Read as of this snapshot; nullptr means the latest state.
   const Snapshot* snapshot = nullptr;
-  // Verify block checksums on every read (they are always verified when a
-  // block enters the cache).
+  // RocksDB's name; Shale verifies the checksum of every block it reads
+  // (table/format.h ReadBlock) whatever this says, so false changes nothing.
   bool verify_checksums = true;
   // Put blocks read into the block cache.
   bool fill_cache = true;
