@@ -198,11 +198,11 @@ Status DBImpl::Get(const ReadOptions& options, const Slice& key, std::string* va
   Status s;
   bool done = mem->Get(lkey, value, &s);
   for (size_t i = 0; !done && i < imms.size(); i++) done = imms[i]->Get(lkey, value, &s);
-  FileMetaData* seek_file = nullptr;
-  if (!done && !current->Get(options, lkey, value, &s, &seek_file)) s = Status::NotFound();
+  Version::SeekCharge seek;
+  if (!done && !current->Get(options, lkey, value, &s, &seek)) s = Status::NotFound();
   MutexLock l(mutex_.get());
   if (!options_.disable_seek_compaction && !options_.disable_auto_compactions &&
-      current->ChargeSeek(seek_file)) {
+      current->ChargeSeek(seek)) {
     bg_cv_->SignalAll();  // the compaction thread may have a seek compaction to run
   }
   mem->Unref();

@@ -70,18 +70,13 @@ int VersionSet::SeekCompactionLevel() const {
   return level;
 }
 
-bool VersionSet::PickSeekInputs(int level, Compaction* c) {
-  FileMetaData* f = current_->file_to_compact();
-  if (level == 0) {
-    // Every L0 file overlapping it goes too (older ones would otherwise
-    // shadow its entries once they sit in level 1), as for a size-triggered
-    // L0 compaction; and a running L0 compaction blocks this one.
-    if (AnyBeingCompacted(current_->files(0))) return false;
-    current_->GetOverlappingInputs(0, &f->smallest, &f->largest, &c->inputs_[0]);
-  } else {
-    current_->GetOverlappingInputs(level, &f->smallest, &f->largest, &c->inputs_[0]);
-    if (AnyBeingCompacted(c->inputs_[0])) return false;
-  }
+bool VersionSet::PickInputsAround(int level, const FileMetaData* f, Compaction* c) {
+  // A running L0 compaction blocks another one (their L1 inputs would
+  // overlap). Every L0 file overlapping f goes too: an older one left
+  // behind would shadow f's entries once they sit in level 1.
+  if (level == 0 && AnyBeingCompacted(current_->files(0))) return false;
+  current_->GetOverlappingInputs(level, &f->smallest, &f->largest, &c->inputs_[0]);
+  if (AnyBeingCompacted(c->inputs_[0])) return false;
   return SetupOtherInputs(c);
 }
 
@@ -116,14 +111,7 @@ bool VersionSet::SetupOtherInputs(Compaction* c) {
 bool VersionSet::PickLevelInputs(int level, Compaction* c) {
   const std::vector<FileMetaData*>& files = current_->files(level);
   if (files.empty()) return false;
-  if (level == 0) {
-    // Newest first: the oldest is last. A running L0 compaction blocks
-    // another one (their L1 inputs would overlap).
-    if (AnyBeingCompacted(files)) return false;
-    const FileMetaData* oldest = files.back();
-    current_->GetOverlappingInputs(0, &oldest->smallest, &oldest->largest, &c->inputs_[0]);
-    return SetupOtherInputs(c);
-  }
+  if (level == 0) return PickInputsAround(0, files.back(), c);  // newest first: oldest last
   size_t start = 0;
   if (!compact_pointer_[level].empty()) {
     start = FindFile(*icmp_, files, compact_pointer_[level]);
@@ -136,10 +124,7 @@ bool VersionSet::PickLevelInputs(int level, Compaction* c) {
   }
   for (size_t k = 0; k < files.size(); k++) {
     const FileMetaData* f = files[(start + k) % files.size()];
-    if (f->being_compacted) continue;
-    current_->GetOverlappingInputs(level, &f->smallest, &f->largest, &c->inputs_[0]);
-    if (AnyBeingCompacted(c->inputs_[0])) continue;
-    if (SetupOtherInputs(c)) return true;
+    if (!f->being_compacted && PickInputsAround(level, f, c)) return true;
   }
   c->inputs_[0].clear();
   return false;
@@ -195,7 +180,7 @@ Compaction* VersionSet::PickCompaction() {
   const int seek_level = SeekCompactionLevel();
   if (seek_level < 0) return nullptr;
   auto* c = new Compaction(this, current_, seek_level, seek_level + 1, /*is_manual=*/false);
-  if (PickSeekInputs(seek_level, c)) {
+  if (PickInputsAround(seek_level, current_->file_to_compact(), c)) {
     MarkRunning(c);
     SHALE_COUNT(stats_, seek_compactions, 1);
     return c;

@@ -54,24 +54,20 @@ uint64_t Version::NumLevelBytes(int level) const {
 }
 
 bool Version::Get(const ReadOptions& options, const LookupKey& key, std::string* value, Status* s,
-                  FileMetaData** seek_file) const {
+                  SeekCharge* seek) const {
   const InternalKeyComparator& icmp = *vset_->icmp_;
   const Comparator* ucmp = icmp.user_comparator();
   const Slice ikey = key.internal_key();
   const Slice user_key = key.user_key();
   *s = Status::OK();
-  if (seek_file != nullptr) *seek_file = nullptr;
-  FileMetaData* first_consulted = nullptr;
-  bool consulted_another = false;
+  if (seek != nullptr) *seek = SeekCharge();
+  SeekCharge first;  // the first file consulted
+  int consulted = 0;
 
-  // Probes one file; true if it decides the lookup.
-  auto probe = [&](FileMetaData* f) {
-    if (first_consulted == nullptr) {
-      first_consulted = f;
-    } else if (!consulted_another) {
-      consulted_another = true;
-      if (seek_file != nullptr) *seek_file = first_consulted;
-    }
+  // Probes one file of level; true if it decides the lookup.
+  auto probe = [&](FileMetaData* f, int level) {
+    if (++consulted == 1) first = SeekCharge{f, level};
+    if (consulted == 2 && seek != nullptr) *seek = first;
     enum { kAbsent, kValue, kDeleted, kCorrupt } state = kAbsent;
     Status st =
         vset_->table_cache_->Get(options, *f, ikey, [&](const Slice& found_key, const Slice& v) {
@@ -104,7 +100,7 @@ bool Version::Get(const ReadOptions& options, const LookupKey& key, std::string*
 
   for (FileMetaData* f : files_[0]) {  // newest first
     if (ucmp->Compare(user_key, f->smallest.user_key()) >= 0 &&
-        ucmp->Compare(user_key, f->largest.user_key()) <= 0 && probe(f)) {
+        ucmp->Compare(user_key, f->largest.user_key()) <= 0 && probe(f, 0)) {
       return true;
     }
   }
@@ -112,27 +108,22 @@ bool Version::Get(const ReadOptions& options, const LookupKey& key, std::string*
     const std::vector<FileMetaData*>& files = files_[level];
     const size_t index = FindFile(icmp, files, ikey);
     if (index < files.size() && ucmp->Compare(user_key, files[index]->smallest.user_key()) >= 0 &&
-        probe(files[index])) {
+        probe(files[index], static_cast<int>(level))) {
       return true;
     }
   }
   return false;
 }
 
-bool Version::ChargeSeek(FileMetaData* f) {
+bool Version::ChargeSeek(const SeekCharge& seek) {
+  FileMetaData* f = seek.file;
   if (f == nullptr) return false;
   assert(f->refs > 0);
+  assert(seek.level >= 0 && static_cast<size_t>(seek.level) < files_.size());
   if (--f->allowed_seeks > 0 || file_to_compact_ != nullptr) return false;
-  for (size_t level = 0; level < files_.size(); level++) {
-    for (FileMetaData* g : files_[level]) {
-      if (g != f) continue;
-      file_to_compact_ = f;
-      file_to_compact_level_ = static_cast<int>(level);
-      return true;
-    }
-  }
-  assert(false && "ChargeSeek: file not in this version");
-  return false;
+  file_to_compact_ = f;
+  file_to_compact_level_ = seek.level;
+  return true;
 }
 
 void Version::AddIterators(const ReadOptions& options, std::vector<Iterator*>* iters) const {

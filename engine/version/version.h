@@ -48,18 +48,24 @@ class Version {
   //   *s NotFound  - a deletion;
   //   *s error     - a table could not be opened or read (Corruption/IOError).
   // Returns false with *s OK if no file has an entry for the key.
-  // If seek_file is not null, it receives the first file the lookup
-  // consulted when the lookup then had to consult another one (nullptr
-  // otherwise): a candidate for ChargeSeek. A file is consulted when its key
-  // range holds the key, whether or not its filter then rules the key out.
+  // If seek is not null, it receives the first file the lookup consulted,
+  // and its level, when the lookup then had to consult another one (no
+  // file otherwise): a candidate for ChargeSeek. A file is consulted when
+  // its key range holds the key, whether or not its filter then rules the
+  // key out.
+  struct SeekCharge {
+    FileMetaData* file = nullptr;
+    int level = -1;
+  };
   bool Get(const ReadOptions& options, const LookupKey& key, std::string* value, Status* s,
-           FileMetaData** seek_file = nullptr) const;
+           SeekCharge* seek = nullptr) const;
 
-  // Charges one seek to f (from Get's seek_file; nullptr does nothing).
-  // When f has none left and no file is marked yet, marks f for a seek
+  // Charges one seek to seek.file (from Get; no file does nothing). When
+  // the file has none left and no file is marked yet, marks it for a seek
   // compaction and returns true: the caller should wake the compaction
-  // thread. REQUIRES: DB mutex held; f is in this Version.
-  bool ChargeSeek(FileMetaData* f);
+  // thread. REQUIRES: DB mutex held; seek.file is in this Version at
+  // seek.level.
+  bool ChargeSeek(const SeekCharge& seek);
   // The file marked by ChargeSeek and its level; nullptr if none.
   // REQUIRES: DB mutex held.
   FileMetaData* file_to_compact() const { return file_to_compact_; }

@@ -204,7 +204,10 @@ class VersionSet {
   // The level of current()'s seek-marked file if a seek compaction of it
   // may be picked; -1 if not.
   int SeekCompactionLevel() const;
-  bool PickSeekInputs(int level, Compaction* c);
+  // c's inputs: the files of level overlapping f (widened transitively),
+  // then SetupOtherInputs. False if any is being compacted, or, for level
+  // 0, while any L0 file is.
+  bool PickInputsAround(int level, const FileMetaData* f, Compaction* c);
   bool SetupOtherInputs(Compaction* c);
   Iterator* NewLevelIterator(const ReadOptions& options, const std::vector<FileMetaData*>* files);
 

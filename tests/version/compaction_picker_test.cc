@@ -265,7 +265,7 @@ int ChargeUntilMarked(VersionSetFixture& t, int level, uint64_t number) {
   MutexLock lock(t.mu_.get());
   FileMetaData* f = FileAt(t, level, number);
   for (int charged = 1; charged <= 100000; charged++) {
-    if (t.vset_->current()->ChargeSeek(f)) return charged;
+    if (t.vset_->current()->ChargeSeek({f, level})) return charged;
   }
   FAIL("never marked");
   return 0;
@@ -283,7 +283,7 @@ TEST_CASE("a file out of seeks is compacted into the next level", "[picker]") {
   {
     MutexLock lock(t.mu_.get());
     // Marked once: more charges do not mark again.
-    CHECK_FALSE(t.vset_->current()->ChargeSeek(FileAt(t, 1, f)));
+    CHECK_FALSE(t.vset_->current()->ChargeSeek({FileAt(t, 1, f), 1}));
   }
   REQUIRE(t.vset_->NeedsCompaction());
   auto c = Pick(t);
@@ -329,7 +329,7 @@ TEST_CASE("size compactions come before a seek compaction", "[picker]") {
     // The L0 files' edits made new versions, which forget the mark ...
     CHECK(t.vset_->current()->file_to_compact() == nullptr);
     // ... but the file's seeks stay spent: the next charge marks it again.
-    CHECK(t.vset_->current()->ChargeSeek(FileAt(t, 2, marked)));
+    CHECK(t.vset_->current()->ChargeSeek({FileAt(t, 2, marked), 2}));
   }
   auto first = Pick(t);
   REQUIRE(first != nullptr);

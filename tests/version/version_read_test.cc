@@ -140,10 +140,10 @@ TEST_CASE("MakeInputIterator merges a compaction's inputs", "[version_read]") {
 uint64_t SeekFileOf(VersionSetFixture& t, const std::string& key) {
   std::string value;
   Status s;
-  FileMetaData* seek_file = nullptr;
-  (void)t.vset_->current()->Get(ReadOptions(), LookupKey(key, 100), &value, &s, &seek_file);
+  Version::SeekCharge seek;
+  (void)t.vset_->current()->Get(ReadOptions(), LookupKey(key, 100), &value, &s, &seek);
   REQUIRE(s.ok());
-  return seek_file == nullptr ? 0 : seek_file->number;
+  return seek.file == nullptr ? 0 : seek.file->number;
 }
 
 TEST_CASE("Version::Get names the first file it consulted in vain", "[version_read]") {
