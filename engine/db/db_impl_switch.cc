@@ -69,11 +69,15 @@ Status DBImpl::NewWAL() {
     if (s.ok()) {
       FileOptions wal_options =
           FileOptionsFor(options_, "the WAL writer", options_.use_direct_io_for_wal);
-      // kAbsoluteConsistency refuses the zero tail a killed process leaves
-      // in a mapped log, so that mode's logs are written with write(2).
-      wal_options.use_mmap_writes =
-          options_.allow_mmap_writes && !wal_options.use_direct_io &&
-          options_.wal_recovery_mode != WALRecoveryMode::kAbsoluteConsistency;
+      // A mapped append is a memcpy that a kill can stop midway, leaving a
+      // record whose checksum fails before the zero tail. Point-in-time and
+      // skip-any recovery end there; the other two modes would refuse it
+      // (and kAbsoluteConsistency the zero tail too), so their logs are
+      // written with write(2), which a kill can only cut short.
+      const WALRecoveryMode mode = options_.wal_recovery_mode;
+      wal_options.use_mmap_writes = options_.allow_mmap_writes && !wal_options.use_direct_io &&
+                                    (mode == WALRecoveryMode::kPointInTimeRecovery ||
+                                     mode == WALRecoveryMode::kSkipAnyCorruptedRecords);
       s = fs_->NewWritableFile(path, wal_options, &file);
     }
     // The new log's name must be durable before any sync write relies on it.

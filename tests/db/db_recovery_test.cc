@@ -39,12 +39,15 @@ void CrashCopy(const std::string& from, const std::string& to) {
 }
 
 // Writes keys [0, n) one batch each (no flush), then crash-copies the DB.
-// mapped_wal: append the WAL through mmap (the default) rather than
-// write(2), whose file ends exactly at its last record.
-std::string WriteThenCrash(const shale_test::TempDir& dir, int n, bool mapped_wal = true) {
+// mapped_wal: allow appending the WAL through mmap (the default) rather
+// than write(2), whose file ends exactly at its last record; mode: the
+// recovery mode the writer runs with.
+std::string WriteThenCrash(const shale_test::TempDir& dir, int n, bool mapped_wal = true,
+                           WALRecoveryMode mode = WALRecoveryMode::kPointInTimeRecovery) {
   Options o;
   o.create_if_missing = true;
   o.allow_mmap_writes = mapped_wal;
+  o.wal_recovery_mode = mode;
   std::unique_ptr<DB> db;
   REQUIRE(DB::Open(o, dir.Child("live"), &db).ok());
   for (int i = 0; i < n; i++) {
@@ -186,6 +189,56 @@ TEST_CASE("a process crash with the WAL mapped leaves a zero tail that recovery 
     Present(crashed, WithMode(WALRecoveryMode::kAbsoluteConsistency), kKeys, &s);
     REQUIRE(s.IsCorruption());
     REQUIRE(s.ToString().find("truncated record at end of log") != std::string::npos);
+  }
+}
+
+TEST_CASE("a kill midway through a mapped append tears the last record", "[db][recovery]") {
+  constexpr int kKeys = 300;
+  shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
+  const std::string crashed = WriteThenCrash(dir, kKeys);
+  shale_test::TempDir other(shale_test::TempDir::InMemoryBase());
+  const uint64_t record_bytes =
+      fs::file_size(NewestWal(WriteThenCrash(other, kKeys, /*mapped_wal=*/false)));
+  // The memcpy stopped 40 bytes short: the last record's header and most
+  // of its payload are there, its end is still the reserved zeros.
+  const std::string wal = NewestWal(crashed);
+  REQUIRE(fs::file_size(wal) > record_bytes);
+  {
+    std::fstream io(wal, std::ios::binary | std::ios::in | std::ios::out);
+    io.seekp(static_cast<std::streamoff>(record_bytes - 40));
+    io.write(std::string(40, '\0').data(), 40);
+  }
+  Status s;
+  SECTION("point in time keeps every write before it") {
+    REQUIRE(Present(crashed, WithMode(WALRecoveryMode::kPointInTimeRecovery), kKeys, &s) ==
+            std::string(kKeys - 1, '1') + "0");
+    REQUIRE(s.ok());
+  }
+  SECTION("skip-any keeps every write before it") {
+    REQUIRE(Present(crashed, WithMode(WALRecoveryMode::kSkipAnyCorruptedRecords), kKeys, &s) ==
+            std::string(kKeys - 1, '1') + "0");
+    REQUIRE(s.ok());
+  }
+  SECTION("tolerate-tail refuses it, which is why that mode never maps its WAL") {
+    Present(crashed, WithMode(WALRecoveryMode::kTolerateCorruptedTailRecords), kKeys, &s);
+    REQUIRE(s.IsCorruption());
+    REQUIRE(s.ToString().find("corrupt record") != std::string::npos);
+  }
+}
+
+TEST_CASE("tolerate-tail and absolute consistency write the WAL with write(2)", "[db][recovery]") {
+  constexpr int kKeys = 300;
+  for (WALRecoveryMode mode :
+       {WALRecoveryMode::kTolerateCorruptedTailRecords, WALRecoveryMode::kAbsoluteConsistency}) {
+    shale_test::TempDir dir(shale_test::TempDir::InMemoryBase());
+    shale_test::TempDir other(shale_test::TempDir::InMemoryBase());
+    // With the DB still open, a mapped log would run on in reserved zeros.
+    const std::string asked = WriteThenCrash(dir, kKeys, /*mapped_wal=*/true, mode);
+    const std::string plain = WriteThenCrash(other, kKeys, /*mapped_wal=*/false, mode);
+    REQUIRE(fs::file_size(NewestWal(asked)) == fs::file_size(NewestWal(plain)));
+    Status s;
+    REQUIRE(Present(asked, WithMode(mode), kKeys, &s) == std::string(kKeys, '1'));
+    REQUIRE(s.ok());
   }
 }
 

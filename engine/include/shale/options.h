@@ -175,12 +175,16 @@ struct Options {
   // survives the process's death all the same. Shale maps only its WALs;
   // tables and the MANIFEST are written in large buffered appends, which
   // gain nothing from a map. A process that dies with a mapped WAL open
-  // leaves zero-filled space after its last record, which recovery reads
-  // as a torn tail (the other modes keep every write before it). Off with
-  // use_direct_io_for_wal, under kAbsoluteConsistency (which would refuse
-  // that tail), where the file system cannot fallocate, and where it does
-  // not map writes (the simulator's disks). On by default, unlike
-  // RocksDB's.
+  // leaves zero-filled space after its last record, and may leave that
+  // record half copied (its checksum fails). Point-in-time and skip-any
+  // recovery end at either and keep every write before it; the other two
+  // modes would refuse them, so under kTolerateCorruptedTailRecords and
+  // kAbsoluteConsistency the WAL is written with write(2) whatever this
+  // says. A log written mapped and then opened in one of those modes may
+  // be refused after a kill. Also off with use_direct_io_for_wal, where the
+  // file system cannot fallocate, and where it does not map writes (the
+  // simulator's disks). On by default, unlike RocksDB's (which maps only
+  // tables).
   bool allow_mmap_writes = true;
   // Open files with share-delete (FileOptions::share_delete; Windows's
   // FILE_SHARE_DELETE), so they may be deleted or renamed while open. POSIX
