@@ -1,6 +1,7 @@
 #include "run_flags.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <thread>
 
@@ -10,6 +11,8 @@
 
 namespace shale::cli {
 namespace {
+
+const char* GetEnvironment(const char* name) { return std::getenv(name); }
 
 constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 constexpr int64_t kMaxJobs = 1024;
@@ -24,7 +27,9 @@ struct RunFlagValues {
 void DefineRunFlags(FlagSet* f, RunFlagValues* v) {
   f->AddString("scenario", &v->scenario, "scenario name or 'all' (see 'shale scenarios')");
   f->AddString("seeds", &v->seeds, "inclusive seed range A..B");
-  f->AddString("shard", &v->shard, "K/N: keep seeds with seed % N == K-1 (1 <= K <= N)");
+  f->AddString("shard", &v->shard,
+               "K/N: keep seeds with seed % N == K-1 (1 <= K <= N); auto or auto/N: K from "
+               "JOB_COMPLETION_INDEX+1 (a Kubernetes Indexed Job), N from SHALE_SHARD_COUNT");
   f->AddInt("jobs", &v->jobs, 0, kMaxJobs, "parallel worker processes; 0 = number of cores");
   f->AddInt("ops", &v->ops, 0, kIntMax, "workload operations per seed; 0 = scenario default");
   f->AddInt("crashes", &v->crashes, -1, kIntMax, "crashes per seed; -1 = scenario default");
@@ -76,10 +81,13 @@ bool CheckAndFill(const RunFlagValues& v, RunOptions* o, std::string* error) {
   if (v.seeds.empty()) return Fail(error, "--seeds A..B is required");
   if (!ParseSeedRange(v.seeds, &o->seeds, error)) return false;
   o->seeds_text = v.seeds;
-  o->shard_text = v.shard;
-  if (!v.shard.empty() && !ParseShard(v.shard, &o->shard, error)) return false;
+  // The report records the resolved K/N, so shards merge by it.
+  if (!ResolveAutoShard(v.shard, &GetEnvironment, &o->shard_text, error)) return false;
+  if (!o->shard_text.empty() && !ParseShard(o->shard_text, &o->shard, error)) return false;
   const uint64_t per_scenario = ShardSeedCount(o->seeds, o->shard);
-  if (per_scenario == 0) return Fail(error, "shard " + v.shard + " keeps no seed of " + v.seeds);
+  if (per_scenario == 0) {
+    return Fail(error, "shard " + o->shard_text + " keeps no seed of " + v.seeds);
+  }
   if (per_scenario > kMaxCampaignSeeds / o->scenarios.size()) {
     return Fail(error, "too many seeds (limit " + std::to_string(kMaxCampaignSeeds) +
                            " per run; split the range or use --shard)");

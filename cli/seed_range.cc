@@ -60,6 +60,51 @@ bool ParseShard(std::string_view text, Shard* shard, std::string* error) {
   return true;
 }
 
+namespace {
+// The variable's value as a uint64; false with one line in *error.
+bool EnvUint64(EnvLookup lookup, const char* name, const char* purpose, uint64_t* value,
+               std::string* error) {
+  const char* text = lookup(name);
+  if (text == nullptr) {
+    return Fail(error, std::string("--shard auto needs ") + name + " (" + purpose + ")");
+  }
+  if (!ParseUint64(text, value)) {
+    return Fail(error, std::string(name) + "='" + text + "' is not a decimal number");
+  }
+  return true;
+}
+}  // namespace
+
+bool ResolveAutoShard(std::string_view text, EnvLookup lookup, std::string* resolved,
+                      std::string* error) {
+  constexpr std::string_view kAuto = "auto";
+  if (text.substr(0, kAuto.size()) != kAuto) {
+    *resolved = std::string(text);
+    return true;
+  }
+  std::string_view rest = text.substr(kAuto.size());
+  uint64_t count = 0;
+  if (rest.empty()) {
+    if (!EnvUint64(lookup, "SHALE_SHARD_COUNT", "the number of shards, or write auto/N", &count,
+                   error)) {
+      return false;
+    }
+  } else if (rest[0] != '/' || !ParseUint64(rest.substr(1), &count)) {
+    return Fail(error, "malformed shard '" + std::string(text) + "' (want auto or auto/N)");
+  }
+  uint64_t index0 = 0;
+  if (!EnvUint64(lookup, "JOB_COMPLETION_INDEX", "set in each pod of a Kubernetes Indexed Job",
+                 &index0, error)) {
+    return false;
+  }
+  if (count == 0 || index0 >= count) {
+    return Fail(error, "--shard auto: JOB_COMPLETION_INDEX=" + std::to_string(index0) +
+                           " is not below the shard count " + std::to_string(count));
+  }
+  *resolved = std::to_string(index0 + 1) + "/" + std::to_string(count);
+  return true;
+}
+
 bool InShard(uint64_t seed, const Shard& shard) { return seed % shard.count == shard.index - 1; }
 
 uint64_t ShardSeedCount(const SeedRange& range, const Shard& shard) {

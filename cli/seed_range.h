@@ -31,6 +31,21 @@ struct Shard {
 // "K/N"; false with one line in *error.
 [[nodiscard]] bool ParseShard(std::string_view text, Shard* shard, std::string* error);
 
+// Reads an environment variable; nullptr if unset. (std::getenv in the
+// CLI; tests pass their own.)
+using EnvLookup = const char* (*)(const char* name);
+
+// Shards from a job engine's environment, for `--shard auto` and
+// `--shard auto/N`:
+//   K = JOB_COMPLETION_INDEX + 1 (Kubernetes sets JOB_COMPLETION_INDEX,
+//       0-based, in each pod of an Indexed Job);
+//   N = the N of "auto/N", else SHALE_SHARD_COUNT (the Job's completions,
+//       which the pod does not see unless the manifest passes it on).
+// Any other text is returned as it is, for ParseShard. False with one line
+// in *error if a variable is missing or malformed or K > N.
+[[nodiscard]] bool ResolveAutoShard(std::string_view text, EnvLookup lookup, std::string* resolved,
+                                    std::string* error);
+
 // True if shard keeps seed.
 bool InShard(uint64_t seed, const Shard& shard);
 // How many seeds of range the shard keeps (saturates at UINT64_MAX: the

@@ -2,8 +2,10 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <set>
+#include <string>
 
 #include "seed_range.h"
 
@@ -34,6 +36,50 @@ TEST_CASE("shards parse strictly", "[cli][seeds]") {
   for (const char* bad : {"", "0/4", "5/4", "1/0", "1", "/4", "1/", "a/b", "1/4/2"}) {
     INFO(bad);
     REQUIRE_FALSE(ParseShard(bad, &s, &error));
+  }
+}
+
+namespace {
+// A pod's environment, as ResolveAutoShard's lookup reads it.
+const char* g_index = nullptr;
+const char* g_count = nullptr;
+const char* FakeEnv(const char* name) {
+  if (std::strcmp(name, "JOB_COMPLETION_INDEX") == 0) return g_index;
+  if (std::strcmp(name, "SHALE_SHARD_COUNT") == 0) return g_count;
+  return nullptr;
+}
+std::string Resolve(const char* text, const char* index, const char* count, std::string* error) {
+  g_index = index;
+  g_count = count;
+  std::string resolved;
+  error->clear();
+  if (!ResolveAutoShard(text, &FakeEnv, &resolved, error)) return "ERROR";
+  return resolved;
+}
+}  // namespace
+
+TEST_CASE("--shard auto takes the shard from an Indexed Job's environment", "[cli][seeds]") {
+  std::string error;
+  // Explicit shards and no shard pass through untouched.
+  CHECK(Resolve("2/8", "5", "9", &error) == "2/8");
+  CHECK(Resolve("", "5", "9", &error) == "");
+  // JOB_COMPLETION_INDEX is 0-based; shards are 1-based.
+  CHECK(Resolve("auto", "0", "4", &error) == "1/4");
+  CHECK(Resolve("auto", "3", "4", &error) == "4/4");
+  CHECK(Resolve("auto/8", "7", nullptr, &error) == "8/8");
+  CHECK(Resolve("auto/8", "2", "4", &error) == "3/8");  // the flag's N wins
+  // Missing or bad environment: one line naming what is wrong.
+  CHECK(Resolve("auto", nullptr, "4", &error) == "ERROR");
+  CHECK(error.find("JOB_COMPLETION_INDEX") != std::string::npos);
+  CHECK(Resolve("auto", "1", nullptr, &error) == "ERROR");
+  CHECK(error.find("SHALE_SHARD_COUNT") != std::string::npos);
+  CHECK(Resolve("auto", "4", "4", &error) == "ERROR");  // index past the count
+  CHECK(Resolve("auto", "-1", "4", &error) == "ERROR");
+  CHECK(Resolve("auto", "1", "0", &error) == "ERROR");
+  for (const char* bad : {"auto/", "auto/x", "auto8", "auto/0", "autox/2"}) {
+    INFO(bad);
+    CHECK(Resolve(bad, "0", "4", &error) == "ERROR");
+    CHECK(error.find('\n') == std::string::npos);
   }
 }
 
