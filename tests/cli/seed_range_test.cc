@@ -58,7 +58,7 @@ std::string Resolve(const char* text, const char* index, const char* count, std:
 }
 }  // namespace
 
-TEST_CASE("--shard auto takes the shard from an Indexed Job's environment", "[cli][seeds]") {
+TEST_CASE("shard auto takes the shard from an Indexed Job's environment", "[cli][seeds]") {
   std::string error;
   // Explicit shards and no shard pass through untouched.
   CHECK(Resolve("2/8", "5", "9", &error) == "2/8");
