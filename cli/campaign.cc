@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "progress.h"
+#include "recheck.h"
 #include "worker_pool.h"
 
 namespace shale::cli {
@@ -57,6 +58,7 @@ bool RunCampaign(const RunOptions& options, const CampaignEnv& env, std::ostream
   CampaignOutputs outputs(options);
   if (!outputs.Open(error)) return false;
   JobSource jobs(options);
+  Recheck recheck(options);
   const uint64_t total = ShardSeedCount(options.seeds, options.shard) * options.scenarios.size();
   Progress progress(err, env.terminal, total);
   uint64_t done = 0;
@@ -66,16 +68,28 @@ bool RunCampaign(const RunOptions& options, const CampaignEnv& env, std::ostream
   const int per_worker = options.max_failures > 0 ? 1 : SeedsPerWorker(total, options.jobs);
   const PoolConfig pool{options.jobs, options.timeout_ms, per_worker};
   const auto may_start = [&] {
-    return ok &&
-           (options.max_failures == 0 || outputs.tally().totals().failed < options.max_failures);
+    return ok && (options.max_failures == 0 ||
+                  outputs.tally().totals().failed + recheck.held_failed() < options.max_failures);
   };
-  RunWorkers(
-      pool, [&](scenario::RunConfig* job) { return may_start() && jobs.Next(job); },
-      [&](const WorkerOutcome& o) {
-        ok = ok && outputs.Add(EntryFor(options, o), error);
-        progress.Update(++done, outputs.tally().totals().failed);
-        if (env.after_seed) env.after_seed(done);
-      });
+  // A recheck's jobs go first: held entries wait for them.
+  const auto next_job = [&](scenario::RunConfig* job) {
+    if (recheck.NextJob(job)) return NextJob::kJob;
+    if (may_start() && jobs.Next(job)) {
+      recheck.Started();
+      return NextJob::kJob;
+    }
+    return recheck.waiting() ? NextJob::kLater : NextJob::kNoMore;
+  };
+  std::vector<report::SeedEntry> ready;
+  RunWorkers(pool, next_job, [&](const WorkerOutcome& o) {
+    ready.clear();
+    recheck.Take(EntryFor(options, o), &ready);
+    for (const report::SeedEntry& entry : ready) {
+      ok = ok && outputs.Add(entry, error);
+      progress.Update(++done, outputs.tally().totals().failed);
+      if (env.after_seed) env.after_seed(done);
+    }
+  });
   progress.Finish();
   result->wall_ms = MsSince(start);
   ok = ok && outputs.Finish(result->wall_ms, error);

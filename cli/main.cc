@@ -59,6 +59,8 @@ constexpr Command kCommands[] = {
     {"help", "list commands, or show one command's flags", RunHelpCommand, nullptr},
     {"replay", "re-run one seed in-process (a failure file, or --scenario --seed)",
      RunReplayCommand, ReplayUsage},
+    {"probes", "list the coverage probes a campaign counts (--require_probes)", RunProbesCommand,
+     nullptr},
     {"report", "report merge OUT.json IN...: join shard reports", RunReportCommand, ReportUsage},
     {"run", "run scenarios over a seed range in worker processes", RunRunCommand, RunUsage},
     {"scenarios", "list the registered scenarios and their properties", RunScenariosCommand,

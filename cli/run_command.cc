@@ -7,6 +7,7 @@
 #include "report/report_merge.h"
 #include "run_summary.h"
 #include "scenarios/scenario.h"
+#include "util/probes.h"
 #include "worker_pool.h"
 
 namespace shale::cli {
@@ -56,7 +57,22 @@ int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env,
     out << "  stopped at --max_failures " << options.max_failures << ": "
         << result.tally.totals().seeds << " of " << planned << " seeds run\n";
   }
-  return result.tally.totals().failed == 0 ? kExitOk : kExitFailure;
+  const std::vector<std::string> missing =
+      MissingProbes(result.tally.totals(), options.required_probes);
+  if (!missing.empty()) {
+    std::string list;
+    for (const std::string& name : missing) list += " " + name;
+    out << "  FAILED --require_probes: " << missing.size() << " required probe"
+        << (missing.size() == 1 ? "" : "s")
+        << " never hit (only simulated seeds count them):" << list << "\n";
+  }
+  return result.tally.totals().failed == 0 && missing.empty() ? kExitOk : kExitFailure;
+}
+
+int RunProbesCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  if (!args.empty()) return UsageError(err, "probes", "takes no arguments");
+  for (const probes::ProbeInfo& p : probes::kProbes) out << p.name << "\n  " << p.what << "\n";
+  return kExitOk;
 }
 
 int RunScenariosCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err) {

@@ -25,6 +25,8 @@ int RunRunCommandAs(const char* command, std::span<const std::string> args, std:
 int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env, std::ostream& out,
                       std::ostream& err);
 
+// `shale probes`: every coverage probe (util/probes.h), a name and a line each.
+int RunProbesCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 int RunScenariosCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 
 // `shale report merge OUT.json IN1.json [IN2.json ...]`.

@@ -5,9 +5,11 @@
 #include <limits>
 #include <thread>
 
+#include "absl/strings/str_split.h"
 #include "flag_set.h"
 #include "planted_bugs.h"
 #include "scenarios/scenario.h"
+#include "util/probes.h"
 
 namespace shale::cli {
 namespace {
@@ -19,7 +21,8 @@ constexpr int64_t kMaxJobs = 1024;
 constexpr int64_t kMaxTimeoutS = 7 * 24 * 3600;
 
 struct RunFlagValues {
-  std::string scenario, seeds, shard, strategy, faults, out, planted_bugs;
+  std::string scenario, seeds, shard, strategy, faults, out, planted_bugs, require_probes;
+  std::string recheck = "5";
   int64_t jobs = 0, ops = 0, crashes = 3, timeout_s = 120, max_failures = 0;
   bool help = false;
 };
@@ -40,12 +43,61 @@ void DefineRunFlags(FlagSet* f, RunFlagValues* v) {
   f->AddInt("max_failures", &v->max_failures, 0, kIntMax,
             "stop starting seeds after this many fail (running ones finish); 0 = run all");
   f->AddString("planted_bugs", &v->planted_bugs, "NAME[,NAME]: checker self-test (see below)");
+  f->AddString("require_probes", &v->require_probes,
+               "all or NAME[,NAME]: fail the campaign if any of these coverage probes stays "
+               "unreached (see 'shale probes')");
+  f->AddString("recheck", &v->recheck,
+               "P or P%: re-run this share of the seeds (0 to 100, two decimals at most) in "
+               "another worker; a seed that runs differently fails as nondeterminism");
   f->AddBool("help", &v->help, "print this list");
 }
 
 bool Fail(std::string* error, std::string message) {
   *error = std::move(message);
   return false;
+}
+
+// "P" or "P%", 0 <= P <= 100 with at most two decimals, as basis points.
+bool ParsePercent(std::string text, uint32_t* basis_points) {
+  if (!text.empty() && text.back() == '%') text.pop_back();
+  const size_t dot = text.find('.');
+  const std::string whole = text.substr(0, dot);
+  std::string fraction = dot == std::string::npos ? "" : text.substr(dot + 1);
+  const auto digits = [](const std::string& s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (whole.empty() || whole.size() > 3 || !digits(whole) || fraction.size() > 2 ||
+      !digits(fraction) || (dot != std::string::npos && fraction.empty())) {
+    return false;
+  }
+  fraction.resize(2, '0');
+  const uint32_t value = static_cast<uint32_t>(std::stoul(whole) * 100 + std::stoul(fraction));
+  if (value > 10000) return false;
+  *basis_points = value;
+  return true;
+}
+
+// "all": every probe; else a comma-separated list of known names.
+bool ParseRequiredProbes(const std::string& text, std::vector<std::string>* names,
+                         std::string* error) {
+  names->clear();
+  if (text.empty()) return true;
+  if (text == "all") {
+    for (std::string_view name : probes::kNames) names->emplace_back(name);
+    return true;
+  }
+  for (absl::string_view name : absl::StrSplit(text, ',')) {
+    const auto known = std::find(probes::kNames.begin(), probes::kNames.end(),
+                                 std::string_view(name.data(), name.size()));
+    if (known == probes::kNames.end()) {
+      return Fail(error, "unknown probe '" + std::string(name) +
+                             "' in --require_probes (see 'shale probes')");
+    }
+    names->emplace_back(name);
+  }
+  std::sort(names->begin(), names->end());
+  names->erase(std::unique(names->begin(), names->end()), names->end());
+  return true;
 }
 
 bool ResolveScenarios(const std::string& flag, std::vector<std::string>* names,
@@ -99,6 +151,11 @@ bool CheckAndFill(const RunFlagValues& v, RunOptions* o, std::string* error) {
     return Fail(error, "unknown strategy '" + v.strategy + "' (want random or pct)");
   }
   if (!ParsePlantedBugs(v.planted_bugs, &o->planted_bugs, error)) return false;
+  if (!ParseRequiredProbes(v.require_probes, &o->required_probes, error)) return false;
+  if (!ParsePercent(v.recheck, &o->recheck_basis_points)) {
+    return Fail(error, "bad --recheck '" + v.recheck +
+                           "' (want a share from 0 to 100, such as 5 or 0.25%)");
+  }
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   o->jobs = v.jobs == 0 ? cores : static_cast<int>(v.jobs);
   o->ops = static_cast<int>(v.ops);

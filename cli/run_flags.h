@@ -10,6 +10,10 @@
 //   --timeout_s S         wall-clock watchdog per worker (default 120)
 //   --max_failures N      start no more seeds once N have failed (0 = no limit)
 //   --planted_bugs NAMES  checker self-test: plant these engine bugs (planted_bugs.h)
+//   --require_probes all|NAMES  fail unless every such coverage probe was
+//                         reached (util/probes.h)
+//   --recheck P           re-run P% of the seeds in another worker and fail
+//                         those that run differently (default 5; cli/recheck.h)
 //
 // A campaign is capped at kMaxCampaignSeeds (scenario, seed) pairs; larger
 // ranges are a usage error that says to shard them.
@@ -43,7 +47,9 @@ struct RunOptions {
   uint64_t planted_bugs = 0;
   std::string out_dir;
   int64_t timeout_ms = 120'000;
-  uint64_t max_failures = 0;  // 0: run every seed
+  uint64_t max_failures = 0;                 // 0: run every seed
+  std::vector<std::string> required_probes;  // sorted, known names
+  uint32_t recheck_basis_points = 500;       // share of seeds re-run (cli/recheck.h)
 };
 
 enum class RunParse { kRun, kHelp, kUsageError };

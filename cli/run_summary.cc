@@ -46,7 +46,28 @@ void PrintFlashFigures(const report::Totals::Flash& f, std::ostream& out) {
       << f.chunks_offline << " chunks offline\n";
 }
 
+// How many probes the simulated seeds reached, and which none did.
+void PrintProbes(const report::Totals& t, std::ostream& out) {
+  if (t.probe_counted_seeds == 0) return;
+  const std::vector<std::string> never = report::ProbesNeverHit(t);
+  out << "  coverage probes: " << t.probe_seeds.size() - never.size() << " of "
+      << t.probe_seeds.size() << " reached in " << t.probe_counted_seeds << " simulated seeds";
+  std::string list;
+  for (const std::string& name : never) list += (list.empty() ? "" : " ") + name;
+  out << (never.empty() ? "" : "; never hit: " + list) << "\n";
+}
+
 }  // namespace
+
+std::vector<std::string> MissingProbes(const report::Totals& totals,
+                                       const std::vector<std::string>& required) {
+  std::vector<std::string> missing;
+  for (const std::string& name : required) {
+    const auto it = totals.probe_seeds.find(name);
+    if (it == totals.probe_seeds.end() || it->second == 0) missing.push_back(name);
+  }
+  return missing;
+}
 
 void PrintRunSummary(const report::CampaignTally& tally, uint64_t wall_ms,
                      const std::string& report_path, std::ostream& out) {
@@ -66,6 +87,14 @@ void PrintRunSummary(const report::CampaignTally& tally, uint64_t wall_ms,
       << Fixed(static_cast<double>(t.engine_ops) * per_worker_s, 0) << " engine ops\n";
   out << "  faults injected: " << JoinCounts(t.faults_by_kind) << "\n";
   out << "  failures by property: " << JoinCounts(t.failures_by_property) << "\n";
+  PrintProbes(t, out);
+  if (t.rechecked > 0) {
+    const auto differed = t.failures_by_property.find("nondeterminism");
+    out << "  determinism recheck: " << t.rechecked << " of " << t.seeds
+        << " seeds re-run in another worker, "
+        << (differed == t.failures_by_property.end() ? 0 : differed->second)
+        << " ran differently\n";
+  }
   uint64_t ended_early = 0;
   for (const auto& [reason, n] : t.ended_early) ended_early += n;
   out << "  runs ending before their last phase: " << ended_early << " of " << t.seeds

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,7 +19,10 @@
 #include <deque>
 #include <vector>
 
+#include <cstdlib>
 #include <iostream>
+
+#include "report/file_io.h"
 #include "report/run_json.h"
 
 namespace shale::cli {
@@ -96,6 +100,34 @@ bool WriteAll(int fd, const std::string& text) {
   return true;
 }
 
+// Recheck jobs only (RunConfig::heap_shift): allocations held for the
+// worker's life, so a run that reads pointer values sees other ones than
+// its first run did. Maps come top-down, so each held map moves the next;
+// each held block of a small size takes the next chunk of its size class.
+void ShiftHeap(uint32_t steps) {
+  constexpr size_t kMapBytes = size_t{1} << 20;
+  static std::vector<void*> held;
+  for (uint32_t i = 0; i < steps; i++) {
+    void* map =
+        ::mmap(nullptr, kMapBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map != MAP_FAILED) held.push_back(map);
+    for (size_t size = 16; size <= 4096; size *= 2) held.push_back(std::malloc(size));
+  }
+}
+
+// Recheck jobs only: the run's trace, to RunConfig::trace_file, unless its
+// hash is the expected one. A write error is a line on stderr.
+void WriteTraceFile(const scenario::RunConfig& config, const scenario::RunResult& result) {
+  if (config.trace_file.empty()) return;
+  if (config.expected_trace_hash && *config.expected_trace_hash == result.trace_hash) return;
+  std::string text;
+  for (const std::string& line : result.trace) text += line + "\n";
+  std::string error;
+  if (!report::WriteFileAtomically(config.trace_file, text, &error)) {
+    (void)WriteAll(STDERR_FILENO, error + "\n");
+  }
+}
+
 // Child side of fork: runs the seeds in this copy of the (single-threaded)
 // parent, one after another, writing each RunResult as one JSON line to
 // stdout, and exits without running destructors or atexit handlers (a
@@ -116,7 +148,9 @@ bool WriteAll(int fd, const std::string& text) {
       (void)WriteAll(STDERR_FILENO, "unknown scenario '" + config.scenario + "'\n");
       ::_exit(2);
     }
+    ShiftHeap(config.heap_shift);
     scenario::RunResult result = s->Run(config);
+    WriteTraceFile(config, result);
     result.trace.clear();
     if (!WriteAll(STDOUT_FILENO, "\n" + report::EncodeRunResultLine(result) + "\n")) ::_exit(1);
   }
@@ -268,8 +302,10 @@ void StartWorkers(const PoolConfig& config, const NextJobFn& next_job, const Out
       if (!requeued->empty()) {
         job = std::move(requeued->front());
         requeued->pop_front();
-      } else if (!(*more = next_job(&job))) {
-        break;
+      } else {
+        const NextJob next = next_job(&job);
+        if (next == NextJob::kNoMore) *more = false;
+        if (next != NextJob::kJob) break;
       }
       w.batch.push_back(std::move(job));
     }

@@ -61,9 +61,11 @@ struct WorkerOutcome {
   uint64_t wall_ms = 0;
 };
 
-// Sets *job to the next job and returns true, or returns false when there
-// are no more (it is not called again after that).
-using NextJobFn = std::function<bool(scenario::RunConfig* job)>;
+// What a NextJobFn had: a job (in *job); none yet, but more may come once
+// a running job ends (asked again after the next outcome); or no more (it
+// is not called again). kLater while no job runs means kNoMore.
+enum class NextJob { kJob, kLater, kNoMore };
+using NextJobFn = std::function<NextJob(scenario::RunConfig* job)>;
 using OutcomeFn = std::function<void(const WorkerOutcome&)>;
 
 void RunWorkers(const PoolConfig& config, const NextJobFn& next_job, const OutcomeFn& on_done);

@@ -7,6 +7,7 @@
 #include "report/promises.h"
 #include "scenarios/crash_recovery/flash_figures.h"
 #include "scenarios/table_cache/table_cache_figures.h"
+#include "util/probes.h"
 
 namespace shale::report {
 namespace {
@@ -18,6 +19,7 @@ json EntryToJson(const SeedEntry& e) {
   j.erase("history");  // in the seed's failure file; the report stays small
   j["wall_ms"] = e.wall_ms;
   if (!e.result.passed) j["replay"] = e.replay;
+  if (e.rechecked) j["rechecked"] = true;
   return j;
 }
 
@@ -26,6 +28,7 @@ SeedEntry EntryFromJson(const json& j) {
   e.result = internal::RunResultFromJson(j, &e.trace_hash_known);
   e.wall_ms = j.value("wall_ms", uint64_t{0});
   e.replay = j.value("replay", "");
+  e.rechecked = j.value("rechecked", false);
   return e;
 }
 
@@ -92,7 +95,11 @@ json TotalsToJson(const Totals& t) {
               {"pct_runs", t.pct_runs},
               {"pct_change_points", t.pct_change_points},
               {"flash", FlashToJson(t.flash)},
-              {"table_cache", t.table_cache}};
+              {"table_cache", t.table_cache},
+              {"rechecked", t.rechecked},
+              {"probes", json{{"counted_seeds", t.probe_counted_seeds},
+                              {"seeds_by_probe", t.probe_seeds},
+                              {"never_hit", ProbesNeverHit(t)}}}};
 }
 
 json PromisesToJson(const std::vector<PromiseVerdict>& verdicts) {
@@ -156,6 +163,24 @@ void AddToTotals(const SeedEntry& e, Totals* t) {
   for (const auto& [name, n] : r.observed) {
     if (name.rfind(scenario::table_cache_figures::kPrefix, 0) == 0) t->table_cache[name] += n;
   }
+  if (e.rechecked) ++t->rechecked;
+  if (t->probe_seeds.empty()) {
+    for (std::string_view name : probes::kNames) t->probe_seeds[std::string(name)] = 0;
+  }
+  if (!r.probes_counted) return;
+  ++t->probe_counted_seeds;
+  for (const auto& [name, hits] : r.probe_hits) {
+    if (hits > 0) ++t->probe_seeds[name];
+  }
+}
+
+std::vector<std::string> ProbesNeverHit(const Totals& t) {
+  std::vector<std::string> never;
+  if (t.probe_counted_seeds == 0) return never;
+  for (const auto& [name, seeds] : t.probe_seeds) {
+    if (seeds == 0) never.push_back(name);
+  }
+  return never;
 }
 
 Totals ComputeTotals(const std::vector<SeedEntry>& entries) {

@@ -21,7 +21,8 @@
 //             blank-padded fixed-width number so it can be set in place
 //             when the campaign ends; 0 until then)
 //   entries:  one per (scenario, seed): the run_json.h object plus wall_ms
-//             and, when failed, replay (the exact command that replays it).
+//             and, when failed, replay (the exact command that replays it),
+//             and rechecked: true for a seed re-run in another worker.
 //             A campaign writes them in completion order; a merged report
 //             has them sorted by (scenario, seed). Readers must not assume
 //             an order.
@@ -51,6 +52,7 @@ struct SeedEntry {
   bool trace_hash_known = true;  // false: the worker died before reporting
   uint64_t wall_ms = 0;          // wall time of this seed's worker
   std::string replay;            // replay command, when !result.passed
+  bool rechecked = false;        // re-run in another worker (cli/recheck.h)
 };
 
 struct CampaignInfo {
@@ -97,7 +99,17 @@ struct Totals {
   // Table-cache runs' figures (RunResult::observed names starting
   // "table-cache: "), summed; report/table_cache_study.h reads them.
   std::map<std::string, uint64_t> table_cache;
+  // Coverage probes: the seeds that count them (simulated ones), and per
+  // probe the seeds that reached it. Every probe of util/probes.h is
+  // listed, at zero until a seed reaches it (ProbesNeverHit).
+  uint64_t rechecked = 0;  // seeds re-run in another worker (cli/recheck.h)
+  uint64_t probe_counted_seeds = 0;
+  std::map<std::string, uint64_t> probe_seeds;
 };
+
+// Every probe no seed that counts probes reached, sorted; empty when no
+// seed counted them.
+std::vector<std::string> ProbesNeverHit(const Totals& totals);
 
 struct Report {
   CampaignInfo campaign;

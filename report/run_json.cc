@@ -44,6 +44,7 @@ json RunResultToJson(const scenario::RunResult& r, bool trace_hash_known) {
             {"pct_change_points", r.pct_change_points},
             {"options", r.options_drawn},
             {"failure", r.passed ? json(nullptr) : FailureToJson(r.failure)}};
+  if (r.probes_counted) j["probes"] = r.probe_hits;
   if (!r.deterministic) j["deterministic"] = false;
   if (!r.recorded_history.empty()) j["history"] = r.recorded_history;
   return j;
@@ -80,6 +81,10 @@ scenario::RunResult RunResultFromJson(const json& j, bool* trace_hash_known) {
   }
   if (!r.passed) r.failure = FailureFromJson(j.at("failure"));
   r.deterministic = j.value("deterministic", true);
+  if (j.contains("probes")) {
+    r.probes_counted = true;
+    r.probe_hits = j.at("probes").get<std::map<std::string, uint64_t>>();
+  }
   if (j.contains("history")) r.recorded_history = j.at("history").get<std::vector<std::string>>();
   return r;
 }

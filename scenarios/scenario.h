@@ -36,6 +36,16 @@ struct RunConfig {
   // seed under it, removed when the seed passes); "" means TMPDIR (or
   // /tmp). Simulated scenarios ignore it.
   std::string work_dir;
+  // A campaign's determinism recheck (cli/recheck.h). Scenarios ignore
+  // these; the worker process that runs the seed acts on them: it first
+  // shifts its heap and its maps by heap_shift steps (0: not at all), so a
+  // run that reads pointer values sees other ones, and after the run it
+  // writes the event trace (RunConfig::trace) to trace_file, if that is
+  // set and the trace hash differs from expected_trace_hash (always, if
+  // that is unset).
+  uint32_t heap_shift = 0;
+  std::string trace_file;
+  std::optional<uint64_t> expected_trace_hash;
 };
 
 struct Failure {
@@ -72,6 +82,10 @@ struct RunResult {
   // Events seen that are not failures, by name: e.g. a violation of a
   // promise the drawn mode does not make (see Scenario::promises).
   std::map<std::string, uint64_t> observed;
+  // Coverage probes the run reached (util/probes.h), by name: hits. Only
+  // simulated runs count them (probes_counted).
+  std::map<std::string, uint64_t> probe_hits;
+  bool probes_counted = false;
   // Why the run stopped short of all its phases, as a reason class (e.g.
   // "damage detected"); empty when it finished them all.
   std::string ended_early;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
+#include "util/probes.h"
 
 namespace shale::scenario {
 
@@ -34,6 +35,15 @@ void RecordSimulation(sim::Simulation* sim, RunResult* result) {
   const bool pct = sim->strategy() == sim::Strategy::kPct;
   result->scheduler = pct ? "pct" : "random";
   result->pct_change_points = pct ? sim->pct_changes_fired() : 0;
+  result->probes_counted = true;
+  AddProbeHits(*sim, &result->probe_hits);
+}
+
+void AddProbeHits(const sim::Simulation& sim, std::map<std::string, uint64_t>* hits) {
+  const std::vector<uint64_t>& counts = sim.probe_counts();
+  for (size_t i = 0; i < counts.size(); i++) {
+    if (counts[i] > 0) (*hits)[std::string(probes::kNames[i])] += counts[i];
+  }
 }
 
 sim::LatencyProfile DrawDisk(sim::ChoiceTape* rng, std::map<std::string, std::string>* described) {

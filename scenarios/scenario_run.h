@@ -52,8 +52,13 @@ sim::SimulationOptions SimOptionsFor(const RunConfig& config, const PctCalibrati
 // REQUIRES: result outlives sim's run.
 void CaptureTrace(const RunConfig& config, sim::Simulation* sim, RunResult* result);
 
-// Copies the trace hash, simulated time and steps into result.
+// Copies the trace hash, simulated time, steps and coverage probes'
+// hits into result.
 void RecordSimulation(sim::Simulation* sim, RunResult* result);
+
+// Adds the coverage probes sim's runtime counted (util/probes.h) to *hits,
+// by name; probes not reached are left out.
+void AddProbeHits(const sim::Simulation& sim, std::map<std::string, uint64_t>* hits);
 
 // A disk drawn from rng: NVMe, SATA SSD or HDD, a third each (one draw);
 // (*described)["disk"] names it.

@@ -6,6 +6,7 @@
 
 #include "sim/scheduler.h"
 #include "sim/sim_runtime.h"
+#include "util/probes.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
@@ -74,7 +75,9 @@ SimulationOptions ResolveStrategy(SimulationOptions options, ChoiceTape* tape) {
 
 Simulation::Simulation(const SimulationOptions& options)
     : tape_(MakeTape(options)),
+      probe_counts_(probes::kCount, 0),
       impl_(std::make_unique<Impl>(this, ResolveStrategy(options, &tape_))) {
+  impl_->runtime.CountProbesIn(probe_counts_.data(), probe_counts_.size());
   // Not the seed or the tape: a seed's run and the replay of the bytes it
   // consumed make the same decisions, so they hash the same.
   trace_.Fold(static_cast<uint64_t>(impl_->scheduler.strategy()));

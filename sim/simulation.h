@@ -45,6 +45,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "shale/env.h"
 #include "shale/status.h"
@@ -144,6 +145,11 @@ class Simulation final : public DiskContext {
   // without a hook every fault point answers false.
   void set_fault_point_hook(std::function<bool(const char* name)> hook);
 
+  // Hits of each coverage probe (util/probes.h) so far, indexed as
+  // probes::kNames; the runtime counts them across crashes. Never folded
+  // into the trace: counting changes nothing a run does.
+  const std::vector<uint64_t>& probe_counts() const { return probe_counts_; }
+
   // Appends one line to the event trace, if tracing is on (shale replay --trace).
   void set_trace_sink(std::function<void(const std::string& line)> sink);
   void TraceEvent(const std::string& line);
@@ -151,6 +157,8 @@ class Simulation final : public DiskContext {
  private:
   class Impl;
   ChoiceTape tape_;  // before impl_: a kDrawn strategy is drawn first
+  // Before impl_: the runtime counts into it until impl_ is destroyed.
+  std::vector<uint64_t> probe_counts_;
   std::unique_ptr<Impl> impl_;
   TraceHash trace_;
   uint64_t now_ns_ = 0;

@@ -100,8 +100,11 @@ uint64_t HashKey(const Slice& key) { return Hash64(key.data(), key.size(), 0x5ca
 
 class LRUCacheShard {
  public:
-  LRUCacheShard(size_t capacity_bytes, Runtime* runtime)
-      : capacity_bytes_(capacity_bytes), mu_(runtime->NewMutex()) {}
+  LRUCacheShard(size_t capacity_bytes, Runtime* runtime, size_t eviction_probe)
+      : capacity_bytes_(capacity_bytes),
+        mu_(runtime->NewMutex()),
+        runtime_(runtime),
+        eviction_probe_(eviction_probe) {}
   ~LRUCacheShard() {
     assert(in_use_.empty());  // a handle outlived the cache
     while (!lru_.empty()) {
@@ -191,6 +194,7 @@ class LRUCacheShard {
       LRUEntry* removed = table_.Remove(oldest->key, oldest->hash);
       assert(removed == oldest);
       DropFromTable(removed);
+      runtime_->Probe(eviction_probe_);
     }
   }
 
@@ -202,20 +206,23 @@ class LRUCacheShard {
 
   const size_t capacity_bytes_;
   std::unique_ptr<Mutex> mu_;
+  Runtime* const runtime_;
+  const size_t eviction_probe_;
   size_t usage_bytes_ = 0;
   EntryList lru_;     // refs == 1, oldest first
   EntryList in_use_;  // refs >= 2
   EntryTable table_;
 };
 
-LRUCache::LRUCache(size_t capacity_bytes, int num_shard_bits, Runtime* runtime)
+LRUCache::LRUCache(size_t capacity_bytes, int num_shard_bits, Runtime* runtime,
+                   size_t eviction_probe)
     : capacity_bytes_(capacity_bytes), num_shard_bits_(num_shard_bits) {
   assert(num_shard_bits >= 0 && num_shard_bits <= 16);
   assert(runtime != nullptr);
   const size_t num_shards = size_t{1} << num_shard_bits;
   const size_t per_shard = (capacity_bytes + num_shards - 1) / num_shards;
   for (size_t i = 0; i < num_shards; i++) {
-    shards_.push_back(std::make_unique<LRUCacheShard>(per_shard, runtime));
+    shards_.push_back(std::make_unique<LRUCacheShard>(per_shard, runtime, eviction_probe));
   }
 }
 

@@ -30,8 +30,12 @@ class LRUCacheShard;
 
 class LRUCache final : public Cache {
  public:
+  // eviction_probe: the coverage probe (util/probes.h) each eviction to
+  // stay within capacity counts on runtime; kNoProbe for none.
   // REQUIRES: 0 <= num_shard_bits <= 16; runtime non-null and outlives it.
-  LRUCache(size_t capacity_bytes, int num_shard_bits, Runtime* runtime);
+  static constexpr size_t kNoProbe = SIZE_MAX;
+  LRUCache(size_t capacity_bytes, int num_shard_bits, Runtime* runtime,
+           size_t eviction_probe = kNoProbe);
   ~LRUCache() override;
 
   Handle* Insert(const Slice& key, void* value, size_t charge, Deleter deleter) override;

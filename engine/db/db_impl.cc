@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "cache/lru_cache.h"
 #include "db/db_iter.h"
 #include "memtable/memtable.h"
 #include "shale/cache.h"
@@ -30,7 +31,10 @@ Options SanitizeOptions(const Options& src) {
   Options o = src;
   if (o.env == nullptr) o.env = Env::Default();
   if (o.comparator == nullptr) o.comparator = BytewiseComparator();
-  if (o.block_cache == nullptr) o.block_cache = NewLRUCache(8 << 20, 4, o.env->runtime());
+  if (o.block_cache == nullptr) {
+    o.block_cache = std::make_shared<LRUCache>(8 << 20, 4, o.env->runtime(),
+                                               probes::IndexOf("cache.block_evicted"));
+  }
   ClipToRange<size_t>(&o.write_buffer_size, 1024, size_t{1} << 30);
   ClipToRange(&o.max_write_buffer_number, 2, 64);
   ClipToRange(&o.num_levels, 2, kMaxNumLevels);
@@ -75,6 +79,7 @@ DBImpl::DBImpl(const Options& sanitized, const std::string& dbname)
   table_options_.block_cache = block_cache_.get();
   table_options_.paranoid_checks = options_.paranoid_checks;
   table_options_.stats = &stats_;
+  table_options_.runtime = runtime_;
   int table_cache_files = options_.max_open_files;
   if (HasBug(kBugTableCacheIgnoresLimit)) table_cache_files = -1;
   if (HasBug(kBugTableCacheBoundsUnlimited) && table_cache_files == -1) table_cache_files = 20;
@@ -197,7 +202,10 @@ Status DBImpl::Get(const ReadOptions& options, const Slice& key, std::string* va
   LookupKey lkey(key, seq);
   Status s;
   bool done = mem->Get(lkey, value, &s);
-  for (size_t i = 0; !done && i < imms.size(); i++) done = imms[i]->Get(lkey, value, &s);
+  for (size_t i = 0; !done && i < imms.size(); i++) {
+    done = imms[i]->Get(lkey, value, &s);
+    if (done) SHALE_PROBE(runtime_, "read.get_from_immutable_memtable");
+  }
   Version::SeekCharge seek;
   if (!done && !current->Get(options, lkey, value, &s, &seek)) s = Status::NotFound();
   MutexLock l(mutex_.get());

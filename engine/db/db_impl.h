@@ -36,6 +36,7 @@
 #include "shale/db.h"
 #include "shale/env.h"
 #include "table/table_options.h"
+#include "util/probes.h"
 #include "util/stats_counters.h"
 #include "version/version_set.h"
 
@@ -44,7 +45,8 @@ namespace shale {
 class MemTable;
 namespace log {
 class Writer;
-}
+struct ReplayResult;
+}  // namespace log
 
 class DBImpl final : public DB {
  public:
@@ -113,6 +115,8 @@ class DBImpl final : public DB {
     uint64_t log_number = 0;
     uint64_t consistent_bytes = 0;
   };
+  // Counts the coverage probes a log's replay reached (util/probes.h).
+  void ProbeReplay(WALRecoveryMode mode, bool insert_data, const log::ReplayResult& result);
   // Replays one log. Appends to *cuts if it ended at damage; sets *stop at
   // a point-in-time stop (later logs are not replayed).
   [[nodiscard]] Status ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* edit,

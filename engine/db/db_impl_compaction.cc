@@ -65,6 +65,7 @@ Status DBImpl::RunCompaction(Compaction* c) {
   compactions_running_++;
   Status s;
   if (!c->is_manual() && c->IsTrivialMove()) {
+    SHALE_PROBE(runtime_, "compaction.trivial_move");
     const FileMetaData* f = c->input(0, 0);
     c->edit()->RemoveFile(c->level(), f->number);
     c->edit()->AddFile(c->output_level(), *f);
@@ -184,15 +185,21 @@ Status DBImpl::DoCompactionWork(CompactionState* state) {
             : txn_hooks_->CommitSequence(ikey.sequence, state->job_snapshot, state->live_log);
     bool drop = false;
     if (visible_at == kMaxSequenceNumber) {
+      SHALE_PROBE(runtime_, "compaction.version_kept_uncommitted");
       last_stripe = SIZE_MAX;
     } else {
       const size_t stripe = static_cast<size_t>(
           std::lower_bound(snaps.begin(), snaps.end(), visible_at) - snaps.begin());
       drop = stripe == last_stripe;
+      // A newer version of the key sits in a newer stripe: a snapshot
+      // between the two still sees this one.
+      const bool under_newer = last_stripe != SIZE_MAX;
       if (!drop && ikey.type == kTypeDeletion && stripe == 0 &&
           c->IsBaseLevelForKey(ikey.user_key)) {
+        SHALE_PROBE(runtime_, "compaction.tombstone_dropped");
         drop = true;
       }
+      if (!drop && under_newer) SHALE_PROBE(runtime_, "compaction.version_kept_for_snapshot");
       last_stripe = stripe;
     }
     if (drop) continue;
@@ -272,6 +279,7 @@ Status DBImpl::CompactLevelRange(int level, const Slice* begin, const Slice* end
                                             end != nullptr ? &end_key : nullptr, &busy);
     if (c == nullptr) {
       if (!busy) return Status::OK();
+      SHALE_PROBE(runtime_, "compaction.manual_waited_for_running");
       bg_cv_->Wait();
       continue;
     }

@@ -25,6 +25,7 @@ Status DBImpl::LogAndApply(VersionEdit* edit) {
   while (manifest_busy_) bg_cv_->Wait();
   manifest_busy_ = true;
   Status s = versions_->LogAndApply(edit, mutex_.get());
+  if (!s.ok()) SHALE_PROBE(runtime_, "manifest.write_failed");
   manifest_busy_ = false;
   bg_cv_->SignalAll();
   return s;
@@ -33,6 +34,7 @@ Status DBImpl::LogAndApply(VersionEdit* edit) {
 void DBImpl::RecordBackgroundError(const Status& s) {
   mutex_->AssertHeld();
   if (bg_error_.ok() && !s.ok() && !s.IsShutdownInProgress()) {
+    SHALE_PROBE(runtime_, "db.background_error_set");
     bg_error_ = s;
     bg_cv_->SignalAll();
   }
@@ -100,6 +102,7 @@ void DBImpl::DeleteObsoleteFiles() {
         break;
     }
     if (keep) continue;
+    if (type == FileType::kTempFile) SHALE_PROBE(runtime_, "files.leftover_temp_file_deleted");
     // The table cache closes a table before it goes (Windows refuses to
     // delete a file open without share-delete).
     const bool evict = type == FileType::kTableFile;

@@ -93,6 +93,9 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
     FileType type;
     if (!ParseFileName(name, &number, &type)) continue;
     expected.erase(number);
+    if (type == FileType::kDescriptorFile && number > versions_->ManifestFileNumber()) {
+      SHALE_PROBE(runtime_, "recovery.orphan_manifest_found");
+    }
     // With transactions, older WALs kept for their prepared sections are
     // read too (ReplayLogFile inserts none of their data).
     const bool kept_for_txns = txn_hooks_ != nullptr && number >= versions_->MinLogToKeep();
@@ -141,6 +144,7 @@ Status DBImpl::RecoverLogFiles(const std::vector<uint64_t>& logs, VersionEdit* e
     s = ReplayLogFile(logs[replayed], &mem, edit, &max_sequence, &cuts, &stop);
   }
   for (uint64_t number : logs) versions_->MarkFileNumberUsed(number);
+  if (replayed >= 2) SHALE_PROBE(runtime_, "recovery.multiple_wals_replayed");
   const std::vector<uint64_t> kept(logs.begin(), logs.begin() + static_cast<ptrdiff_t>(replayed));
   const std::vector<uint64_t> dropped(logs.begin() + static_cast<ptrdiff_t>(replayed), logs.end());
   if (s.ok()) s = CutLogsToReplayedPrefix(cuts, dropped);
@@ -153,6 +157,21 @@ Status DBImpl::RecoverLogFiles(const std::vector<uint64_t>& logs, VersionEdit* e
   }
   if (s.ok() && max_sequence > versions_->LastSequence()) versions_->SetLastSequence(max_sequence);
   return s;
+}
+
+void DBImpl::ProbeReplay(WALRecoveryMode mode, bool insert_data, const log::ReplayResult& result) {
+  if (!insert_data) SHALE_PROBE(runtime_, "recovery.wal_read_for_txn_markers_only");
+  if (result.ended_at_torn_tail) SHALE_PROBE(runtime_, "recovery.wal_torn_tail_ended_replay");
+  if (result.stopped_at_corrupt_record) {
+    SHALE_PROBE(runtime_, "recovery.point_in_time_stopped_at_corruption");
+  }
+  if (result.skipped_damage > 0) SHALE_PROBE(runtime_, "recovery.skip_any_skipped_damage");
+  if (result.refused && mode == WALRecoveryMode::kAbsoluteConsistency) {
+    SHALE_PROBE(runtime_, "recovery.absolute_consistency_refused");
+  }
+  if (result.refused && mode == WALRecoveryMode::kTolerateCorruptedTailRecords) {
+    SHALE_PROBE(runtime_, "recovery.tolerate_tail_refused");
+  }
 }
 
 Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* edit,
@@ -180,6 +199,7 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
         WriteBatchInternal::Sequence(&batch) + WriteBatchInternal::Count(&batch) - 1;
     if (WriteBatchInternal::Count(&batch) > 0 && last > *max_sequence) *max_sequence = last;
     if ((*mem)->ApproximateMemoryUsage() > options_.write_buffer_size) {
+      SHALE_PROBE(runtime_, "recovery.memtable_flushed_during_replay");
       r = WriteLevel0Table(*mem, edit);
       (*mem)->Unref();
       *mem = nullptr;
@@ -193,6 +213,7 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
                                    ? WALRecoveryMode::kPointInTimeRecovery
                                    : options_.wal_recovery_mode;
   s = log::ReplayLog(&reader, mode, apply, &result);
+  ProbeReplay(mode, insert_data, result);
   if (!s.ok()) return Status(s.IsCorruption() ? Status::Corruption(path, s.ToString()) : s);
   if (result.consistent_bytes.has_value() && !insert_data) {
     // Read only for its transaction markers: its writes, and writes logged
@@ -202,6 +223,7 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
     // point-in-time stop nor a tolerated tail may hide it. The damage is
     // new: a log retired while the DB ran was synced whole, and one an
     // earlier Open replayed was cut back to what it replayed.
+    SHALE_PROBE(runtime_, "recovery.damage_in_log_already_in_tables");
     return Status::Corruption(path,
                               "damage in a log whose writes are already in tables, "
                               "with later writes");
@@ -224,10 +246,12 @@ Status DBImpl::CutLogsToReplayedPrefix(const std::vector<LogCut>& cuts,
     if (!s.ok()) return s;
   }
   if (!dropped.empty()) {
+    SHALE_PROBE(runtime_, "recovery.logs_after_stop_deleted");
     Status s = fs_->SyncDir(dbname_);
     if (!s.ok()) return s;
   }
   for (const LogCut& cut : cuts) {
+    SHALE_PROBE(runtime_, "recovery.wal_cut_to_replayed_prefix");
     std::unique_ptr<WritableFile> file;
     Status s = fs_->ReopenWritableFile(LogFileName(dbname_, cut.log_number),
                                        FileOptionsFor(options_, "WAL recovery (log cut)"), &file);

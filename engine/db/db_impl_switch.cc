@@ -20,13 +20,17 @@ Status DBImpl::WaitForFlushOf(uint64_t memtable_id) {
 Status DBImpl::MakeRoomForWrite(bool force) {
   bool allow_delay = !force;
   while (true) {
-    if (!bg_error_.ok()) return bg_error_;
+    if (!bg_error_.ok()) {
+      SHALE_PROBE(runtime_, "write.refused_background_error");
+      return bg_error_;
+    }
     if (shutting_down_.load(std::memory_order_acquire)) return Status::ShutdownInProgress();
     // With auto compactions off nothing reduces L0, so L0 never stalls
     // writes (as in RocksDB).
     const int l0_files = options_.disable_auto_compactions ? 0 : versions_->NumLevelFiles(0);
     if (allow_delay && l0_files >= options_.level0_slowdown_writes_trigger) {
       // Slow each write a little instead of stopping them all later.
+      SHALE_PROBE(runtime_, "write.slowdown");
       SHALE_COUNT(&stats_, write_slowdowns, 1);
       SHALE_COUNT(&stats_, stall_micros, options_.slowdown_delay_micros);
       MutexUnlock unlock(mutex_.get());
@@ -40,6 +44,11 @@ Status DBImpl::MakeRoomForWrite(bool force) {
       return Status::OK();
     } else if (imm_.size() + 1 >= static_cast<size_t>(options_.max_write_buffer_number) ||
                l0_files >= options_.level0_stop_writes_trigger) {
+      if (l0_files >= options_.level0_stop_writes_trigger) {
+        SHALE_PROBE(runtime_, "write.stop_level0");
+      } else {
+        SHALE_PROBE(runtime_, "write.stop_memtables");
+      }
       SHALE_COUNT(&stats_, write_stops, 1);
       const uint64_t start_nanos = env_->clock()->NowNanos();
       bg_cv_->Wait();
@@ -107,6 +116,7 @@ Status DBImpl::NewWAL() {
     return s;
   }
   if (!old_log_status.ok()) {
+    SHALE_PROBE(runtime_, "write.old_wal_sync_failed");
     RecordBackgroundError(old_log_status);  // the old log's tail may be lost
     return old_log_status;
   }
@@ -133,7 +143,10 @@ Status DBImpl::SwitchMemTable() {
   // No insert may still be headed for the memtable that becomes immutable:
   // its WAL would be retired by the flush without its data (RocksDB's
   // WaitForPendingWrites).
-  while (write_thread_.MemtableWritesInFlight()) bg_cv_->Wait();
+  while (write_thread_.MemtableWritesInFlight()) {
+    SHALE_PROBE(runtime_, "write.memtable_switch_waited_for_inserts");
+    bg_cv_->Wait();
+  }
   Status s = NewWAL();
   if (!s.ok()) return s;
   imm_.Add(mem_, mem_id_);  // the list takes over mem_'s reference

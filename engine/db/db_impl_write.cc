@@ -121,6 +121,8 @@ Status DBImpl::LeadWriteGroup(Writer* w) {
   }
   WriteGroup group;
   WriteBatch* merged = write_thread_.BuildBatchGroup(w, &group);
+  if (group.writers.size() >= 2) SHALE_PROBE(runtime_, "write.group_of_several");
+  if (!write_thread_.InMainQueue(w)) SHALE_PROBE(runtime_, "write.second_queue_leader");
   // With two queues, each leader allocates its sequences and appends its
   // WAL record under wal_mu_, so the WAL holds writes in sequence order
   // (as RocksDB's log_write_mutex_ keeps it): recovery replays a prefix of

@@ -7,6 +7,7 @@
 #include "table/format.h"
 #include "table/two_level_iterator.h"
 #include "util/coding.h"
+#include "util/probes.h"
 
 namespace shale {
 
@@ -89,6 +90,9 @@ Status Table::Rep::ReadOwnedBlock(const BlockHandle& handle, std::unique_ptr<Blo
   BlockContents contents;
   Status s = ReadBlock(file.get(), file_size_bytes, handle, &contents, &tail);
   if (s.ok()) *block = std::make_unique<Block>(std::move(contents));
+  if (s.IsCorruption() && options.runtime != nullptr) {
+    SHALE_PROBE(options.runtime, "table.block_corruption_detected");
+  }
   return s;
 }
 

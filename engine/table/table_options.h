@@ -6,6 +6,7 @@
 
 #include "db/dbformat.h"
 #include "shale/cache.h"
+#include "shale/env.h"
 #include "shale/options.h"
 #include "util/stats_counters.h"
 
@@ -28,6 +29,8 @@ struct TableOptions {
   // and when reading data blocks into the cache.
   bool paranoid_checks = true;
   StatsCounters* stats = nullptr;  // may be nullptr
+  // Where coverage probes count (util/probes.h); may be nullptr.
+  Runtime* runtime = nullptr;
 };
 
 }  // namespace shale

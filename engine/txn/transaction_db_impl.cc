@@ -6,6 +6,7 @@
 #include "db/write_batch_internal.h"
 #include "txn/transaction_impl.h"
 #include "util/mutexlock.h"
+#include "util/probes.h"
 
 namespace shale {
 
@@ -110,6 +111,7 @@ Status TransactionDBImpl::OpenImpl() {
   if (!s.ok()) return s;
   // Recovered prepared transactions come back holding their locks.
   for (auto& [name, state] : recovering_) {
+    SHALE_PROBE(runtime_, "recovery.prepared_txn_recovered");
     for (const auto& [key, value] : state->writes) {
       s = locks_.Lock(state->id, key, 0, false);
       if (!s.ok()) return s;
@@ -369,6 +371,7 @@ Status TransactionDBImpl::RollbackTxn(TxnState* txn) {
   Status s;
   WriteOutcome outcome;
   const bool prepared = txn->state == Transaction::State::kPrepared;
+  if (prepared) SHALE_PROBE(runtime_, "txn.prepared_rolled_back");
   WriteOptions wo = txn->write_options;
   wo.disable_wal = false;
   if (prepared && write_prepared_) {
@@ -527,6 +530,7 @@ void TransactionDBImpl::RecoveredPrepared(const std::string& xid, const WriteBat
 void TransactionDBImpl::RecoveredCommit(const std::string& xid, SequenceNumber commit_seq) {
   auto it = recovering_.find(xid);
   if (xid.empty() || it == recovering_.end()) return;  // its section was in a retired WAL
+  SHALE_PROBE(runtime_, "recovery.prepared_txn_finished_by_marker");
   if (write_prepared_) {
     commit_map_->AddCommitted(it->second->prepare_first, commit_seq, CommitMap::kDurable);
   }

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "util/probes.h"
 #include "version/version_set.h"
 
 namespace shale {
@@ -74,7 +75,10 @@ bool VersionSet::PickInputsAround(int level, const FileMetaData* f, Compaction* 
   // A running L0 compaction blocks another one (their L1 inputs would
   // overlap). Every L0 file overlapping f goes too: an older one left
   // behind would shadow f's entries once they sit in level 1.
-  if (level == 0 && AnyBeingCompacted(current_->files(0))) return false;
+  if (level == 0 && AnyBeingCompacted(current_->files(0))) {
+    SHALE_PROBE(env_->runtime(), "compaction.l0_blocked_by_running");
+    return false;
+  }
   current_->GetOverlappingInputs(level, &f->smallest, &f->largest, &c->inputs_[0]);
   if (AnyBeingCompacted(c->inputs_[0])) return false;
   return SetupOtherInputs(c);
@@ -183,6 +187,7 @@ Compaction* VersionSet::PickCompaction() {
   if (PickInputsAround(seek_level, current_->file_to_compact(), c)) {
     MarkRunning(c);
     SHALE_COUNT(stats_, seek_compactions, 1);
+    SHALE_PROBE(env_->runtime(), "compaction.seek_compaction_picked");
     return c;
   }
   delete c;

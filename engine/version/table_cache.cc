@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "cache/lru_cache.h"
 #include "util/coding.h"
+#include "util/probes.h"
 #include "version/filename.h"
 
 namespace shale {
@@ -43,7 +45,8 @@ TableCache::TableCache(std::string dbname, const TableOptions& table_options, in
   // One shard when bounded, so eviction is exact LRU over all readers (the
   // behaviour the table-cache scenario measures); sharded when unbounded.
   const int shard_bits = max_open_files < 0 ? 4 : 0;
-  cache_ = NewLRUCache(capacity, shard_bits, env_->runtime());
+  cache_ = std::make_shared<LRUCache>(capacity, shard_bits, env_->runtime(),
+                                      probes::IndexOf("table_cache.reader_evicted"));
 }
 
 TableCache::~TableCache() = default;
@@ -61,11 +64,16 @@ Status TableCache::FindTable(const FileMetaData& file, Cache::Handle** handle) {
   const std::string path = TableFileName(dbname_, file.number);
   std::unique_ptr<RandomAccessFile> handle_file;
   Status s = env_->fs()->NewRandomAccessFile(path, file_options_, &handle_file);
-  if (!s.ok()) return s;
-  auto reader = std::make_unique<RandomAccessFileReader>(std::move(handle_file), path, stats_);
   std::unique_ptr<Table> table;
-  s = Table::Open(table_options_, std::move(reader), file.file_size, file.tail_size_bytes, &table);
-  if (!s.ok()) return s;  // not cached: a later read retries the open
+  if (s.ok()) {
+    auto reader = std::make_unique<RandomAccessFileReader>(std::move(handle_file), path, stats_);
+    s = Table::Open(table_options_, std::move(reader), file.file_size, file.tail_size_bytes,
+                    &table);
+  }
+  if (!s.ok()) {
+    SHALE_PROBE(env_->runtime(), "table_cache.open_failed");
+    return s;  // not cached: a later read retries the open
+  }
   *handle = cache_->Insert(key, table.release(), 1, &DeleteTable);
   return Status::OK();
 }

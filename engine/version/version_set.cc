@@ -9,6 +9,7 @@
 #include "util/check.h"
 #include "util/file_options.h"
 #include "util/mutexlock.h"
+#include "util/probes.h"
 #include "version/filename.h"
 #include "version/level_iterator.h"
 #include "version/version_builder.h"
@@ -127,6 +128,7 @@ Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
   }
   const bool roll = descriptor_log_ == nullptr ||
                     descriptor_log_->size_bytes() >= options_->max_manifest_file_size;
+  if (roll && descriptor_log_ != nullptr) SHALE_PROBE(env_->runtime(), "manifest.rolled_over");
   const uint64_t new_manifest_number = roll ? NewFileNumber() : 0;
   edit->SetNextFile(next_file_number_);
   edit->SetLastSequence(LastAllocatedSequence());
@@ -250,6 +252,7 @@ Status VersionSet::Recover(bool* save_manifest) {
   };
   log::ReplayResult result;
   s = log::ReplayLogWithDamagedTail(manifest, manifest_number, apply, &result);
+  if (result.stopped_at_damage) SHALE_PROBE(env_->runtime(), "recovery.manifest_torn_tail_dropped");
   if (s.IsCorruption()) return Status::Corruption(manifest_path, s.ToString());
   if (!s.ok()) return s;
   if (!counters.has_next_file) return Status::Corruption("MANIFEST has no next-file entry");

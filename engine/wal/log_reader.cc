@@ -244,10 +244,18 @@ Status ReplayRecords(Reader* reader, const std::function<Status(const Slice& rec
         break;
     }
     const OnDamage action = on_damage(r);
-    if (action == OnDamage::kFail) return DamageStatus(*reader, r);
+    if (action == OnDamage::kFail) {
+      result->refused = true;
+      return DamageStatus(*reader, r);
+    }
     result->skipped_bytes += reader->dropped_bytes();
-    if (action == OnDamage::kSkip) continue;
+    if (action == OnDamage::kSkip) {
+      result->skipped_damage++;
+      continue;
+    }
     result->stopped_at_damage = action == OnDamage::kStop;
+    result->ended_at_torn_tail = r == ReadResult::kTruncatedTail;
+    result->stopped_at_corrupt_record = r == ReadResult::kCorruptRecord;
     result->consistent_bytes = reader->last_record_end_offset();
     return Status::OK();
   }

@@ -104,6 +104,13 @@ struct ReplayResult {
   std::optional<uint64_t> consistent_bytes;
   // Records or bytes skipped (kSkipAnyCorruptedRecords, or a tolerated tail).
   uint64_t skipped_bytes = 0;
+  // What the damage was, for coverage probes: replay ended (or stopped) at
+  // a truncated tail; it stopped at a corrupt record; the mode refused
+  // damage (the Corruption returned); damaged spans skipped.
+  bool ended_at_torn_tail = false;
+  bool stopped_at_corrupt_record = false;
+  bool refused = false;
+  uint64_t skipped_damage = 0;
 };
 
 // Reads every record of one log and calls apply on it, following mode:

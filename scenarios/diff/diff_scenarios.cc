@@ -123,6 +123,7 @@ struct SimFigures {
   uint64_t steps = 0;
   std::string scheduler;
   uint64_t pct_change_points = 0;
+  std::map<std::string, uint64_t> probe_hits;  // coverage probes, all simulations
 };
 
 // The simulation of option set `set`: seeded by seed + set, scheduled as
@@ -156,6 +157,7 @@ Answers RunShale(const std::vector<DiffOp>& ops, Options options, const sim::Sim
   if (figures != nullptr) {
     figures->trace = figures->trace * 0x100000001b3ull ^ sim.trace()->value();
     figures->steps += sim.steps();
+    AddProbeHits(sim, &figures->probe_hits);
     if (figures->scheduler.empty()) {
       figures->scheduler = sim.strategy() == sim::Strategy::kPct ? "pct" : "random";
       figures->pct_change_points = sim.pct_changes_fired();
@@ -248,6 +250,8 @@ class DiffRun {
     result_->steps = sims_.steps;
     result_->scheduler = sims_.scheduler;
     result_->pct_change_points = sims_.pct_change_points;
+    result_->probes_counted = true;
+    result_->probe_hits = sims_.probe_hits;
   }
 
  private:

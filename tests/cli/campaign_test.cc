@@ -13,12 +13,14 @@
 
 #include "campaign_support.h"
 #include "command_table.h"
+#include "recheck.h"
 #include "replay_command.h"
 #include "report/failure_file.h"
 #include "report/file_io.h"
 #include "report/report.h"
 #include "run_command.h"
 #include "test_scenarios.h"
+#include "util/probes.h"
 #include "worker_pool.h"
 
 using namespace shale;
@@ -262,4 +264,144 @@ TEST_CASE("bad replay input exits 2 with one line", "[cli][replay]") {
   RequireCommandError(Replay({"--scenario=test-crash", "--seed=1", "--planted_bugs=,"}),
                       "unknown planted bug ''");
   RequireCommandError(Replay({"a.json", "b.json"}), "unexpected argument");
+}
+
+TEST_CASE("a campaign counts the seeds reaching each probe and lists those none reached",
+          "[cli][run][probes]") {
+  const TempDir temp("probes");
+  const std::string& dir = temp.path;
+  const CliRun run = Run({"--scenario=test-fail-on-7", "--seeds=1..6", "--jobs=2", "--out=" + dir,
+                          "--require_probes=compaction.trivial_move,write.slowdown"});
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == kExitOk);
+  REQUIRE(run.out.find("coverage probes: 2 of " + std::to_string(probes::kCount) +
+                       " reached in 6 simulated seeds; never hit: cache.block_evicted") !=
+          std::string::npos);
+  REQUIRE(run.out.find("--require_probes") == std::string::npos);
+  const report::Totals t = report::ComputeTotals(LoadReport(dir + "/report.json").entries);
+  REQUIRE(t.probe_counted_seeds == 6);
+  REQUIRE(t.probe_seeds.size() == probes::kCount);
+  REQUIRE(t.probe_seeds.at("write.slowdown") == 3);
+  REQUIRE(t.probe_seeds.at("compaction.trivial_move") == 2);
+  REQUIRE(t.probe_seeds.at("write.stop_level0") == 0);
+  const std::vector<std::string> never = report::ProbesNeverHit(t);
+  REQUIRE(never.size() == probes::kCount - 2);
+  REQUIRE(std::find(never.begin(), never.end(), "write.slowdown") == never.end());
+  std::string text, error;
+  REQUIRE(report::ReadWholeFile(dir + "/report.json", &text, &error));
+  REQUIRE(text.find("\"never_hit\":[\"cache.block_evicted\"") != std::string::npos);
+}
+
+TEST_CASE("a required probe that no seed reached fails a green campaign (require_probes)",
+          "[cli][run][probes]") {
+  const TempDir temp("probes_required");
+  const CliRun run =
+      Run({"--scenario=test-fail-on-7", "--seeds=1..6", "--jobs=2", "--out=" + temp.path,
+           "--require_probes=write.slowdown,write.stop_level0"});
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == kExitFailure);
+  REQUIRE(run.out.find("6 seeds, 6 passed") != std::string::npos);
+  REQUIRE(run.out.find("FAILED --require_probes: 1 required probe never hit (only simulated "
+                       "seeds count them): write.stop_level0") != std::string::npos);
+  const CliRun all = Run({"--scenario=test-fail-on-7", "--seeds=1..2", "--jobs=1",
+                          "--out=" + temp.path + "/all", "--require_probes=all"});
+  REQUIRE(all.exit_code == kExitFailure);
+  REQUIRE(all.out.find(std::to_string(probes::kCount - 1) + " required probes never hit") !=
+          std::string::npos);
+}
+
+TEST_CASE("an unknown probe in --require_probes exits 2", "[cli][run][probes]") {
+  const TempDir temp("probes_unknown");
+  RequireCommandError(Run({"--scenario=test-fail-on-7", "--seeds=1..2", "--out=" + temp.path,
+                           "--require_probes=write.slowdown,no.such_probe"}),
+                      "unknown probe 'no.such_probe'");
+  REQUIRE_FALSE(fs::exists(temp.path + "/report.json"));
+}
+
+TEST_CASE("recheck catches a planted nondeterminism: a scenario that reads a pointer",
+          "[cli][run][recheck]") {
+  const TempDir temp("recheck_pointer");
+  const std::string& dir = temp.path;
+  const CliRun run = Run({"--scenario=test-reads-a-pointer", "--seeds=1..3", "--jobs=2",
+                          "--recheck=100", "--out=" + dir});
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == kExitFailure);
+  REQUIRE(run.out.find("3 seeds, 0 passed, 3 FAILED") != std::string::npos);
+  REQUIRE(run.out.find("failures by property: nondeterminism=3") != std::string::npos);
+  REQUIRE(run.out.find("determinism recheck: 3 of 3 seeds re-run in another worker, 3 ran "
+                       "differently") != std::string::npos);
+  const report::Report r = LoadReport(dir + "/report.json");
+  REQUIRE(r.entries.size() == 3);
+  for (const report::SeedEntry& e : r.entries) {
+    INFO(e.result.failure.message);
+    REQUIRE(e.rechecked);
+    REQUIRE(e.result.failure.property == "nondeterminism");
+    REQUIRE(e.result.failure.expected.find("the first run's: trace hash 0x") == 0);
+    REQUIRE(e.result.failure.observed.find("a re-run in another worker: trace hash 0x") == 0);
+    // The two re-runs' traces part at the map's address (event 2), unless
+    // their workers happened to see the same one.
+    const std::string& m = e.result.failure.message;
+    REQUIRE((m.find("the first event the two re-runs differ on is #2: 'step 2: map at ") !=
+                 std::string::npos ||
+             m.find("the two re-runs agree on all 3 events") != std::string::npos));
+    const std::string stem =
+        dir + "/failures/test-reads-a-pointer-" + std::to_string(e.result.seed) + ".rerun-";
+    REQUIRE(fs::exists(stem + "1.trace"));
+    REQUIRE(fs::exists(stem + "2.trace"));
+    REQUIRE(fs::exists(dir + "/failures/test-reads-a-pointer-" + std::to_string(e.result.seed) +
+                       ".json"));
+  }
+}
+
+TEST_CASE("recheck re-runs its share of a deterministic campaign and passes it",
+          "[cli][run][recheck]") {
+  const TempDir temp("recheck_share");
+  const std::string& dir = temp.path;
+  const CliRun run = Run(
+      {"--scenario=test-fail-on-7", "--seeds=1..40", "--jobs=2", "--recheck=50%", "--out=" + dir});
+  INFO(run.out << run.err);
+  uint64_t chosen = 0;
+  for (uint64_t seed = 1; seed <= 40; seed++) chosen += RecheckChosen("test-fail-on-7", seed, 5000);
+  REQUIRE(chosen > 5);
+  REQUIRE(chosen < 35);
+  REQUIRE(run.exit_code == kExitFailure);  // the multiples of 7, as without a recheck
+  REQUIRE(run.out.find("failures by property: durability=5\n") != std::string::npos);
+  REQUIRE(run.out.find("determinism recheck: " + std::to_string(chosen) +
+                       " of 40 seeds re-run in another worker, 0 ran differently") !=
+          std::string::npos);
+  const report::Report r = LoadReport(dir + "/report.json");
+  REQUIRE(r.entries.size() == 40);
+  for (const report::SeedEntry& e : r.entries) {
+    REQUIRE(e.rechecked == RecheckChosen("test-fail-on-7", e.result.seed, 5000));
+  }
+  REQUIRE(report::ComputeTotals(r.entries).rechecked == chosen);
+  const CliRun none =
+      Run({"--scenario=test-fail-on-7", "--seeds=1..6", "--recheck=0", "--out=" + dir + "/none"});
+  REQUIRE(none.out.find("determinism recheck") == std::string::npos);
+}
+
+TEST_CASE("a bad --recheck share exits 2", "[cli][run][recheck]") {
+  const TempDir temp("recheck_bad");
+  for (const char* bad : {"101", "abc", "1.234", "-1", "5%%", ".5", "5."}) {
+    RequireCommandError(Run({"--scenario=test-fail-on-7", "--seeds=1..2", "--out=" + temp.path,
+                             std::string("--recheck=") + bad}),
+                        "bad --recheck");
+  }
+}
+
+TEST_CASE("recheck's choice is a fixed share, and traces part at their first differing event",
+          "[cli][recheck]") {
+  uint64_t chosen = 0;
+  for (uint64_t seed = 1; seed <= 100000; seed++)
+    chosen += RecheckChosen("crash-recovery", seed, 500);
+  REQUIRE(chosen > 4500);
+  REQUIRE(chosen < 5500);
+  REQUIRE_FALSE(RecheckChosen("crash-recovery", 12345, 0));
+  REQUIRE(RecheckChosen("crash-recovery", 12345, 10000));
+  REQUIRE(FirstDivergence("a\nb\nc\n", "a\nb\nc\n") == "the two re-runs agree on all 3 events");
+  REQUIRE(FirstDivergence("a\nb\nc\n", "a\nx\nc\n") ==
+          "the first event the two re-runs differ on is #2: 'b' in one, 'x' in the other");
+  REQUIRE(FirstDivergence("a\nb\n", "a\nb\nc\n") ==
+          "the first event the two re-runs differ on is #3: the end of its trace in one, 'c' in "
+          "the other");
 }

@@ -301,6 +301,25 @@ class Runtime {
   [[nodiscard]] Status InjectedFault(const char* name) {
     return FaultPoint(name) ? Status::IOError("injected fault", name) : Status::OK();
   }
+
+  // Coverage probes (SHALE_PROBE, util/probes.h): a probe's hit adds one
+  // to counts[index], once a runtime was given counts; until then (and
+  // always in the real runtime) it is one branch that is never taken, and
+  // nothing else. Not virtual, so it costs no call. Counting changes no
+  // behaviour. REQUIRES: calls to Probe are serialized (the simulator runs
+  // one thread at a time); counts has slots entries and outlives every
+  // Probe call.
+  void CountProbesIn(uint64_t* counts, size_t slots) {
+    probe_counts_ = counts;
+    probe_slots_ = slots;
+  }
+  void Probe(size_t index) {
+    if (index < probe_slots_) probe_counts_[index]++;
+  }
+
+ private:
+  uint64_t* probe_counts_ = nullptr;
+  size_t probe_slots_ = 0;
 };
 
 // ---------------------------------------------------------------------------
