@@ -76,8 +76,8 @@ bool Recheck::Chosen(const report::SeedEntry& e) const {
 }
 
 std::string Recheck::TracePath(const report::SeedEntry& e, int number) const {
-  return options_.out_dir + "/failures/" + e.result.scenario + "-" +
-         std::to_string(e.result.seed) + ".rerun-" + std::to_string(number) + ".trace";
+  return options_.out_dir + "/failures/" + e.result.scenario + "-" + std::to_string(e.result.seed) +
+         ".rerun-" + std::to_string(number) + ".trace";
 }
 
 scenario::RunConfig Recheck::RerunJob(const Held& held, int number) const {
@@ -147,8 +147,11 @@ report::SeedEntry Recheck::Failed(const Held& held, const report::SeedEntry& tra
   out.rechecked = true;
   out.result.passed = false;
   out.result.failure = scenario::Failure{
-      "nondeterminism", "", "the first run's: " + describe(held.first),
-      "a re-run in another worker: " + describe(held.rerun), 0,
+      "nondeterminism",
+      "",
+      "the first run's: " + describe(held.first),
+      "a re-run in another worker: " + describe(held.rerun),
+      0,
       "the same seed ran differently in another worker (a third run: " + describe(trace_run) +
           "); " + parting + "; traces: " + TracePath(held.first, 1) + ", " +
           TracePath(held.first, 2)};

@@ -28,6 +28,10 @@ class DiskContext {
   // The name of the task making the current call ("client0", "flush"), for
   // diagnostics; empty outside a task.
   virtual std::string CurrentTaskName() const { return ""; }
+  // Whether the run keeps an event trace (`shale replay --trace`), and one
+  // line for it. Trace lines are never folded into the trace hash.
+  virtual bool tracing() const { return false; }
+  virtual void TraceEvent(const std::string& line) { (void)line; }
 };
 
 }  // namespace shale::sim

@@ -135,6 +135,8 @@ void Simulation::set_trace_sink(std::function<void(const std::string& line)> sin
   impl_->scheduler.set_trace_sink(std::move(sink));
 }
 
+bool Simulation::tracing() const { return impl_->scheduler.tracing(); }
+
 void Simulation::TraceEvent(const std::string& line) { impl_->scheduler.TraceEvent(line); }
 
 }  // namespace shale::sim

@@ -152,7 +152,8 @@ class Simulation final : public DiskContext {
 
   // Appends one line to the event trace, if tracing is on (shale replay --trace).
   void set_trace_sink(std::function<void(const std::string& line)> sink);
-  void TraceEvent(const std::string& line);
+  bool tracing() const override;
+  void TraceEvent(const std::string& line) override;
 
  private:
   class Impl;

@@ -16,9 +16,24 @@ DiskState::DiskState(DiskContext* ctx, const LatencyProfile& latency)
   dirs[""];  // the root always exists
 }
 
+namespace {
+
+// One trace line per disk call (see TraceIoLine in disk_state.h).
+std::string IoTraceLine(const OpSpec& spec, uint64_t start_ns, uint64_t end_ns,
+                        const std::string& task, const Status& s) {
+  std::string op = spec.name;
+  if (op.rfind("disk.", 0) == 0) op.erase(0, 5);
+  return "io t=" + std::to_string(start_ns) + ".." + std::to_string(end_ns) + " task '" + task +
+         "' " + op + " " + (spec.path->empty() ? std::string("/") : *spec.path) + " " +
+         std::to_string(spec.bytes) + " bytes: " + (s.ok() ? std::string("OK") : s.ToString());
+}
+
+}  // namespace
+
 Status DiskState::RunOp(const OpSpec& spec, const std::function<Status()>& effect) {
   assert(spec.path != nullptr);
   if (switch_points) context->SwitchPoint(spec.name);
+  const uint64_t start_ns = context->NowNanos();
   Status s;
   if (spec.handle_incarnation != 0 && spec.handle_incarnation != incarnation) {
     s = DeadHandleError();
@@ -32,6 +47,10 @@ Status DiskState::RunOp(const OpSpec& spec, const std::function<Status()>& effec
   context->Fold(spec.bytes);
   context->Fold(static_cast<uint64_t>(s.code()));
   if (spec.data != nullptr && s.ok()) context->Fold(Hash64(spec.data->data(), spec.data->size()));
+  if (context->tracing()) {
+    context->TraceEvent(
+        IoTraceLine(spec, start_ns, context->NowNanos(), context->CurrentTaskName(), s));
+  }
   return s;
 }
 

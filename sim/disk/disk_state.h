@@ -117,7 +117,11 @@ class DiskState {
 
   // Runs one call: SwitchPoint, handle liveness check, effect, Delay, Fold
   // (name, path, size, status and a hash of spec.data). An IOError is made
-  // to name spec.path, as a POSIX Env reports errno.
+  // to name spec.path, as a POSIX Env reports errno. When the run keeps a
+  // trace, the call is one line of it (not hashed):
+  //   io t=<start ns>..<end ns> task '<task>' <call> <path> <bytes> bytes: <status>
+  // <call> is spec.name without "disk." (append, sync, rename, ...), the
+  // task is "" outside one, and <status> is OK or the Status's text.
   Status RunOp(const OpSpec& spec, const std::function<Status()>& effect);
 
   // ---- paths and names

@@ -1,0 +1,39 @@
+// The event trace (`shale replay --trace`) tells each disk call, with its
+// task, file, size and status, and keeping it changes nothing a run does.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "scenarios/crash_recovery/crash_recovery.h"
+
+using namespace shale::scenario;
+
+TEST_CASE("the trace holds every disk call and leaves the trace hash alone", "[scenario][trace]") {
+  RunConfig config;
+  config.scenario = "crash-recovery";
+  config.seed = 5;
+  config.ops = 300;
+  const RunResult plain = CrashRecoveryScenario()->Run(config);
+  config.trace = true;
+  const RunResult traced = CrashRecoveryScenario()->Run(config);
+  REQUIRE(plain.trace.empty());
+  REQUIRE(traced.trace_hash == plain.trace_hash);
+  REQUIRE(traced.passed == plain.passed);
+  size_t io = 0, syncs = 0, appends = 0;
+  for (const std::string& line : traced.trace) {
+    if (line.rfind("io t=", 0) != 0) continue;
+    ++io;
+    INFO(line);
+    REQUIRE(line.find(" task '") != std::string::npos);
+    REQUIRE(line.find(" bytes: ") != std::string::npos);
+    if (line.find("' sync /db/") != std::string::npos) ++syncs;
+    if (line.find("' append /db/") != std::string::npos) ++appends;
+  }
+  REQUIRE(io > 100);
+  REQUIRE(syncs > 0);
+  REQUIRE(appends > 0);
+  REQUIRE(traced.trace.front() == "spawn task 0 'main'");
+  // A call's line comes when it returns (after its latency's timer).
+  REQUIRE(traced.trace[1] == "t=5000 timer fires for task 0 'main'");
+  REQUIRE(traced.trace[2] == "io t=0..5000 task 'main' mkdir /db 0 bytes: OK");
+}
