@@ -36,8 +36,16 @@ bool DiskFaultInjector::Fires(FaultKind kind) {
   return true;
 }
 
+void TraceFault(sim::DiskContext* context, const std::string& kind, const std::string* path) {
+  if (!context->tracing()) return;
+  context->TraceEvent("fault t=" + std::to_string(context->NowNanos()) + " task '" +
+                      context->CurrentTaskName() + "' " + kind +
+                      (path != nullptr ? " " + *path : std::string()));
+}
+
 void DiskFaultInjector::Count(FaultKind kind) {
   ++counts_[FaultKindName(kind)];
+  TraceFault(context_, FaultKindName(kind), deciding_path_);
   context_->Fold(Fnv1a("fault.injected"));
   context_->Fold(static_cast<uint64_t>(kind));
 }
@@ -47,6 +55,7 @@ void DiskFaultInjector::MaybeFail(FaultKind kind, const Status& status, Decision
 }
 
 DiskFaultInjector::Decision DiskFaultInjector::Decide(const Request& request) {
+  deciding_path_ = request.path;
   Decision d;
   DecideFailure(request, &d);
   if (d.status.ok() && request.op == Op::kRead) DecideRead(request, &d);
@@ -55,6 +64,7 @@ DiskFaultInjector::Decision DiskFaultInjector::Decide(const Request& request) {
     d.extra_latency_ns =
         1 + context_->rng()->Uniform(std::max<uint64_t>(config_.slow_io_max_ns, 1));
   }
+  deciding_path_ = nullptr;  // the request's path may not outlive the call
   return d;
 }
 
@@ -150,7 +160,9 @@ Status DiskFaultInjector::FlipRandomBit(sim::DiskMedia* disk, const std::string&
   const uint64_t offset = context_->rng()->Uniform(range);
   const int bit = static_cast<int>(context_->rng()->Uniform(8));
   s = disk->CorruptDurable(path, offset, bit);
+  deciding_path_ = &path;
   if (s.ok()) Count(FaultKind::kBitFlip);
+  deciding_path_ = nullptr;
   return s;
 }
 

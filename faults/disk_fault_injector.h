@@ -51,6 +51,10 @@ namespace shale::faults {
 // Injected faults by kind name (FaultKindName, or "fault_point.<name>").
 using FaultCounts = std::map<std::string, uint64_t>;
 
+// When the run keeps an event trace, one line for an injected fault (never
+// hashed): "fault t=<ns> task '<task>' <kind>[ <path>]"; path may be null.
+void TraceFault(sim::DiskContext* context, const std::string& kind, const std::string* path);
+
 class DiskFaultInjector final : public FaultPolicy {
  public:
   DiskFaultInjector(const FaultConfig& config, sim::DiskContext* context);
@@ -78,6 +82,8 @@ class DiskFaultInjector final : public FaultPolicy {
   // Draws for kind if it is enabled; true if it fires (then counted).
   bool Fires(FaultKind kind);
   void Count(FaultKind kind);
+  // The path of the call being decided (for the trace), or null.
+  const std::string* deciding_path_ = nullptr;
   // Sets d->status to status if d has not failed yet and kind fires.
   void MaybeFail(FaultKind kind, const Status& status, Decision* d);
   void DecideFailure(const Request& request, Decision* d);

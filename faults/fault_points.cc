@@ -41,6 +41,7 @@ struct FaultPointState {
     }
     if (!it->second || !context->rng()->OneIn(fire_one_in)) return false;
     ++(*counts)["fault_point." + key];
+    TraceFault(context, "fault_point." + key, nullptr);
     context->Fold(Fnv1a("fault_point.fire"));
     context->Fold(Fnv1a(key));
     return true;

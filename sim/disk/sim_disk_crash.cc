@@ -108,6 +108,35 @@ size_t DrawJournalKept(ChoiceTape* rng, size_t uncommitted) {
   return rng->Uniform(uncommitted + 1);
 }
 
+// What a power loss did to one file's unsynced sectors, for the trace.
+struct SectorFates {
+  uint64_t inode = 0;
+  size_t pending = 0;
+  size_t kept = 0;  // whole, torn or garbage
+  size_t torn = 0;
+  size_t garbage = 0;
+};
+
+// One trace line per file that had unsynced sectors (never hashed).
+void TraceFates(DiskContext* ctx, const std::vector<SectorFates>& fates,
+                const std::map<uint64_t, std::vector<std::string>>& names, size_t journal_kept,
+                size_t journal_uncommitted) {
+  ctx->TraceEvent("disk: power loss kept " + std::to_string(journal_kept) + " of " +
+                  std::to_string(journal_uncommitted) + " name changes not yet durable");
+  for (const SectorFates& f : fates) {
+    const auto it = names.find(f.inode);
+    std::string paths;
+    if (it == names.end()) paths = "an unnamed file";
+    for (size_t i = 0; it != names.end() && i < it->second.size(); ++i) {
+      paths += (i == 0 ? "" : ", ") + it->second[i];
+    }
+    ctx->TraceEvent("disk: power loss kept " + std::to_string(f.kept) + " of " +
+                    std::to_string(f.pending) + " unsynced sectors of " + paths + " (" +
+                    std::to_string(f.torn) + " torn, " + std::to_string(f.garbage) +
+                    " garbage), lost " + std::to_string(f.pending - f.kept));
+  }
+}
+
 }  // namespace
 
 void SimDisk::ProcessCrash() {
@@ -136,16 +165,21 @@ void SimDisk::PowerLoss(uint64_t survive_one_in, std::optional<size_t> journal_k
   DiskContext* ctx = state_->context;
   std::vector<uint64_t> owners;
   std::set<uint64_t> holed;
+  std::vector<SectorFates> fates;
   state_->last_power_loss.clear();
   for (auto& [id, inode] : state_->inodes) {
     std::string data = inode.durable;
     uint64_t lost_from = UINT64_MAX;  // the lowest byte a lost write would have set
+    if (!inode.pending.empty()) fates.push_back(SectorFates{id, inode.pending.size()});
     for (const PendingSector& w : inode.pending) {
       SurvivingSector survivor;
       if (!ApplyOne(ctx->rng(), survive_one_in, w, &data, &survivor)) {
         lost_from = std::min(lost_from, w.sector * SimDisk::kSectorBytes + w.dirty_begin);
         continue;
       }
+      fates.back().kept++;
+      fates.back().torn += survivor.fate == Fate::kTorn ? 1 : 0;
+      fates.back().garbage += survivor.fate == Fate::kGarbage ? 1 : 0;
       ctx->Fold(id);
       ctx->Fold(survivor.sector);
       ctx->Fold(static_cast<uint64_t>(survivor.fate) << 32 | survivor.applied_bytes);
@@ -159,6 +193,7 @@ void SimDisk::PowerLoss(uint64_t survive_one_in, std::optional<size_t> journal_k
     inode.visible = std::move(data);
   }
   const auto names = NamesByInode(*state_);
+  if (ctx->tracing()) TraceFates(ctx, fates, names, kept, uncommitted);
   for (size_t i = 0; i < owners.size(); ++i) {
     state_->last_power_loss[i].paths = names.at(owners[i]);
   }

@@ -37,3 +37,29 @@ TEST_CASE("the trace holds every disk call and leaves the trace hash alone", "[s
   REQUIRE(traced.trace[1] == "t=5000 timer fires for task 0 'main'");
   REQUIRE(traced.trace[2] == "io t=0..5000 task 'main' mkdir /db 0 bytes: OK");
 }
+
+TEST_CASE("the trace tells injected faults and what each power loss kept and lost",
+          "[scenario][trace]") {
+  size_t faults = 0, fates = 0;
+  for (uint64_t seed = 6; seed <= 11; seed++) {
+    RunConfig config;
+    config.scenario = "crash-recovery";
+    config.seed = seed;
+    config.trace = true;
+    const RunResult r = CrashRecoveryScenario()->Run(config);
+    for (const std::string& line : r.trace) {
+      INFO(line);
+      if (line.rfind("fault t=", 0) == 0) {
+        ++faults;
+        REQUIRE(line.find(" task '") != std::string::npos);
+      }
+      if (line.find(" unsynced sectors of /db/") != std::string::npos) {
+        ++fates;
+        REQUIRE(line.rfind("disk: power loss kept ", 0) == 0);
+        REQUIRE(line.find(" garbage), lost ") != std::string::npos);
+      }
+    }
+  }
+  REQUIRE(faults > 0);
+  REQUIRE(fates > 0);
+}
