@@ -84,7 +84,8 @@ bool RunCampaign(const RunOptions& options, const CampaignEnv& env, std::ostream
   RunWorkers(pool, next_job, [&](const WorkerOutcome& o) {
     ready.clear();
     recheck.Take(EntryFor(options, o), &ready);
-    for (const report::SeedEntry& entry : ready) {
+    for (report::SeedEntry& entry : ready) {
+      entry.finished_ms = MsSince(start);
       ok = ok && outputs.Add(entry, error);
       progress.Update(++done, outputs.tally().totals().failed);
       if (env.after_seed) env.after_seed(done);

@@ -2,10 +2,14 @@
 
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "command_table.h"
 #include "report/file_io.h"
+#include "report/html_page.h"
 #include "report/report_merge.h"
 #include "run_summary.h"
+#include "run_target.h"
 #include "scenarios/scenario.h"
 #include "util/probes.h"
 #include "worker_pool.h"
@@ -52,6 +56,10 @@ int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env,
   CampaignResult result;
   if (!RunCampaign(options, env, err, &result, &error)) return UsageError(err, env.command, error);
   PrintRunSummary(result.tally, result.wall_ms, ReportPath(options.out_dir), out);
+  const std::string html = HtmlPathBeside(ReportPath(options.out_dir));
+  out << (WriteReportHtml(ReportPath(options.out_dir), html, &error) ? "page: " + html
+                                                                     : "report.html: " + error)
+      << "\n";
   const uint64_t planned = ShardSeedCount(options.seeds, options.shard) * options.scenarios.size();
   if (result.tally.totals().seeds < planned) {
     out << "  stopped at --max_failures " << options.max_failures << ": "
@@ -92,9 +100,88 @@ int RunScenariosCommand(std::span<const std::string> args, std::ostream& out, st
   return kExitOk;
 }
 
+namespace {
+
+// A failed seed's event trace: its failure file (named by the replay
+// command) replayed in this process with the trace on. Empty for a real
+// run, a seed whose worker died, or a file that cannot be read.
+std::vector<std::string> TraceOf(const report::SeedEntry& e) {
+  const std::string prefix = "build/shale replay ";
+  if (!e.result.deterministic || !e.trace_hash_known || e.replay.rfind(prefix, 0) != 0) return {};
+  RunTarget target;
+  std::string error;
+  const std::vector<std::string> file{e.replay.substr(prefix.size())};
+  if (!ResolveRunTarget(file, RunTargetFlags{}, false, &target, &error)) return {};
+  const scenario::Scenario* s = scenario::FindScenario(target.config.scenario);
+  if (s == nullptr) return {};
+  target.config.trace = true;
+  return s->Run(target.config).trace;
+}
+
+}  // namespace
+
+std::string HtmlPathBeside(const std::string& report_path) {
+  const size_t slash = report_path.rfind('/');
+  return (slash == std::string::npos ? "" : report_path.substr(0, slash + 1)) + "report.html";
+}
+
+bool WriteReportHtml(const std::string& report_path, const std::string& html_path,
+                     std::string* error) {
+  std::error_code ec;
+  const uintmax_t size_bytes = std::filesystem::file_size(report_path, ec);
+  if (!ec && size_bytes > kMaxHtmlReportBytes) {
+    *error = report_path + " is " + std::to_string(size_bytes >> 20) + " MiB, over the " +
+             std::to_string(kMaxHtmlReportBytes >> 20) +
+             " MiB report.html renders (render a shard's report)";
+    return false;
+  }
+  std::string text;
+  report::Report r;
+  if (!report::ReadWholeFile(report_path, &text, error) || !report::DecodeReport(text, &r, error)) {
+    return false;
+  }
+  text.clear();
+  std::vector<report::FailureTrace> traces;
+  for (const report::SeedEntry& e : report::FailedEntries(r, report::kMaxTimelines)) {
+    traces.push_back({e.result.scenario, e.result.seed, TraceOf(e)});
+  }
+  return report::WriteFileAtomically(html_path, report::RenderHtmlReport(r, traces), error);
+}
+
+namespace {
+
+// `shale report html REPORT.json [--out FILE]`.
+int RenderReportHtml(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  std::string out_path;
+  std::vector<std::string> inputs;
+  for (size_t i = 1; i < args.size(); i++) {
+    if (args[i].rfind("--out=", 0) == 0) {
+      out_path = args[i].substr(6);
+    } else if (args[i] == "--out" && i + 1 < args.size()) {
+      out_path = args[++i];
+    } else {
+      inputs.push_back(args[i]);
+    }
+  }
+  if (inputs.size() != 1 || (out_path.empty() && args.back() == "--out")) {
+    return UsageError(err, "report html", "want 'report html REPORT.json [--out FILE]'");
+  }
+  if (out_path.empty()) out_path = HtmlPathBeside(inputs[0]);
+  scenario::RegisterBuiltinScenarios();
+  std::string error;
+  if (!WriteReportHtml(inputs[0], out_path, &error)) return UsageError(err, "report html", error);
+  out << "report: " << out_path << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
 int RunReportCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  if (!args.empty() && args[0] == "html") return RenderReportHtml(args, out, err);
   if (args.empty() || args[0] != "merge") {
-    return UsageError(err, "report", "want 'report merge OUT.json IN1.json [IN2.json ...]'");
+    return UsageError(err, "report",
+                      "want 'report merge OUT.json IN1.json [IN2.json ...]' or 'report html "
+                      "REPORT.json [--out FILE]'");
   }
   if (args.size() < 3)
     return UsageError(err, "report merge", "needs OUT.json and at least one input");
@@ -111,7 +198,9 @@ int RunReportCommand(std::span<const std::string> args, std::ostream& out, std::
 
 std::string ReportUsage() {
   return "  merge OUT.json IN1.json [IN2.json ...]   join shard reports (entries sorted by\n"
-         "                                          scenario, seed; totals recomputed)\n";
+         "                                          scenario, seed; totals recomputed)\n"
+         "  html REPORT.json [--out FILE]            render it as one self-contained page\n"
+         "                                          (default: report.html beside it)\n";
 }
 
 }  // namespace shale::cli

@@ -1,4 +1,4 @@
-// `shale run`, `shale scenarios` and `shale report merge`: the campaign-side
+// `shale run`, `shale scenarios`, `shale probes` and `shale report merge|html`: the campaign-side
 // subcommands (flags: run_flags.h; work: campaign.h).
 //
 // Exit codes (command_table.h): run — 0 all passed, 1 a seed failed, 2 bad
@@ -8,6 +8,7 @@
 // Thread safety: call from one thread.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <span>
 #include <string>
@@ -24,6 +25,18 @@ int RunRunCommandAs(const char* command, std::span<const std::string> args, std:
 // As RunRunCommand, with the worker binary and terminal-ness given (tests).
 int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env, std::ostream& out,
                       std::ostream& err);
+
+// report.html beside the report.json at report_path.
+std::string HtmlPathBeside(const std::string& report_path);
+// The page is built from the whole report in memory: larger reports are
+// refused (render a shard's).
+inline constexpr uint64_t kMaxHtmlReportBytes = uint64_t{256} << 20;
+// Renders the report at report_path as report.html (report/html_report.h)
+// at html_path, written whole; the first failures' timelines come from
+// replaying their failure files here with the trace on (simulated runs
+// only). False with one line in *error. REQUIRES: scenarios registered.
+[[nodiscard]] bool WriteReportHtml(const std::string& report_path, const std::string& html_path,
+                                   std::string* error);
 
 // `shale probes`: every coverage probe (util/probes.h), a name and a line each.
 int RunProbesCommand(std::span<const std::string> args, std::ostream& out, std::ostream& err);

@@ -20,6 +20,7 @@ json EntryToJson(const SeedEntry& e) {
   j["wall_ms"] = e.wall_ms;
   if (!e.result.passed) j["replay"] = e.replay;
   if (e.rechecked) j["rechecked"] = true;
+  if (e.finished_ms != 0) j["finished_ms"] = e.finished_ms;
   return j;
 }
 
@@ -29,6 +30,7 @@ SeedEntry EntryFromJson(const json& j) {
   e.wall_ms = j.value("wall_ms", uint64_t{0});
   e.replay = j.value("replay", "");
   e.rechecked = j.value("rechecked", false);
+  e.finished_ms = j.value("finished_ms", uint64_t{0});
   return e;
 }
 

@@ -22,7 +22,8 @@
 //             when the campaign ends; 0 until then)
 //   entries:  one per (scenario, seed): the run_json.h object plus wall_ms
 //             and, when failed, replay (the exact command that replays it),
-//             and rechecked: true for a seed re-run in another worker.
+//             rechecked: true for a seed re-run in another worker, and
+//             finished_ms: when the campaign wrote it (from its start).
 //             A campaign writes them in completion order; a merged report
 //             has them sorted by (scenario, seed). Readers must not assume
 //             an order.
@@ -53,6 +54,7 @@ struct SeedEntry {
   uint64_t wall_ms = 0;          // wall time of this seed's worker
   std::string replay;            // replay command, when !result.passed
   bool rechecked = false;        // re-run in another worker (cli/recheck.h)
+  uint64_t finished_ms = 0;      // when its outputs were written, from the campaign's start
 };
 
 struct CampaignInfo {

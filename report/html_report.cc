@@ -1,0 +1,129 @@
+#include "report/html_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "report/html_page.h"
+#include "report/json_internal.h"
+#include "report/promises.h"
+
+namespace shale::report {
+namespace {
+
+using internal::json;
+
+bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// The digits at pos, as a number; *end is where they stop.
+uint64_t NumberAt(const std::string& s, size_t pos, size_t* end) {
+  uint64_t n = 0;
+  while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9' && n < UINT64_MAX / 10) {
+    n = n * 10 + static_cast<uint64_t>(s[pos++] - '0');
+  }
+  *end = pos;
+  return n;
+}
+
+// The name quoted after "task '" ("" if none); *rest is the line after it.
+std::string QuotedTask(const std::string& line, std::string* rest) {
+  const size_t at = line.find("task '");
+  if (at == std::string::npos) return "";
+  const size_t close = line.find('\'', at + 6);
+  if (close == std::string::npos) return "";
+  *rest = close + 2 <= line.size() ? line.substr(close + 2) : "";
+  return line.substr(at + 6, close - at - 6);
+}
+
+bool IsSyncCall(const std::string& call) {
+  return call == "sync" || call == "fsync" || call == "sync_dir";
+}
+
+// "io t=A..B task 'X' CALL ..." or "fault t=A task 'X' ...".
+bool ParseTimed(const std::string& line, TimelineEvent* e) {
+  const bool io = StartsWith(line, "io t=");
+  if (!io && !StartsWith(line, "fault t=")) return false;
+  size_t pos = 0;
+  e->start_ns = NumberAt(line, line.find("t=") + 2, &pos);
+  e->end_ns = e->start_ns;
+  if (io && line.compare(pos, 2, "..") == 0) e->end_ns = NumberAt(line, pos + 2, &pos);
+  e->task = QuotedTask(line, &e->text);
+  e->kind = io ? "io" : "fault";
+  if (io && IsSyncCall(e->text.substr(0, e->text.find(' ')))) e->kind = "sync";
+  return true;
+}
+
+std::string KindOf(const std::string& line) {
+  if (StartsWith(line, "spawn task ") || StartsWith(line, "task ")) return "task";
+  if (StartsWith(line, "crash")) return "crash";
+  if (StartsWith(line, "disk:")) return "disk";
+  if (StartsWith(line, "check:")) return "check";
+  return "other";
+}
+
+}  // namespace
+
+std::vector<TimelineEvent> ParseTimeline(const std::vector<std::string>& trace) {
+  std::vector<TimelineEvent> events;
+  uint64_t now = 0;
+  for (const std::string& line : trace) {
+    TimelineEvent e;
+    if (ParseTimed(line, &e)) {
+      now = std::max(now, e.end_ns);
+      events.push_back(std::move(e));
+      continue;
+    }
+    // Scheduling lines only move the clock.
+    const size_t t = line.find("t=");
+    const bool scheduling = StartsWith(line, "step ") || line.find("timer fires") != std::string::npos;
+    if (t != std::string::npos && (scheduling || t == 0)) {
+      size_t end = 0;
+      now = std::max(now, NumberAt(line, t + 2, &end));
+    }
+    if (scheduling || StartsWith(line, "preempted")) continue;
+    e.start_ns = e.end_ns = now;
+    e.kind = KindOf(line);
+    // "spawn task 3 'flush'", "task 3 'flush' finished": the quoted name.
+    const size_t open = line.find('\'');
+    const size_t close = open == std::string::npos ? open : line.find('\'', open + 1);
+    if (e.kind == "task" && close != std::string::npos) e.task = line.substr(open + 1, close - open - 1);
+    e.text = line;
+    events.push_back(std::move(e));
+  }
+  return events;
+}
+
+std::string RenderHtmlReport(const Report& report, const std::vector<FailureTrace>& traces) {
+  const Totals totals = ComputeTotals(report.entries);
+  HtmlPage page("Shale campaign: " + std::to_string(totals.seeds) + " seeds, " +
+                std::to_string(totals.failed) + " failed");
+  page.Summary(report, totals);
+  page.FailuresByProperty(report, totals, kMaxTimelines);
+  page.Scenarios(report);
+  page.Promises(ComputePromises(report.entries));
+  page.Faults(totals);
+  page.Throughput(report, totals);
+  page.Coverage(totals);
+  // The failures, in the order of the failure table, with their traces.
+  std::map<std::pair<std::string, uint64_t>, const FailureTrace*> by_seed;
+  for (const FailureTrace& t : traces) by_seed[{t.scenario, t.seed}] = &t;
+  json failures = json::array();
+  size_t n = 0;
+  for (const SeedEntry& e : FailedEntries(report, kMaxTimelines)) {
+    const auto it = by_seed.find({e.result.scenario, e.result.seed});
+    std::vector<TimelineEvent> events;
+    std::vector<std::string> lines;
+    if (it != by_seed.end()) {
+      lines = it->second->lines;
+      if (lines.size() > kMaxTimelineEvents) {
+        lines.erase(lines.begin(), lines.end() - static_cast<ptrdiff_t>(kMaxTimelineEvents));
+      }
+      events = ParseTimeline(lines);
+    }
+    failures.push_back(page.Failure(++n, e, events, lines));
+  }
+  page.EmbedData(json{{"failures", failures}});
+  return page.Finish();
+}
+
+}  // namespace shale::report
