@@ -28,7 +28,7 @@ constexpr const char* kScript = R"JS(
 (function(){
 const data=JSON.parse(document.getElementById('shale-data').textContent);
 const NS='http://www.w3.org/2000/svg';
-const COLORS={io:'#7aa7e0',sync:'#1a56b0',fault:'#e8710a',crash:'#b3261e',disk:'#8e44ad',check:'#137333',task:'#9aa0a6',other:'#5f6368'};
+const COLORS={io:'#7aa7e0',sync:'#1a56b0',fault:'#e8710a',crash:'#b3261e',disk:'#8e44ad',check:'#137333',task:'#9aa0a6',op:'#00897b',other:'#5f6368'};
 function el(tag,attrs,text){const e=document.createElementNS(NS,tag);for(const k in attrs)e.setAttribute(k,attrs[k]);if(text!==undefined){const t=document.createElementNS(NS,'title');t.textContent=text;e.appendChild(t);}return e;}
 function draw(f){
   const host=document.getElementById(f.id+'-timeline');
@@ -124,11 +124,13 @@ std::string SeedsOverTime(const Report& report) {
   std::string points;
   for (int i = 0; i < kBuckets; i++) {
     const double rate = static_cast<double>(per[i]) / bucket_s;
-    points += Fixed(40 + (i + 0.5) * w / kBuckets, 1) + "," + Fixed(10 + h - rate / top * h, 1) + " ";
+    points +=
+        Fixed(40 + (i + 0.5) * w / kBuckets, 1) + "," + Fixed(10 + h - rate / top * h, 1) + " ";
   }
   return "<svg id=\"seeds-per-second\" width=\"" + std::to_string(w + 60) + "\" height=\"" +
-         std::to_string(h + 36) + "\"><polyline fill=\"none\" stroke=\"#1a56b0\" stroke-width=\"2\" points=\"" +
-         points + "\"/><text x=\"0\" y=\"14\" font-size=\"11\">" + Fixed(top, 1) +
+         std::to_string(h + 36) +
+         "\"><polyline fill=\"none\" stroke=\"#1a56b0\" stroke-width=\"2\" points=\"" + points +
+         "\"/><text x=\"0\" y=\"14\" font-size=\"11\">" + Fixed(top, 1) +
          "/s</text><text x=\"0\" y=\"" + std::to_string(h + 10) +
          "\" font-size=\"11\">0</text><text x=\"40\" y=\"" + std::to_string(h + 30) +
          "\" font-size=\"11\">seeds finished per second, over " + Fixed(span / 1000.0, 1) +
@@ -142,12 +144,23 @@ std::string EscapeHtml(const std::string& text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -182,7 +195,8 @@ void HtmlPage::Summary(const Report& report, const Totals& t) {
            std::to_string(t.passed) + " passed, " + std::to_string(t.failed) + " failed" +
            (report.complete ? "" : " (the campaign had not finished)") + "</p>\n<table>\n";
   html_ += Row({"scenarios", EscapeHtml(Join(c.scenarios, ", "))});
-  html_ += Row({"seeds", EscapeHtml(c.seeds) + (c.shard.empty() ? "" : ", shard " + EscapeHtml(c.shard))});
+  html_ += Row(
+      {"seeds", EscapeHtml(c.seeds) + (c.shard.empty() ? "" : ", shard " + EscapeHtml(c.shard))});
   if (!c.merged_from.empty()) html_ += Row({"merged from", EscapeHtml(Join(c.merged_from, ", "))});
   html_ += Row({"wall time", Fixed(static_cast<double>(c.wall_ms) / 1000.0, 1) + " s"});
   html_ += Row({"workload ops", std::to_string(t.ops)});
@@ -211,7 +225,8 @@ void HtmlPage::FailuresByProperty(const Report& report, const Totals& t, size_t 
   for (const SeedEntry& e : FailedEntries(report, SIZE_MAX)) {
     ++n;
     const std::string seed = std::to_string(e.result.seed);
-    const std::string link = n <= max ? "<a href=\"#failure-" + std::to_string(n) + "\">" + seed + "</a>" : seed;
+    const std::string link =
+        n <= max ? "<a href=\"#failure-" + std::to_string(n) + "\">" + seed + "</a>" : seed;
     html_ += Row({EscapeHtml(e.result.scenario), link, EscapeHtml(e.result.failure.property),
                   EscapeHtml(e.result.failure.message)});
     if (n >= 1000) break;  // a limit on the page, not on the report
@@ -235,9 +250,11 @@ void HtmlPage::Scenarios(const Report& report) {
   }
   html_ += "<section id=\"scenarios\"><h2>Scenarios</h2>\n<table>" +
            Row({"scenario", "seeds", "passed", "failed", "workload ops", "crashes",
-                "seeds per core-second", "rechecked"}, "th");
+                "seeds per core-second", "rechecked"},
+               "th");
   for (const auto& [name, f] : by) {
-    const double rate = f.worker_ms ? static_cast<double>(f.seeds) * 1000.0 / static_cast<double>(f.worker_ms) : 0;
+    const double rate =
+        f.worker_ms ? static_cast<double>(f.seeds) * 1000.0 / static_cast<double>(f.worker_ms) : 0;
     html_ += Row({EscapeHtml(name), std::to_string(f.seeds), std::to_string(f.seeds - f.failed),
                   std::to_string(f.failed), std::to_string(f.ops), std::to_string(f.crashes),
                   Fixed(rate, 1), std::to_string(f.rechecked)});
@@ -262,8 +279,10 @@ void HtmlPage::Faults(const Totals& t) {
     html_ += "<p>None injected.</p></section>\n";
     return;
   }
-  std::vector<std::pair<std::string, uint64_t>> bars(t.faults_by_kind.begin(), t.faults_by_kind.end());
-  std::stable_sort(bars.begin(), bars.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::pair<std::string, uint64_t>> bars(t.faults_by_kind.begin(),
+                                                     t.faults_by_kind.end());
+  std::stable_sort(bars.begin(), bars.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   html_ += BarChart(bars, "faults-chart") + "</section>\n";
 }
 
@@ -272,11 +291,15 @@ void HtmlPage::Throughput(const Report& report, const Totals& t) {
   for (const SeedEntry& e : report.entries) worker_ms += e.wall_ms;
   const double wall_s = static_cast<double>(report.campaign.wall_ms) / 1000.0;
   const double core_s = static_cast<double>(worker_ms) / 1000.0;
-  const auto per = [](uint64_t n, double s) { return s > 0 ? Fixed(static_cast<double>(n) / s, 1) : "-"; };
+  const auto per = [](uint64_t n, double s) {
+    return s > 0 ? Fixed(static_cast<double>(n) / s, 1) : "-";
+  };
   html_ += "<section id=\"throughput\"><h2>Throughput</h2>\n<table>" +
            Row({"", "seeds", "workload ops", "engine ops"}, "th") +
-           Row({"per second of wall time", per(t.seeds, wall_s), per(t.ops, wall_s), per(t.engine_ops, wall_s)}) +
-           Row({"per worker second (one core)", per(t.seeds, core_s), per(t.ops, core_s), per(t.engine_ops, core_s)}) +
+           Row({"per second of wall time", per(t.seeds, wall_s), per(t.ops, wall_s),
+                per(t.engine_ops, wall_s)}) +
+           Row({"per worker second (one core)", per(t.seeds, core_s), per(t.ops, core_s),
+                per(t.engine_ops, core_s)}) +
            "</table>\n" + SeedsOverTime(report) + "</section>\n";
 }
 
@@ -291,7 +314,8 @@ void HtmlPage::Coverage(const Totals& t) {
              std::to_string(t.probe_counted_seeds) + " simulated seeds.</p>\n";
     if (!never.empty()) {
       html_ += "<p>Never hit:</p><ul id=\"probes-never-hit\">";
-      for (const std::string& name : never) html_ += "<li><code>" + EscapeHtml(name) + "</code></li>";
+      for (const std::string& name : never)
+        html_ += "<li><code>" + EscapeHtml(name) + "</code></li>";
       html_ += "</ul>\n";
     }
   }
@@ -315,21 +339,26 @@ json HtmlPage::Failure(size_t n, const SeedEntry& e, const std::vector<TimelineE
            "<br>expected: <code>" + EscapeHtml(f.expected) + "</code><br>observed: <code>" +
            EscapeHtml(f.observed) + "</code><br>" + EscapeHtml(f.message) + "</div>\n";
   html_ += "<p>Replay: <code>" + EscapeHtml(e.replay) + "</code><br>Shrink: <code>" +
-           EscapeHtml(ShrinkCommand(e.replay)) + "</code><br>Trace: <code>" +
-           EscapeHtml(e.replay) + " --trace</code></p>\n";
+           EscapeHtml(ShrinkCommand(e.replay)) + "</code><br>Trace: <code>" + EscapeHtml(e.replay) +
+           " --trace</code></p>\n";
   if (events.empty()) {
-    html_ += "<p>No timeline: the seed's trace was not collected (a real run, or the replay "
-             "failed).</p></section>\n";
+    html_ +=
+        "<p>No timeline: the seed's trace was not collected (a real run, or the replay "
+        "failed).</p></section>\n";
   } else {
-    html_ += "<p class=\"legend\"><span><i class=\"sw\" style=\"background:#7aa7e0\"></i>I/O call</span>"
-             "<span><i class=\"sw\" style=\"background:#1a56b0\"></i>sync</span>"
-             "<span><i class=\"sw\" style=\"background:#e8710a\"></i>injected fault</span>"
-             "<span><i class=\"sw\" style=\"background:#b3261e\"></i>crash / failed check</span>"
-             "<span><i class=\"sw\" style=\"background:#8e44ad\"></i>what a crash kept and lost</span>"
-             "<span><i class=\"sw\" style=\"background:#137333\"></i>check</span></p>\n"
-             "<div class=\"timeline\" id=\"" + id + "-timeline\"></div>\n"
-             "<details><summary>Plain-text trace (" + std::to_string(trace.size()) +
-             " events)</summary><pre>";
+    html_ +=
+        "<p class=\"legend\"><span><i class=\"sw\" style=\"background:#7aa7e0\"></i>I/O call</span>"
+        "<span><i class=\"sw\" style=\"background:#1a56b0\"></i>sync</span>"
+        "<span><i class=\"sw\" style=\"background:#e8710a\"></i>injected fault</span>"
+        "<span><i class=\"sw\" style=\"background:#b3261e\"></i>crash / failed check</span>"
+        "<span><i class=\"sw\" style=\"background:#8e44ad\"></i>what a crash kept and lost</span>"
+        "<span><i class=\"sw\" style=\"background:#137333\"></i>check</span>"
+        "<span><i class=\"sw\" style=\"background:#00897b\"></i>workload operation</span></p>\n"
+        "<div class=\"timeline\" id=\"" +
+        id +
+        "-timeline\"></div>\n"
+        "<details><summary>Plain-text trace (" +
+        std::to_string(trace.size()) + " events)</summary><pre>";
     for (const std::string& line : trace) html_ += EscapeHtml(line) + "\n";
     html_ += "</pre></details></section>\n";
   }
@@ -337,8 +366,11 @@ json HtmlPage::Failure(size_t n, const SeedEntry& e, const std::vector<TimelineE
   for (const TimelineEvent& ev : events) {
     rows.push_back(json::array({ev.start_ns, ev.end_ns, ev.task, ev.kind, ev.text}));
   }
-  return json{{"id", id}, {"scenario", e.result.scenario}, {"seed", e.result.seed},
-              {"check", check}, {"events", rows}};
+  return json{{"id", id},
+              {"scenario", e.result.scenario},
+              {"seed", e.result.seed},
+              {"check", check},
+              {"events", rows}};
 }
 
 void HtmlPage::EmbedData(const json& data) {

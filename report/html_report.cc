@@ -75,7 +75,8 @@ std::vector<TimelineEvent> ParseTimeline(const std::vector<std::string>& trace) 
     }
     // Scheduling lines only move the clock.
     const size_t t = line.find("t=");
-    const bool scheduling = StartsWith(line, "step ") || line.find("timer fires") != std::string::npos;
+    const bool scheduling =
+        StartsWith(line, "step ") || line.find("timer fires") != std::string::npos;
     if (t != std::string::npos && (scheduling || t == 0)) {
       size_t end = 0;
       now = std::max(now, NumberAt(line, t + 2, &end));
@@ -86,7 +87,14 @@ std::vector<TimelineEvent> ParseTimeline(const std::vector<std::string>& trace) 
     // "spawn task 3 'flush'", "task 3 'flush' finished": the quoted name.
     const size_t open = line.find('\'');
     const size_t close = open == std::string::npos ? open : line.find('\'', open + 1);
-    if (e.kind == "task" && close != std::string::npos) e.task = line.substr(open + 1, close - open - 1);
+    if (e.kind == "task" && close != std::string::npos)
+      e.task = line.substr(open + 1, close - open - 1);
+    // "client0 op 12: write put ...": the workload task's operation.
+    const size_t op = line.find(" op ");
+    if (e.kind == "other" && op != std::string::npos && op > 0 && line.find(' ') == op) {
+      e.task = line.substr(0, op);
+      e.kind = "op";
+    }
     e.text = line;
     events.push_back(std::move(e));
   }

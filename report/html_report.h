@@ -40,7 +40,8 @@ struct FailureTrace {
 
 // One timeline event, from one trace line. kind: "io", "sync" (an I/O
 // call that syncs), "fault", "crash", "disk" (what a crash did), "check",
-// "task" (spawned or finished) or "other". Lines without a time take the
+// "task" (spawned or finished), "op" (a workload task's operation,
+// "client0 op 12: ...") or "other". Lines without a time take the
 // time of the last line that had one; task is "" when the line names none.
 struct TimelineEvent {
   uint64_t start_ns = 0;

@@ -43,9 +43,10 @@ TEST_CASE("a trace becomes timeline events with times, tasks and kinds", "[repor
       "disk: power loss kept 1 of 3 unsynced sectors of /db/000003.log (0 torn, 0 garbage), lost 2",
       "step 9 t=40000 run task 1 'client0'",
       "check: recovery after a power loss",
+      "client1 op 3: write put k=v -> OK",
   };
   const std::vector<TimelineEvent> events = ParseTimeline(trace);
-  REQUIRE(events.size() == 7);  // the two scheduling lines only move the clock
+  REQUIRE(events.size() == 8);  // the two scheduling lines only move the clock
   REQUIRE(events[0].kind == "task");
   REQUIRE(events[0].task == "main");
   REQUIRE(events[1].kind == "io");
@@ -62,6 +63,8 @@ TEST_CASE("a trace becomes timeline events with times, tasks and kinds", "[repor
   REQUIRE(events[5].kind == "disk");
   REQUIRE(events[6].kind == "check");
   REQUIRE(events[6].start_ns == 40000);
+  REQUIRE(events[7].kind == "op");
+  REQUIRE(events[7].task == "client1");
 }
 
 TEST_CASE("report.html has every section, links each failure and escapes what it quotes",
@@ -71,12 +74,14 @@ TEST_CASE("report.html has every section, links each failure and escapes what it
   r.campaign.seeds = "1..4";
   r.campaign.wall_ms = 50;
   for (uint64_t seed = 1; seed <= 4; seed++) r.entries.push_back(Entry(seed, seed != 3));
-  const FailureTrace trace{"crash-recovery", 3, {"io t=0..10 task 'main' sync /db/x 0 bytes: OK",
-                                                 "check: after </script> a crash"}};
+  const FailureTrace trace{
+      "crash-recovery",
+      3,
+      {"io t=0..10 task 'main' sync /db/x 0 bytes: OK", "check: after </script> a crash"}};
   const std::string html = RenderHtmlReport(r, {trace});
-  for (const char* id : {"summary", "failures", "scenarios", "faults", "throughput", "coverage",
-                         "failure-1", "failure-1-timeline", "faults-chart", "seeds-per-second",
-                         "shale-data"}) {
+  for (const char* id :
+       {"summary", "failures", "scenarios", "faults", "throughput", "coverage", "failure-1",
+        "failure-1-timeline", "faults-chart", "seeds-per-second", "shale-data"}) {
     INFO(id);
     REQUIRE(html.find(std::string("id=\"") + id + "\"") != std::string::npos);
   }
