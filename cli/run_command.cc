@@ -2,12 +2,11 @@
 
 #include <unistd.h>
 
-#include <filesystem>
-
 #include "command_table.h"
 #include "report/file_io.h"
 #include "report/html_page.h"
 #include "report/report_merge.h"
+#include "report/report_reader.h"
 #include "run_summary.h"
 #include "run_target.h"
 #include "scenarios/scenario.h"
@@ -127,25 +126,20 @@ std::string HtmlPathBeside(const std::string& report_path) {
 
 bool WriteReportHtml(const std::string& report_path, const std::string& html_path,
                      std::string* error) {
-  std::error_code ec;
-  const uintmax_t size_bytes = std::filesystem::file_size(report_path, ec);
-  if (!ec && size_bytes > kMaxHtmlReportBytes) {
-    *error = report_path + " is " + std::to_string(size_bytes >> 20) + " MiB, over the " +
-             std::to_string(kMaxHtmlReportBytes >> 20) +
-             " MiB report.html renders (render a shard's report)";
-    return false;
-  }
-  std::string text;
-  report::Report r;
-  if (!report::ReadWholeFile(report_path, &text, error) || !report::DecodeReport(text, &r, error)) {
-    return false;
-  }
-  text.clear();
+  report::ReportHeader header;
+  report::HtmlDigest digest;
+  const auto add = [&digest](const report::SeedEntry& e, std::string_view, std::string*) {
+    digest.Add(e);
+    return true;
+  };
+  if (!report::ReadReportFile(report_path, &header, add, error)) return false;
   std::vector<report::FailureTrace> traces;
-  for (const report::SeedEntry& e : report::FailedEntries(r, report::kMaxTimelines)) {
-    traces.push_back({e.result.scenario, e.result.seed, TraceOf(e)});
+  const std::vector<report::SeedEntry>& failed = digest.tally().kept_failures();
+  for (size_t i = 0; i < failed.size() && i < report::kMaxTimelines; i++) {
+    traces.push_back({failed[i].result.scenario, failed[i].result.seed, TraceOf(failed[i])});
   }
-  return report::WriteFileAtomically(html_path, report::RenderHtmlReport(r, traces), error);
+  return report::WriteFileAtomically(html_path, report::RenderHtmlReport(header, digest, traces),
+                                     error);
 }
 
 namespace {

@@ -28,13 +28,12 @@ int RunRunCommandWith(std::span<const std::string> args, const CampaignEnv& env,
 
 // report.html beside the report.json at report_path.
 std::string HtmlPathBeside(const std::string& report_path);
-// The page is built from the whole report in memory: larger reports are
-// refused (render a shard's).
-inline constexpr uint64_t kMaxHtmlReportBytes = uint64_t{256} << 20;
 // Renders the report at report_path as report.html (report/html_report.h)
-// at html_path, written whole; the first failures' timelines come from
-// replaying their failure files here with the trace on (simulated runs
-// only). False with one line in *error. REQUIRES: scenarios registered.
+// at html_path, written whole. The report is read one entry at a time
+// (report_reader.h), so memory does not grow with its seeds. The first
+// failures' timelines come from replaying their failure files here with
+// the trace on (simulated runs only). False with one line in *error.
+// REQUIRES: scenarios registered.
 [[nodiscard]] bool WriteReportHtml(const std::string& report_path, const std::string& html_path,
                                    std::string* error);
 

@@ -1,5 +1,7 @@
 #include "report/html_page.h"
 
+#include "report/table_cache_study.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -104,18 +106,16 @@ std::string BarChart(const std::vector<std::pair<std::string, uint64_t>>& bars, 
   return svg + "</svg>\n";
 }
 
-// Seeds finished over the campaign's time, as a line of inline SVG, and
-// the peak rate over any tenth of it.
-std::string SeedsOverTime(const Report& report) {
-  std::vector<uint64_t> done_ms;
-  for (const SeedEntry& e : report.entries) done_ms.push_back(e.finished_ms);
+// Seeds finished per second over the campaign, as a line of inline SVG
+// (each kept finish time stands for weight seeds).
+std::string SeedsOverTime(std::vector<uint64_t> done_ms, uint64_t weight) {
   std::sort(done_ms.begin(), done_ms.end());
   if (done_ms.empty() || done_ms.back() == 0) return "";
   constexpr int kBuckets = 40;
   const double span = static_cast<double>(done_ms.back());
   std::vector<uint64_t> per(kBuckets, 0);
   for (uint64_t ms : done_ms) {
-    per[std::min<size_t>(kBuckets - 1, static_cast<size_t>(ms / span * kBuckets))]++;
+    per[std::min<size_t>(kBuckets - 1, static_cast<size_t>(ms / span * kBuckets))] += weight;
   }
   const double bucket_s = span / kBuckets / 1000.0;
   double top = 1;
@@ -166,16 +166,6 @@ std::string EscapeHtml(const std::string& text) {
   return out;
 }
 
-std::vector<SeedEntry> FailedEntries(const Report& report, size_t max) {
-  std::vector<SeedEntry> failed;
-  for (const SeedEntry& e : report.entries) {
-    if (!e.result.passed) failed.push_back(e);
-  }
-  SortEntries(&failed);
-  if (failed.size() > max) failed.resize(max);
-  return failed;
-}
-
 std::string ShrinkCommand(const std::string& replay) {
   const std::string prefix = "build/shale replay ";
   if (replay.rfind(prefix, 0) != 0) return "";
@@ -188,12 +178,12 @@ HtmlPage::HtmlPage(const std::string& title) {
           EscapeHtml(title) + "</h1>\n";
 }
 
-void HtmlPage::Summary(const Report& report, const Totals& t) {
-  const CampaignInfo& c = report.campaign;
+void HtmlPage::Summary(const ReportHeader& header, const Totals& t) {
+  const CampaignInfo& c = header.campaign;
   html_ += "<section id=\"summary\"><h2>Summary</h2>\n<p class=\"verdict " +
            std::string(t.failed ? "bad" : "good") + "\">" + std::to_string(t.seeds) + " seeds, " +
            std::to_string(t.passed) + " passed, " + std::to_string(t.failed) + " failed" +
-           (report.complete ? "" : " (the campaign had not finished)") + "</p>\n<table>\n";
+           (header.complete ? "" : " (the campaign had not finished)") + "</p>\n<table>\n";
   html_ += Row({"scenarios", EscapeHtml(Join(c.scenarios, ", "))});
   html_ += Row(
       {"seeds", EscapeHtml(c.seeds) + (c.shard.empty() ? "" : ", shard " + EscapeHtml(c.shard))});
@@ -209,7 +199,8 @@ void HtmlPage::Summary(const Report& report, const Totals& t) {
   html_ += "</table></section>\n";
 }
 
-void HtmlPage::FailuresByProperty(const Report& report, const Totals& t, size_t max) {
+void HtmlPage::FailuresByProperty(const Totals& t, const std::vector<SeedEntry>& failed,
+                                  size_t with_section) {
   html_ += "<section id=\"failures\"><h2>Failures by property</h2>\n";
   if (t.failed == 0) {
     html_ += "<p>None.</p></section>\n";
@@ -222,32 +213,23 @@ void HtmlPage::FailuresByProperty(const Report& report, const Totals& t, size_t 
   html_ += "</table>\n<table id=\"failure-table\">" +
            Row({"scenario", "seed", "property", "what failed"}, "th");
   size_t n = 0;
-  for (const SeedEntry& e : FailedEntries(report, SIZE_MAX)) {
+  for (const SeedEntry& e : failed) {
     ++n;
     const std::string seed = std::to_string(e.result.seed);
-    const std::string link =
-        n <= max ? "<a href=\"#failure-" + std::to_string(n) + "\">" + seed + "</a>" : seed;
+    const std::string link = n <= with_section
+                                 ? "<a href=\"#failure-" + std::to_string(n) + "\">" + seed + "</a>"
+                                 : seed;
     html_ += Row({EscapeHtml(e.result.scenario), link, EscapeHtml(e.result.failure.property),
                   EscapeHtml(e.result.failure.message)});
-    if (n >= 1000) break;  // a limit on the page, not on the report
   }
-  html_ += "</table></section>\n";
+  html_ += "</table>";
+  if (t.failed > failed.size()) {
+    html_ += "<p>... and " + std::to_string(t.failed - failed.size()) + " more failed seeds.</p>";
+  }
+  html_ += "</section>\n";
 }
 
-void HtmlPage::Scenarios(const Report& report) {
-  struct Figures {
-    uint64_t seeds = 0, failed = 0, ops = 0, crashes = 0, worker_ms = 0, rechecked = 0;
-  };
-  std::map<std::string, Figures> by;
-  for (const SeedEntry& e : report.entries) {
-    Figures& f = by[e.result.scenario];
-    f.seeds++;
-    f.failed += e.result.passed ? 0 : 1;
-    f.ops += e.result.ops;
-    f.crashes += e.result.crashes;
-    f.worker_ms += e.wall_ms;
-    f.rechecked += e.rechecked ? 1 : 0;
-  }
+void HtmlPage::Scenarios(const std::map<std::string, ScenarioFigures>& by) {
   html_ += "<section id=\"scenarios\"><h2>Scenarios</h2>\n<table>" +
            Row({"scenario", "seeds", "passed", "failed", "workload ops", "crashes",
                 "seeds per core-second", "rechecked"},
@@ -286,11 +268,9 @@ void HtmlPage::Faults(const Totals& t) {
   html_ += BarChart(bars, "faults-chart") + "</section>\n";
 }
 
-void HtmlPage::Throughput(const Report& report, const Totals& t) {
-  uint64_t worker_ms = 0;
-  for (const SeedEntry& e : report.entries) worker_ms += e.wall_ms;
-  const double wall_s = static_cast<double>(report.campaign.wall_ms) / 1000.0;
-  const double core_s = static_cast<double>(worker_ms) / 1000.0;
+void HtmlPage::Throughput(uint64_t wall_ms, const Totals& t, const HtmlDigest& digest) {
+  const double wall_s = static_cast<double>(wall_ms) / 1000.0;
+  const double core_s = static_cast<double>(digest.tally().worker_ms()) / 1000.0;
   const auto per = [](uint64_t n, double s) {
     return s > 0 ? Fixed(static_cast<double>(n) / s, 1) : "-";
   };
@@ -300,7 +280,15 @@ void HtmlPage::Throughput(const Report& report, const Totals& t) {
                 per(t.engine_ops, wall_s)}) +
            Row({"per worker second (one core)", per(t.seeds, core_s), per(t.ops, core_s),
                 per(t.engine_ops, core_s)}) +
-           "</table>\n" + SeedsOverTime(report) + "</section>\n";
+           "</table>\n" + SeedsOverTime(digest.finish_times_ms(), digest.finish_time_weight()) +
+           "</section>\n";
+}
+
+void HtmlPage::Studies(const Totals& t) {
+  const TableCacheStudy study = ComputeTableCacheStudy(t.table_cache);
+  if (study.rows.empty()) return;
+  html_ += "<section id=\"table-cache\"><h2>Table-cache study</h2>\n" + TableCacheSvg(study) +
+           "<pre>" + EscapeHtml(TableCacheMarkdown(study)) + "</pre></section>\n";
 }
 
 void HtmlPage::Coverage(const Totals& t) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,6 @@ namespace shale::report {
 // text with &, <, >, " and ' escaped for HTML.
 std::string EscapeHtml(const std::string& text);
 
-// The failed entries by (scenario, seed), at most max of them.
-std::vector<SeedEntry> FailedEntries(const Report& report, size_t max);
-
 // "build/shale shrink PATH" for an entry's replay command
 // ("build/shale replay PATH"), or "" if it names no file.
 std::string ShrinkCommand(const std::string& replay);
@@ -30,16 +28,19 @@ class HtmlPage {
  public:
   explicit HtmlPage(const std::string& title);
 
-  void Summary(const Report& report, const Totals& totals);
-  // Counts by property, and the failed seeds, each linking to its section
-  // (the first max have one).
-  void FailuresByProperty(const Report& report, const Totals& totals, size_t max);
-  void Scenarios(const Report& report);
+  void Summary(const ReportHeader& header, const Totals& totals);
+  // Counts by property, and the failed seeds (sorted), each of the first
+  // with_section linking to its section.
+  void FailuresByProperty(const Totals& totals, const std::vector<SeedEntry>& failed,
+                          size_t with_section);
+  void Scenarios(const std::map<std::string, ScenarioFigures>& scenarios);
   void Promises(const std::vector<PromiseVerdict>& verdicts);
-  void Faults(const Totals& totals);  // a table and a bar chart
-  // Seeds per second over the campaign (from each entry's finish time),
-  // and the per-core rates.
-  void Throughput(const Report& report, const Totals& totals);
+  void Faults(const Totals& totals);  // a bar chart
+  // The rates per wall and per core second, and seeds finished per second
+  // over the campaign.
+  void Throughput(uint64_t wall_ms, const Totals& totals, const HtmlDigest& digest);
+  // Per-scenario figures that exist: the table-cache study's table and plot.
+  void Studies(const Totals& totals);
   void Coverage(const Totals& totals);
   // Failure number n's section (id "failure-n"); returns its data for the
   // timeline script.

@@ -101,23 +101,52 @@ std::vector<TimelineEvent> ParseTimeline(const std::vector<std::string>& trace) 
   return events;
 }
 
+void HtmlDigest::Add(const SeedEntry& e) {
+  tally_.Add(e);
+  ScenarioFigures& f = scenarios_[e.result.scenario];
+  f.seeds++;
+  f.failed += e.result.passed ? 0 : 1;
+  f.ops += e.result.ops;
+  f.crashes += e.result.crashes;
+  f.worker_ms += e.wall_ms;
+  f.rechecked += e.rechecked ? 1 : 0;
+  if (++finish_time_skip_ < finish_time_weight_) return;
+  finish_time_skip_ = 0;
+  finish_times_ms_.push_back(e.finished_ms);
+  if (finish_times_ms_.size() < max_finish_times_) return;
+  for (size_t i = 0; 2 * i < finish_times_ms_.size(); i++)
+    finish_times_ms_[i] = finish_times_ms_[2 * i];
+  finish_times_ms_.resize(finish_times_ms_.size() / 2);
+  finish_time_weight_ *= 2;
+}
+
 std::string RenderHtmlReport(const Report& report, const std::vector<FailureTrace>& traces) {
-  const Totals totals = ComputeTotals(report.entries);
+  HtmlDigest digest;
+  for (const SeedEntry& e : report.entries) digest.Add(e);
+  return RenderHtmlReport(ReportHeader{report.campaign, report.complete}, digest, traces);
+}
+
+std::string RenderHtmlReport(const ReportHeader& header, const HtmlDigest& digest,
+                             const std::vector<FailureTrace>& traces) {
+  const Totals& totals = digest.tally().totals();
+  const std::vector<SeedEntry>& failed = digest.tally().kept_failures();
   HtmlPage page("Shale campaign: " + std::to_string(totals.seeds) + " seeds, " +
                 std::to_string(totals.failed) + " failed");
-  page.Summary(report, totals);
-  page.FailuresByProperty(report, totals, kMaxTimelines);
-  page.Scenarios(report);
-  page.Promises(ComputePromises(report.entries));
+  page.Summary(header, totals);
+  page.FailuresByProperty(totals, failed, kMaxTimelines);
+  page.Scenarios(digest.scenarios());
+  page.Promises(digest.tally().promises());
   page.Faults(totals);
-  page.Throughput(report, totals);
+  page.Throughput(header.campaign.wall_ms, totals, digest);
+  page.Studies(totals);
   page.Coverage(totals);
   // The failures, in the order of the failure table, with their traces.
   std::map<std::pair<std::string, uint64_t>, const FailureTrace*> by_seed;
   for (const FailureTrace& t : traces) by_seed[{t.scenario, t.seed}] = &t;
   json failures = json::array();
   size_t n = 0;
-  for (const SeedEntry& e : FailedEntries(report, kMaxTimelines)) {
+  for (size_t i = 0; i < failed.size() && i < kMaxTimelines; i++) {
+    const SeedEntry& e = failed[i];
     const auto it = by_seed.find({e.result.scenario, e.result.seed});
     std::vector<TimelineEvent> events;
     std::vector<std::string> lines;

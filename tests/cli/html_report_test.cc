@@ -96,3 +96,21 @@ TEST_CASE("report.html has every section, links each failure and escapes what it
   REQUIRE(html.find("<script src") == std::string::npos);
   REQUIRE(html.find("<link") == std::string::npos);
 }
+
+TEST_CASE("the page's digest keeps bounded finish times that still stand for every seed",
+          "[report][html]") {
+  HtmlDigest digest(/*max_finish_times=*/8);
+  for (uint64_t seed = 1; seed <= 100; seed++) digest.Add(Entry(seed, seed % 10 != 0));
+  REQUIRE(digest.finish_times_ms().size() < 8);
+  REQUIRE(digest.finish_times_ms().size() * digest.finish_time_weight() >= 90);
+  REQUIRE(digest.finish_times_ms().size() * digest.finish_time_weight() <= 100);
+  REQUIRE(digest.tally().totals().seeds == 100);
+  REQUIRE(digest.tally().totals().failed == 10);
+  REQUIRE(digest.tally().kept_failures().size() == 10);
+  REQUIRE(digest.scenarios().at("crash-recovery").seeds == 100);
+  REQUIRE(digest.scenarios().at("crash-recovery").failed == 10);
+  const std::string html = RenderHtmlReport(ReportHeader{}, digest, {});
+  REQUIRE(html.find("id=\"failure-10\"") != std::string::npos);
+  REQUIRE(html.find("id=\"failure-11\"") == std::string::npos);  // kMaxTimelines sections
+  REQUIRE(html.find("<a href=\"#failure-10\">100</a>") != std::string::npos);
+}
