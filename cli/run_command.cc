@@ -105,11 +105,10 @@ namespace {
 // command) replayed in this process with the trace on. Empty for a real
 // run, a seed whose worker died, or a file that cannot be read.
 std::vector<std::string> TraceOf(const report::SeedEntry& e) {
-  const std::string prefix = "build/shale replay ";
-  if (!e.result.deterministic || !e.trace_hash_known || e.replay.rfind(prefix, 0) != 0) return {};
+  const std::vector<std::string> file{report::FailureFileOfReplay(e.replay)};
+  if (!e.result.deterministic || !e.trace_hash_known || file[0].empty()) return {};
   RunTarget target;
   std::string error;
-  const std::vector<std::string> file{e.replay.substr(prefix.size())};
   if (!ResolveRunTarget(file, RunTargetFlags{}, false, &target, &error)) return {};
   const scenario::Scenario* s = scenario::FindScenario(target.config.scenario);
   if (s == nullptr) return {};

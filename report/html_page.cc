@@ -1,5 +1,6 @@
 #include "report/html_page.h"
 
+#include "report/junit.h"
 #include "report/table_cache_study.h"
 
 #include <algorithm>
@@ -96,9 +97,9 @@ std::string BarChart(const std::vector<std::pair<std::string, uint64_t>>& bars, 
   for (const auto& [name, n] : bars) {
     const double w = static_cast<double>(n) / static_cast<double>(top) * width;
     svg += "<text x=\"0\" y=\"" + std::to_string(y + 12) + "\" font-size=\"11\">" +
-           EscapeHtml(name) + "</text><rect x=\"" + std::to_string(label) + "\" y=\"" +
+           XmlEscape(name) + "</text><rect x=\"" + std::to_string(label) + "\" y=\"" +
            std::to_string(y + 2) + "\" width=\"" + Fixed(std::max(w, 1.0), 1) +
-           "\" height=\"12\" fill=\"#e8710a\"><title>" + EscapeHtml(name) + ": " +
+           "\" height=\"12\" fill=\"#e8710a\"><title>" + XmlEscape(name) + ": " +
            std::to_string(n) + "</title></rect><text x=\"" + Fixed(label + w + 4, 1) + "\" y=\"" +
            std::to_string(y + 12) + "\" font-size=\"11\">" + std::to_string(n) + "</text>";
     y += row;
@@ -139,43 +140,15 @@ std::string SeedsOverTime(std::vector<uint64_t> done_ms, uint64_t weight) {
 
 }  // namespace
 
-std::string EscapeHtml(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-std::string ShrinkCommand(const std::string& replay) {
+std::string FailureFileOfReplay(const std::string& replay) {
   const std::string prefix = "build/shale replay ";
-  if (replay.rfind(prefix, 0) != 0) return "";
-  return "build/shale shrink " + replay.substr(prefix.size());
+  return replay.rfind(prefix, 0) == 0 ? replay.substr(prefix.size()) : "";
 }
 
 HtmlPage::HtmlPage(const std::string& title) {
   html_ = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" +
-          EscapeHtml(title) + "</title><style>" + kStyle + "</style></head><body>\n<h1>" +
-          EscapeHtml(title) + "</h1>\n";
+          XmlEscape(title) + "</title><style>" + kStyle + "</style></head><body>\n<h1>" +
+          XmlEscape(title) + "</h1>\n";
 }
 
 void HtmlPage::Summary(const ReportHeader& header, const Totals& t) {
@@ -184,10 +157,10 @@ void HtmlPage::Summary(const ReportHeader& header, const Totals& t) {
            std::string(t.failed ? "bad" : "good") + "\">" + std::to_string(t.seeds) + " seeds, " +
            std::to_string(t.passed) + " passed, " + std::to_string(t.failed) + " failed" +
            (header.complete ? "" : " (the campaign had not finished)") + "</p>\n<table>\n";
-  html_ += Row({"scenarios", EscapeHtml(Join(c.scenarios, ", "))});
-  html_ += Row(
-      {"seeds", EscapeHtml(c.seeds) + (c.shard.empty() ? "" : ", shard " + EscapeHtml(c.shard))});
-  if (!c.merged_from.empty()) html_ += Row({"merged from", EscapeHtml(Join(c.merged_from, ", "))});
+  html_ += Row({"scenarios", XmlEscape(Join(c.scenarios, ", "))});
+  html_ +=
+      Row({"seeds", XmlEscape(c.seeds) + (c.shard.empty() ? "" : ", shard " + XmlEscape(c.shard))});
+  if (!c.merged_from.empty()) html_ += Row({"merged from", XmlEscape(Join(c.merged_from, ", "))});
   html_ += Row({"wall time", Fixed(static_cast<double>(c.wall_ms) / 1000.0, 1) + " s"});
   html_ += Row({"workload ops", std::to_string(t.ops)});
   html_ += Row({"engine ops", std::to_string(t.engine_ops)});
@@ -208,7 +181,7 @@ void HtmlPage::FailuresByProperty(const Totals& t, const std::vector<SeedEntry>&
   }
   html_ += "<table>" + Row({"property", "seeds"}, "th");
   for (const auto& [property, n] : t.failures_by_property) {
-    html_ += Row({EscapeHtml(property), std::to_string(n)});
+    html_ += Row({XmlEscape(property), std::to_string(n)});
   }
   html_ += "</table>\n<table id=\"failure-table\">" +
            Row({"scenario", "seed", "property", "what failed"}, "th");
@@ -219,8 +192,8 @@ void HtmlPage::FailuresByProperty(const Totals& t, const std::vector<SeedEntry>&
     const std::string link = n <= with_section
                                  ? "<a href=\"#failure-" + std::to_string(n) + "\">" + seed + "</a>"
                                  : seed;
-    html_ += Row({EscapeHtml(e.result.scenario), link, EscapeHtml(e.result.failure.property),
-                  EscapeHtml(e.result.failure.message)});
+    html_ += Row({XmlEscape(e.result.scenario), link, XmlEscape(e.result.failure.property),
+                  XmlEscape(e.result.failure.message)});
   }
   html_ += "</table>";
   if (t.failed > failed.size()) {
@@ -237,7 +210,7 @@ void HtmlPage::Scenarios(const std::map<std::string, ScenarioFigures>& by) {
   for (const auto& [name, f] : by) {
     const double rate =
         f.worker_ms ? static_cast<double>(f.seeds) * 1000.0 / static_cast<double>(f.worker_ms) : 0;
-    html_ += Row({EscapeHtml(name), std::to_string(f.seeds), std::to_string(f.seeds - f.failed),
+    html_ += Row({XmlEscape(name), std::to_string(f.seeds), std::to_string(f.seeds - f.failed),
                   std::to_string(f.failed), std::to_string(f.ops), std::to_string(f.crashes),
                   Fixed(rate, 1), std::to_string(f.rechecked)});
   }
@@ -249,8 +222,8 @@ void HtmlPage::Promises(const std::vector<PromiseVerdict>& verdicts) {
   html_ += "<section id=\"promises\"><h2>Promises</h2>\n<table>" +
            Row({"scenario", "mode", "promise", "verdict"}, "th");
   for (const PromiseVerdict& v : verdicts) {
-    html_ += Row({EscapeHtml(v.scenario), EscapeHtml(v.mode), EscapeHtml(v.promise),
-                  EscapeHtml(DescribeVerdict(v))});
+    html_ += Row({XmlEscape(v.scenario), XmlEscape(v.mode), XmlEscape(v.promise),
+                  XmlEscape(DescribeVerdict(v))});
   }
   html_ += "</table></section>\n";
 }
@@ -288,7 +261,7 @@ void HtmlPage::Studies(const Totals& t) {
   const TableCacheStudy study = ComputeTableCacheStudy(t.table_cache);
   if (study.rows.empty()) return;
   html_ += "<section id=\"table-cache\"><h2>Table-cache study</h2>\n" + TableCacheSvg(study) +
-           "<pre>" + EscapeHtml(TableCacheMarkdown(study)) + "</pre></section>\n";
+           "<pre>" + XmlEscape(TableCacheMarkdown(study)) + "</pre></section>\n";
 }
 
 void HtmlPage::Coverage(const Totals& t) {
@@ -303,7 +276,7 @@ void HtmlPage::Coverage(const Totals& t) {
     if (!never.empty()) {
       html_ += "<p>Never hit:</p><ul id=\"probes-never-hit\">";
       for (const std::string& name : never)
-        html_ += "<li><code>" + EscapeHtml(name) + "</code></li>";
+        html_ += "<li><code>" + XmlEscape(name) + "</code></li>";
       html_ += "</ul>\n";
     }
   }
@@ -321,14 +294,14 @@ json HtmlPage::Failure(size_t n, const SeedEntry& e, const std::vector<TimelineE
   const std::string check = f.property + (f.key.empty() ? "" : " key '" + f.key + "'") +
                             ": expected '" + f.expected + "', observed '" + f.observed + "'";
   html_ += "<section class=\"failure\" id=\"" + id + "\"><h2>Failure " + std::to_string(n) + ": " +
-           EscapeHtml(e.result.scenario) + " seed " + std::to_string(e.result.seed) + "</h2>\n" +
-           "<div class=\"check\"><b>" + EscapeHtml(f.property) + "</b>" +
-           (f.key.empty() ? "" : " key <code>" + EscapeHtml(f.key) + "</code>") +
-           "<br>expected: <code>" + EscapeHtml(f.expected) + "</code><br>observed: <code>" +
-           EscapeHtml(f.observed) + "</code><br>" + EscapeHtml(f.message) + "</div>\n";
-  html_ += "<p>Replay: <code>" + EscapeHtml(e.replay) + "</code><br>Shrink: <code>" +
-           EscapeHtml(ShrinkCommand(e.replay)) + "</code><br>Trace: <code>" + EscapeHtml(e.replay) +
-           " --trace</code></p>\n";
+           XmlEscape(e.result.scenario) + " seed " + std::to_string(e.result.seed) + "</h2>\n" +
+           "<div class=\"check\"><b>" + XmlEscape(f.property) + "</b>" +
+           (f.key.empty() ? "" : " key <code>" + XmlEscape(f.key) + "</code>") +
+           "<br>expected: <code>" + XmlEscape(f.expected) + "</code><br>observed: <code>" +
+           XmlEscape(f.observed) + "</code><br>" + XmlEscape(f.message) + "</div>\n";
+  html_ += "<p>Replay: <code>" + XmlEscape(e.replay) + "</code><br>Shrink: <code>" +
+           XmlEscape("build/shale shrink " + FailureFileOfReplay(e.replay)) +
+           "</code><br>Trace: <code>" + XmlEscape(e.replay) + " --trace</code></p>\n";
   if (events.empty()) {
     html_ +=
         "<p>No timeline: the seed's trace was not collected (a real run, or the replay "
@@ -347,7 +320,7 @@ json HtmlPage::Failure(size_t n, const SeedEntry& e, const std::vector<TimelineE
         "-timeline\"></div>\n"
         "<details><summary>Plain-text trace (" +
         std::to_string(trace.size()) + " events)</summary><pre>";
-    for (const std::string& line : trace) html_ += EscapeHtml(line) + "\n";
+    for (const std::string& line : trace) html_ += XmlEscape(line) + "\n";
     html_ += "</pre></details></section>\n";
   }
   json rows = json::array();

@@ -17,12 +17,10 @@
 
 namespace shale::report {
 
-// text with &, <, >, " and ' escaped for HTML.
-std::string EscapeHtml(const std::string& text);
-
-// "build/shale shrink PATH" for an entry's replay command
-// ("build/shale replay PATH"), or "" if it names no file.
-std::string ShrinkCommand(const std::string& replay);
+// The failure file an entry's replay command ("build/shale replay PATH",
+// campaign_outputs.h's ReplayCommand) names, or "" if it names none.
+// Page text is escaped with junit.h's XmlEscape.
+std::string FailureFileOfReplay(const std::string& replay);
 
 class HtmlPage {
  public:
