@@ -1,6 +1,6 @@
 #include "run_summary.h"
 
-#include <cstdio>
+#include "absl/strings/str_format.h"
 
 #include "report/promises.h"
 #include "report/run_json.h"
@@ -9,11 +9,7 @@
 namespace shale::cli {
 namespace {
 
-std::string Fixed(double value, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", decimals, value);
-  return buf;
-}
+std::string Fixed(double value, int decimals) { return absl::StrFormat("%.*f", decimals, value); }
 
 std::string JoinCounts(const std::map<std::string, uint64_t>& counts) {
   if (counts.empty()) return "none";

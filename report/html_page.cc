@@ -4,8 +4,9 @@
 #include "report/table_cache_study.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
+
+#include "absl/strings/str_format.h"
 
 namespace shale::report {
 namespace {
@@ -73,11 +74,7 @@ std::string Row(const std::vector<std::string>& cells, const char* tag = "td") {
   return row + "</tr>\n";
 }
 
-std::string Fixed(double value, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", decimals, value);
-  return buf;
-}
+std::string Fixed(double value, int decimals) { return absl::StrFormat("%.*f", decimals, value); }
 
 std::string Join(const std::vector<std::string>& items, const char* sep) {
   std::string out;
