@@ -6,6 +6,7 @@
 
 #include "util/hash.h"
 #include "util/mutexlock.h"
+#include "util/probes.h"
 
 namespace shale {
 
@@ -265,7 +266,8 @@ size_t LRUCache::GetUsage() const {
 
 std::shared_ptr<Cache> NewLRUCache(size_t capacity_bytes, int num_shard_bits, Runtime* runtime) {
   if (runtime == nullptr) runtime = Env::Default()->runtime();
-  return std::make_shared<LRUCache>(capacity_bytes, num_shard_bits, runtime);
+  return std::make_shared<LRUCache>(capacity_bytes, num_shard_bits, runtime,
+                                    probes::IndexOf("cache.block_evicted"));
 }
 
 }  // namespace shale

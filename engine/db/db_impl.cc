@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "cache/lru_cache.h"
 #include "db/db_iter.h"
 #include "memtable/memtable.h"
 #include "shale/cache.h"
@@ -32,8 +31,7 @@ Options SanitizeOptions(const Options& src) {
   if (o.env == nullptr) o.env = Env::Default();
   if (o.comparator == nullptr) o.comparator = BytewiseComparator();
   if (o.block_cache == nullptr) {
-    o.block_cache = std::make_shared<LRUCache>(8 << 20, 4, o.env->runtime(),
-                                               probes::IndexOf("cache.block_evicted"));
+    o.block_cache = NewLRUCache(8 << 20, 4, o.env->runtime());
   }
   ClipToRange<size_t>(&o.write_buffer_size, 1024, size_t{1} << 30);
   ClipToRange(&o.max_write_buffer_number, 2, 64);

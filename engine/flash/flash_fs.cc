@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cache/lru_cache.h"
 #include "flash/flash_writer.h"
 #include "util/mutexlock.h"
 #include "version/filename.h"
@@ -72,7 +73,9 @@ FlashFs::FlashFs(FlashDevice* device, FileSystem* small_files, Runtime* runtime,
       erase_cv_(runtime->NewCondVar(mu_.get())),
       erased_cv_(runtime->NewCondVar(mu_.get())) {
   if (options.read_cache_bytes > 0) {
-    read_cache_ = NewLRUCache(options.read_cache_bytes, /*num_shard_bits=*/0, runtime);
+    // Not a block cache: its evictions count as no probe.
+    read_cache_ =
+        std::make_shared<LRUCache>(options.read_cache_bytes, /*num_shard_bits=*/0, runtime);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "scenarios/crash_recovery/crash_recovery.h"
+#include "shale/cache.h"
 #include "sim/simulation.h"
 #include "util/probes.h"
 
@@ -63,4 +64,31 @@ TEST_CASE("crash-recovery runs report the probes they reach, the same on every r
   REQUIRE(reached.count("recovery.wal_torn_tail_ended_replay") == 1);
   REQUIRE(reached.count("recovery.multiple_wals_replayed") == 1);
   REQUIRE(reached.size() >= 10);
+}
+
+TEST_CASE("a block cache from NewLRUCache counts its evictions as a probe", "[probes]") {
+  sim::SimulationOptions options;
+  options.seed = 1;
+  sim::Simulation sim(options);
+  const size_t evicted = probes::IndexOf("cache.block_evicted");
+  uint64_t after_fill = 0, after_overflow = 0, after_erase = 0;
+  bool oldest_gone = false;
+  const Status run = sim.Run([&] {
+    const std::shared_ptr<Cache> cache = NewLRUCache(/*capacity_bytes=*/100, 0, sim.runtime());
+    const Cache::Deleter keep = [](const Slice&, void*) {};
+    int value = 0;
+    cache->Release(cache->Insert("a", &value, 60, keep));
+    cache->Release(cache->Insert("b", &value, 30, keep));
+    after_fill = sim.probe_counts()[evicted];
+    cache->Release(cache->Insert("c", &value, 30, keep));
+    after_overflow = sim.probe_counts()[evicted];
+    oldest_gone = cache->Lookup("a") == nullptr;
+    cache->Erase("b");  // an erase is not an eviction
+    after_erase = sim.probe_counts()[evicted];
+  });
+  REQUIRE(run.ok());
+  CHECK(after_fill == 0);  // within capacity
+  CHECK(oldest_gone);      // the oldest went to make room
+  CHECK(after_overflow == 1);
+  CHECK(after_erase == 1);
 }

@@ -46,8 +46,9 @@ class Cache {
 };
 
 // An LRU cache holding at most capacity_bytes of unpinned charge, split into
-// 2^num_shard_bits shards. runtime supplies its mutexes (nullptr means
-// Env::Default()'s runtime).
+// 2^num_shard_bits shards: the block cache (Options::block_cache). runtime
+// supplies its mutexes (nullptr means Env::Default()'s runtime), and its
+// evictions count as the "cache.block_evicted" coverage probe there.
 std::shared_ptr<Cache> NewLRUCache(size_t capacity_bytes, int num_shard_bits = 4,
                                    Runtime* runtime = nullptr);
 
