@@ -67,8 +67,14 @@ void DrawMemtableFilter(sim::ChoiceTape* rng, Options* o) {
   o->memtable_whole_key_filtering = o->memtable_prefix_bloom_size_ratio > 0;
 }
 
-void DrawSeekCompaction(sim::ChoiceTape* rng, Options* o) {
+void DrawCompactionTriggers(sim::ChoiceTape* rng, Options* o) {
   o->disable_seek_compaction = rng->OneIn(2);
+  if (rng->OneIn(3)) {
+    o->level0_slowdown_writes_trigger =
+        o->level0_file_num_compaction_trigger + static_cast<int>(rng->Uniform(3));
+    o->level0_stop_writes_trigger =
+        o->level0_slowdown_writes_trigger + 1 + static_cast<int>(rng->Uniform(3));
+  }
 }
 
 std::string MemtableFilterName(const Options& o) {
@@ -90,6 +96,8 @@ void DescribeEngineSizes(const Options& o, std::map<std::string, std::string>* d
   m["bloom_bits_per_key"] = std::to_string(o.bloom_bits_per_key);
   m["max_open_files"] = std::to_string(o.max_open_files);
   m["seek_compaction"] = o.disable_seek_compaction ? "off" : "on";
+  m["level0_slowdown_writes_trigger"] = std::to_string(o.level0_slowdown_writes_trigger);
+  m["level0_stop_writes_trigger"] = std::to_string(o.level0_stop_writes_trigger);
 }
 
 const char* SimulationFailureProperty(const Status& run_status) {

@@ -75,13 +75,18 @@ void DrawMemtableFilter(sim::ChoiceTape* rng, Options* o);
 // "off", or the filter's share of the write buffer.
 std::string MemtableFilterName(const Options& o);
 
-// Seek compaction on or off, half the time each, so runs meet compactions
-// that Gets start as well as those that sizes start.
-void DrawSeekCompaction(sim::ChoiceTape* rng, Options* o);
+// What starts compactions and stalls writes. Seek compaction is on or off,
+// half the time each, so runs meet compactions that Gets start as well as
+// those that sizes start. A third of runs put the level-0 slowdown and stop
+// triggers just above the compaction trigger (RocksDB's defaults, 20 and 36
+// files, are seldom reached by the small trees the scenarios build), so
+// writes meet slowdowns and stops that wait for a compaction.
+// REQUIRES: o->level0_file_num_compaction_trigger is drawn.
+void DrawCompactionTriggers(sim::ChoiceTape* rng, Options* o);
 
 // Writes the engine options the scenarios draw (buffers, files, levels,
-// blocks, compression, bloom bits, open files, seek compaction) into described, as
-// options_drawn shows them.
+// blocks, compression, bloom bits, open files, seek compaction, level-0
+// stall triggers) into described, as options_drawn shows them.
 void DescribeEngineSizes(const Options& o, std::map<std::string, std::string>* described);
 
 // "deadlock" or "simulation": the property of a failed Simulation::Run.

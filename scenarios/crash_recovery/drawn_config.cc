@@ -36,7 +36,7 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
       rng->OneIn(2) ? uint64_t{1024} << rng->Uniform(3) : o.max_manifest_file_size;
   DrawCompression(rng, &o);
   DrawMemtableFilter(rng, &o);
-  DrawSeekCompaction(rng, &o);
+  DrawCompactionTriggers(rng, &o);
   d.latency = DrawDisk(rng, &d.described);
   auto& m = d.described;
   DescribeEngineSizes(o, &m);

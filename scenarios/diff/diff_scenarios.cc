@@ -81,7 +81,7 @@ Options DrawOptions(sim::ChoiceTape* rng) {
   o.use_direct_io_for_wal = rng->OneIn(4);
   DrawCompression(rng, &o);
   DrawMemtableFilter(rng, &o);
-  DrawSeekCompaction(rng, &o);
+  DrawCompactionTriggers(rng, &o);
   return o;
 }
 
@@ -90,19 +90,20 @@ std::string DescribeOptions(const Options& o) {
                      : o.unordered_write      ? "unordered"
                      : o.two_write_queues     ? "two_write_queues"
                                               : "vanilla";
-  return absl::StrCat("block_size=", o.block_size, " restart_interval=", o.block_restart_interval,
-                      " write_buffer_size=", o.write_buffer_size,
-                      " target_file_size_base=", o.target_file_size_base,
-                      " max_bytes_for_level_base=", o.max_bytes_for_level_base,
-                      " l0_trigger=", o.level0_file_num_compaction_trigger,
-                      " bloom_bits=", o.bloom_bits_per_key, " max_open_files=", o.max_open_files,
-                      " auto_compactions=", o.disable_auto_compactions ? "off" : "on",
-                      " write_mode=", mode, " direct_reads=", o.use_direct_reads,
-                      " direct_flush_compaction=", o.use_direct_io_for_flush_and_compaction,
-                      " direct_wal=", o.use_direct_io_for_wal,
-                      " compression=", CompressionTypeName(o.compression),
-                      " bottommost_compression=", CompressionTypeName(o.bottommost_compression),
-                      " memtable_bloom_size_ratio=", MemtableFilterName(o));
+  return absl::StrCat(
+      "block_size=", o.block_size, " restart_interval=", o.block_restart_interval,
+      " write_buffer_size=", o.write_buffer_size,
+      " target_file_size_base=", o.target_file_size_base,
+      " max_bytes_for_level_base=", o.max_bytes_for_level_base,
+      " l0_trigger=", o.level0_file_num_compaction_trigger,
+      " l0_slowdown=", o.level0_slowdown_writes_trigger, " l0_stop=", o.level0_stop_writes_trigger,
+      " bloom_bits=", o.bloom_bits_per_key, " max_open_files=", o.max_open_files,
+      " auto_compactions=", o.disable_auto_compactions ? "off" : "on", " write_mode=", mode,
+      " direct_reads=", o.use_direct_reads,
+      " direct_flush_compaction=", o.use_direct_io_for_flush_and_compaction,
+      " direct_wal=", o.use_direct_io_for_wal, " compression=", CompressionTypeName(o.compression),
+      " bottommost_compression=", CompressionTypeName(o.bottommost_compression),
+      " memtable_bloom_size_ratio=", MemtableFilterName(o));
 }
 
 // PCT's horizon: about half the median scheduling points per log op of

@@ -75,7 +75,7 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   d.readers = 1 + static_cast<int>(rng->Uniform(3));
   DrawCompression(rng, &o);
   DrawMemtableFilter(rng, &o);
-  DrawSeekCompaction(rng, &o);
+  DrawCompactionTriggers(rng, &o);
   d.latency = DrawDisk(rng, &d.described);
   auto& m = d.described;
   DescribeEngineSizes(o, &m);

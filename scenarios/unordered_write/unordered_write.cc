@@ -84,7 +84,7 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   o.level0_file_num_compaction_trigger = 2 + static_cast<int>(rng->Uniform(3));
   o.block_size = size_t{512} << rng->Uniform(3);
   DrawMemtableFilter(rng, &o);
-  DrawSeekCompaction(rng, &o);
+  DrawCompactionTriggers(rng, &o);
   d.groups = 2 + static_cast<int>(rng->Uniform(4));
   d.keys_per_group = 3 + static_cast<int>(rng->Uniform(6));
   d.writers = 2 + static_cast<int>(rng->Uniform(3));

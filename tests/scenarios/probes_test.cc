@@ -3,6 +3,7 @@
 // paths reach the probes placed on them.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -41,28 +42,38 @@ TEST_CASE("probe names are sorted and unique", "[probes]") {
 
 TEST_CASE("crash-recovery runs report the probes they reach, the same on every run",
           "[probes][scenario]") {
+  // Paths a share of seeds take in this shape: a crash tears the WAL's last
+  // record (about one seed in 15), and recovery replays two or more WALs
+  // (most seeds). Seeds run until both are reached, at most 60; the first
+  // 8 run twice and must report the same hits.
+  const std::set<std::string> wanted = {"recovery.wal_torn_tail_ended_replay",
+                                        "recovery.multiple_wals_replayed"};
   std::set<std::string> reached;
-  for (uint64_t seed = 1; seed <= 12; seed++) {
+  uint64_t seed = 1;
+  for (; seed <= 60; seed++) {
     RunConfig config;
     config.scenario = "crash-recovery";
     config.seed = seed;
     config.ops = 400;
     config.crashes = 2;
     const RunResult a = CrashRecoveryScenario()->Run(config);
-    const RunResult b = CrashRecoveryScenario()->Run(config);
+    INFO("seed " << seed);
     REQUIRE(a.passed);
     REQUIRE(a.probes_counted);
-    REQUIRE(a.probe_hits == b.probe_hits);
-    REQUIRE(a.trace_hash == b.trace_hash);
+    if (seed <= 8) {
+      const RunResult b = CrashRecoveryScenario()->Run(config);
+      REQUIRE(a.probe_hits == b.probe_hits);
+      REQUIRE(a.trace_hash == b.trace_hash);
+    }
     for (const auto& [name, hits] : a.probe_hits) {
       REQUIRE(hits > 0);
       reached.insert(name);
     }
+    if (seed >= 8 && std::includes(reached.begin(), reached.end(), wanted.begin(), wanted.end()))
+      break;
   }
-  // Paths every few seeds take: a crash tears the WAL's last record, and
-  // replay fills a memtable before Open finishes.
-  REQUIRE(reached.count("recovery.wal_torn_tail_ended_replay") == 1);
-  REQUIRE(reached.count("recovery.multiple_wals_replayed") == 1);
+  INFO(seed << " seeds run");
+  for (const std::string& name : wanted) CHECK(reached.count(name) == 1);
   REQUIRE(reached.size() >= 10);
 }
 

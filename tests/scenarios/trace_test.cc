@@ -33,9 +33,17 @@ TEST_CASE("the trace holds every disk call and leaves the trace hash alone", "[s
   REQUIRE(syncs > 0);
   REQUIRE(appends > 0);
   REQUIRE(traced.trace.front() == "spawn task 0 'main'");
-  // A call's line comes when it returns (after its latency's timer).
-  REQUIRE(traced.trace[1] == "t=5000 timer fires for task 0 'main'");
-  REQUIRE(traced.trace[2] == "io t=0..5000 task 'main' mkdir /db 0 bytes: OK");
+  // A call's line comes when it returns (after its latency's timer), and
+  // spans the call from its start to that timer.
+  const std::string& timer = traced.trace[1];
+  const std::string timer_suffix = " timer fires for task 0 'main'";
+  REQUIRE(timer.rfind("t=", 0) == 0);
+  REQUIRE(timer.size() > timer_suffix.size() + 2);
+  REQUIRE(timer.compare(timer.size() - timer_suffix.size(), timer_suffix.size(), timer_suffix) ==
+          0);
+  const std::string returned_ns = timer.substr(2, timer.size() - timer_suffix.size() - 2);
+  REQUIRE(std::stoull(returned_ns) > 0);
+  REQUIRE(traced.trace[2] == "io t=0.." + returned_ns + " task 'main' mkdir /db 0 bytes: OK");
 }
 
 TEST_CASE("the trace tells injected faults and what each power loss kept and lost",
