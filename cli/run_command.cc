@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "command_table.h"
+#include "flag_set.h"
 #include "report/file_io.h"
 #include "report/html_page.h"
 #include "report/report_merge.h"
@@ -146,23 +147,17 @@ namespace {
 // `shale report html REPORT.json [--out FILE]`.
 int RenderReportHtml(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
   std::string out_path;
-  std::vector<std::string> inputs;
-  for (size_t i = 1; i < args.size(); i++) {
-    if (args[i].rfind("--out=", 0) == 0) {
-      out_path = args[i].substr(6);
-    } else if (args[i] == "--out" && i + 1 < args.size()) {
-      out_path = args[++i];
-    } else {
-      inputs.push_back(args[i]);
-    }
-  }
-  if (inputs.size() != 1 || (out_path.empty() && args.back() == "--out")) {
+  FlagSet flags("report html");
+  flags.AddString("out", &out_path, "the page to write (default: report.html beside REPORT.json)");
+  std::string error;
+  if (!flags.Parse(args.subspan(1), &error)) return UsageError(err, "report html", error);
+  if (flags.positional().size() != 1) {
     return UsageError(err, "report html", "want 'report html REPORT.json [--out FILE]'");
   }
-  if (out_path.empty()) out_path = HtmlPathBeside(inputs[0]);
+  const std::string& input = flags.positional()[0];
+  if (out_path.empty()) out_path = HtmlPathBeside(input);
   scenario::RegisterBuiltinScenarios();
-  std::string error;
-  if (!WriteReportHtml(inputs[0], out_path, &error)) return UsageError(err, "report html", error);
+  if (!WriteReportHtml(input, out_path, &error)) return UsageError(err, "report html", error);
   out << "report: " << out_path << "\n";
   return kExitOk;
 }

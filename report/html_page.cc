@@ -7,6 +7,7 @@
 #include <map>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 namespace shale::report {
 namespace {
@@ -75,12 +76,6 @@ std::string Row(const std::vector<std::string>& cells, const char* tag = "td") {
 }
 
 std::string Fixed(double value, int decimals) { return absl::StrFormat("%.*f", decimals, value); }
-
-std::string Join(const std::vector<std::string>& items, const char* sep) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 // A horizontal bar chart, one bar per (name, value), as inline SVG.
 std::string BarChart(const std::vector<std::pair<std::string, uint64_t>>& bars, const char* id) {
@@ -154,10 +149,11 @@ void HtmlPage::Summary(const ReportHeader& header, const Totals& t) {
            std::string(t.failed ? "bad" : "good") + "\">" + std::to_string(t.seeds) + " seeds, " +
            std::to_string(t.passed) + " passed, " + std::to_string(t.failed) + " failed" +
            (header.complete ? "" : " (the campaign had not finished)") + "</p>\n<table>\n";
-  html_ += Row({"scenarios", XmlEscape(Join(c.scenarios, ", "))});
+  html_ += Row({"scenarios", XmlEscape(absl::StrJoin(c.scenarios, ", "))});
   html_ +=
       Row({"seeds", XmlEscape(c.seeds) + (c.shard.empty() ? "" : ", shard " + XmlEscape(c.shard))});
-  if (!c.merged_from.empty()) html_ += Row({"merged from", XmlEscape(Join(c.merged_from, ", "))});
+  if (!c.merged_from.empty())
+    html_ += Row({"merged from", XmlEscape(absl::StrJoin(c.merged_from, ", "))});
   html_ += Row({"wall time", Fixed(static_cast<double>(c.wall_ms) / 1000.0, 1) + " s"});
   html_ += Row({"workload ops", std::to_string(t.ops)});
   html_ += Row({"engine ops", std::to_string(t.engine_ops)});

@@ -1,9 +1,9 @@
 #include "report/html_report.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 
+#include "absl/strings/match.h"
 #include "report/html_page.h"
 #include "report/json_internal.h"
 #include "report/promises.h"
@@ -12,8 +12,6 @@ namespace shale::report {
 namespace {
 
 using internal::json;
-
-bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 // The digits at pos, as a number; *end is where they stop.
 uint64_t NumberAt(const std::string& s, size_t pos, size_t* end) {
@@ -41,8 +39,8 @@ bool IsSyncCall(const std::string& call) {
 
 // "io t=A..B task 'X' CALL ..." or "fault t=A task 'X' ...".
 bool ParseTimed(const std::string& line, TimelineEvent* e) {
-  const bool io = StartsWith(line, "io t=");
-  if (!io && !StartsWith(line, "fault t=")) return false;
+  const bool io = absl::StartsWith(line, "io t=");
+  if (!io && !absl::StartsWith(line, "fault t=")) return false;
   size_t pos = 0;
   e->start_ns = NumberAt(line, line.find("t=") + 2, &pos);
   e->end_ns = e->start_ns;
@@ -54,10 +52,10 @@ bool ParseTimed(const std::string& line, TimelineEvent* e) {
 }
 
 std::string KindOf(const std::string& line) {
-  if (StartsWith(line, "spawn task ") || StartsWith(line, "task ")) return "task";
-  if (StartsWith(line, "crash")) return "crash";
-  if (StartsWith(line, "disk:")) return "disk";
-  if (StartsWith(line, "check:")) return "check";
+  if (absl::StartsWith(line, "spawn task ") || absl::StartsWith(line, "task ")) return "task";
+  if (absl::StartsWith(line, "crash")) return "crash";
+  if (absl::StartsWith(line, "disk:")) return "disk";
+  if (absl::StartsWith(line, "check:")) return "check";
   return "other";
 }
 
@@ -76,12 +74,12 @@ std::vector<TimelineEvent> ParseTimeline(const std::vector<std::string>& trace) 
     // Scheduling lines only move the clock.
     const size_t t = line.find("t=");
     const bool scheduling =
-        StartsWith(line, "step ") || line.find("timer fires") != std::string::npos;
+        absl::StartsWith(line, "step ") || line.find("timer fires") != std::string::npos;
     if (t != std::string::npos && (scheduling || t == 0)) {
       size_t end = 0;
       now = std::max(now, NumberAt(line, t + 2, &end));
     }
-    if (scheduling || StartsWith(line, "preempted")) continue;
+    if (scheduling || absl::StartsWith(line, "preempted")) continue;
     e.start_ns = e.end_ns = now;
     e.kind = KindOf(line);
     // "spawn task 3 'flush'", "task 3 'flush' finished": the quoted name.

@@ -49,6 +49,13 @@ CliRun Merge(std::vector<std::string> args) {
   return {code, out.str(), err.str()};
 }
 
+CliRun ReportHtml(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  args.insert(args.begin(), "html");
+  const int code = RunReportCommand(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
 // Exit 2 and one line on stderr ("shale <command>: ...") containing needle.
 void RequireCommandError(const CliRun& run, const std::string& needle) {
   INFO("stderr: " << run.err << "stdout: " << run.out);
@@ -187,6 +194,19 @@ TEST_CASE("shards split a campaign and merge joins them", "[cli][run][merge]") {
   RequireCommandError(Merge({dir + "/x.json", dir + "/bad.json"}), "not valid JSON");
   RequireCommandError(Merge({dir + "/x.json"}), "needs OUT.json");
   REQUIRE(!fs::exists(dir + "/x.json"));
+  // The merged report renders as a page; bad input is one line, no page.
+  const CliRun page = ReportHtml({dir + "/all.json", "--out", dir + "/all.html"});
+  INFO(page.err);
+  REQUIRE(page.exit_code == kExitOk);
+  REQUIRE(fs::exists(dir + "/all.html"));
+  RequireCommandError(ReportHtml({}), "want 'report html REPORT.json");
+  RequireCommandError(ReportHtml({dir + "/all.json", dir + "/s1/report.json"}),
+                      "want 'report html REPORT.json");
+  RequireCommandError(ReportHtml({dir + "/all.json", "--out"}), "out");
+  RequireCommandError(ReportHtml({dir + "/all.json", "--colour", "--out", dir + "/y.html"}),
+                      "colour");
+  RequireCommandError(ReportHtml({dir + "/bad.json", "--out", dir + "/y.html"}), "not valid JSON");
+  REQUIRE(!fs::exists(dir + "/y.html"));
 }
 
 TEST_CASE("replay re-runs a failure file and checks its trace hash", "[cli][replay]") {
