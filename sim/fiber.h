@@ -24,27 +24,29 @@
 #include <functional>
 #include <memory>
 
+#include "sim/coroutine.h"
+
 namespace shale::sim {
 
-class Fiber {
+class Fiber final : public Coroutine {
  public:
   // Allocates the stack (at least stack_bytes, page-rounded). Does not start
   // running body; the first Resume() does.
   Fiber(size_t stack_bytes, std::function<void()> body);
   // Frees the stack. REQUIRES: the fiber is not running (it is suspended,
   // finished, or never started).
-  ~Fiber();
+  ~Fiber() override;
   Fiber(const Fiber&) = delete;
   Fiber& operator=(const Fiber&) = delete;
 
   // Runs the fiber until it suspends or finishes. REQUIRES: called from the
   // host (not from inside any fiber); !finished().
-  void Resume();
+  void Resume() override;
   // Returns control to the host; returns when the host resumes this fiber.
   // REQUIRES: called from inside this fiber.
-  void Suspend();
+  void Suspend() override;
 
-  bool finished() const { return finished_; }
+  bool finished() const override { return finished_; }
   bool running() const { return running_; }
   // The fiber running on this thread, or nullptr on the host.
   static Fiber* Current();

@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "sim/fiber.h"
+#include "sim/thread_fiber.h"
+
 namespace shale::sim {
 
 namespace {
@@ -98,7 +101,11 @@ TaskId Scheduler::Spawn(const std::string& name, std::function<void()> fn) {
   task->name = name;
   task->incarnation = incarnation_;
   if (options_.strategy == Strategy::kPct) task->priority = DrawPriority();
-  task->fiber = std::make_unique<Fiber>(options_.task_stack_bytes, std::move(fn));
+  if (options_.os_thread_tasks) {
+    task->fiber = std::make_unique<ThreadFiber>(thread_start_hook_, std::move(fn));
+  } else {
+    task->fiber = std::make_unique<Fiber>(options_.task_stack_bytes, std::move(fn));
+  }
   const TaskId id = task->id;
   tasks_.push_back(std::move(task));
   states_.push_back(TaskState::kRunnable);
@@ -298,6 +305,13 @@ void Scheduler::Fail(const std::string& why) {
   ended_ = true;
   end_ = Status::Aborted(why + " at step " + std::to_string(*s_.steps) +
                          ", t=" + std::to_string(*s_.now_ns) + " ns\n" + DescribeTasks());
+}
+
+void Scheduler::FailFromTask(const std::string& why) {
+  if (!in_task()) Die("FailFromTask called outside a task");
+  Fail(why);
+  SwitchAwayForGood();
+  Die("a failed run resumed a task");
 }
 
 void Scheduler::SwitchAwayForGood() {

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "shale/status.h"
-#include "sim/fiber.h"
+#include "sim/coroutine.h"
 #include "sim/simulation.h"
 
 namespace shale::sim {
@@ -73,6 +73,15 @@ class Scheduler {
   // Called by NotePoint from the task reaching each named point; it may
   // Park() that task. Null: none.
   void set_point_hook(std::function<void(const char* name)> hook) { point_hook_ = std::move(hook); }
+  // Ends the run now with why as its failure, from the current task, which
+  // never runs again. For a failure seen inside an engine's own code (an
+  // assertion of a hosted engine). REQUIRES: called from a task.
+  [[noreturn]] void FailFromTask(const std::string& why);
+  // With SimulationOptions::os_thread_tasks: runs first on each task's own
+  // thread, before the task's body (the hosting layer marks the thread as
+  // simulated). Null: nothing. REQUIRES: set before Run.
+  void set_thread_start_hook(std::function<void()> hook) { thread_start_hook_ = std::move(hook); }
+
   // Marks the current task blocked for good: it leaves the CPU at the next
   // Point and never runs again (a crash abandons it). REQUIRES: in a task.
   void Park();
@@ -122,7 +131,7 @@ class Scheduler {
     int64_t priority = 0;  // PCT
     std::string last_point;
     std::vector<TaskId> joiners;
-    std::unique_ptr<Fiber> fiber;
+    std::unique_ptr<Coroutine> fiber;
   };
   // What runs next, or that the run is over (status set in end_).
   enum class Decision : uint8_t { kRun, kEnd };
@@ -160,6 +169,7 @@ class Scheduler {
   uint64_t pct_changes_fired_ = 0;
   std::vector<TaskId> runnable_;  // scratch
   std::function<void(const std::string&)> sink_;
+  std::function<void()> thread_start_hook_;
 };
 
 }  // namespace shale::sim

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "sim/foreign_sync.h"
 #include "sim/scheduler.h"
 #include "sim/sim_runtime.h"
 #include "util/probes.h"
@@ -50,11 +51,17 @@ class Simulation::Impl {
       : scheduler(options, SchedulerState{&sim->tape_, &sim->trace_, &sim->now_ns_, &sim->steps_}),
         runtime(&scheduler, &sim->trace_, &sim->now_ns_, &sim->tape_, options.preempt_one_in,
                 options.preempt_max_us),
-        clock(&sim->now_ns_) {}
+        clock(&sim->now_ns_) {
+    if (options.os_thread_tasks) {
+      foreign = std::make_unique<ForeignSync>(&scheduler, &runtime, &sim->now_ns_);
+      scheduler.set_thread_start_hook([sync = foreign.get()] { sync->BindThisThread(); });
+    }
+  }
 
   Scheduler scheduler;
   SimRuntime runtime;
   SimClock clock;
+  std::unique_ptr<ForeignSync> foreign;  // with os_thread_tasks only
   bool ran = false;
 };
 
@@ -99,6 +106,7 @@ Status Simulation::Run(std::function<void()> main) {
 }
 
 Runtime* Simulation::runtime() { return &impl_->runtime; }
+ForeignSync* Simulation::foreign_sync() { return impl_->foreign.get(); }
 Clock* Simulation::clock() { return &impl_->clock; }
 
 void Simulation::SwitchPoint(const char* what) {

@@ -54,6 +54,8 @@
 
 namespace shale::sim {
 
+class ForeignSync;
+
 // kDrawn: the tape's first draw picks kRandom (zero) or kPct.
 enum class Strategy : uint8_t { kRandom = 0, kPct = 1, kDrawn = 2 };
 
@@ -78,6 +80,12 @@ struct SimulationOptions {
   uint64_t preempt_one_in = 0;
   uint64_t preempt_max_us = 64;
   size_t task_stack_bytes = 256 << 10;
+  // Run every task on an OS thread of its own (ThreadFiber) instead of a
+  // fiber, one at a time all the same, and answer the pthread and clock
+  // calls of a hosted engine's code on those threads from the simulation
+  // (ForeignSync, hosted/interposer.cc). For engines Shale did not write;
+  // costs two thread hand-offs per switch.
+  bool os_thread_tasks = false;
   int max_tasks = 256;
 };
 
@@ -105,6 +113,9 @@ class Simulation final : public DiskContext {
 
   Runtime* runtime();
   Clock* clock();
+  // What answers a hosted engine's pthread and clock calls; nullptr unless
+  // os_thread_tasks.
+  ForeignSync* foreign_sync();
   // The run's one tape: every random choice (scheduling, disk, faults,
   // workload, options) draws from it, in a deterministic order.
   ChoiceTape* rng() override { return &tape_; }

@@ -1,0 +1,278 @@
+// The interposer: the pthread, clock, sleep, yield and assert entry points
+// a hosted engine's library calls, defined in the executable so that the
+// dynamic linker binds the library's calls here first (an executable's
+// definitions precede every shared library's in the global scope).
+//
+// Each call is answered by the simulation (sim/foreign_sync.h) when it
+// comes from a hosted library's code (hosted_code.h) on a simulated task's
+// thread; every other call, Shale's own and its allocator's included, goes
+// on to the C library's definition unchanged. Link this file into the
+// executable itself (an object, not an archive member), never into a
+// shared library.
+//
+// What is answered, and how:
+//   pthread_mutex_lock/unlock      ForeignSync::Lock/Unlock
+//   pthread_cond_wait/timedwait/   ForeignSync::Wait (deadlines converted
+//     clockwait                    from the call's clock to simulated time)
+//   pthread_cond_signal/broadcast  ForeignSync::Signal/Broadcast
+//   pthread_cond_destroy           ForeignSync::Forget
+//   clock_gettime, gettimeofday    simulated time (realtime clocks from
+//                                  ForeignSync::kRealtimeEpochNanos)
+//   nanosleep, sched_yield         a simulated sleep, a scheduling point
+//   __assert_fail                  the run fails with the assertion's text
+//                                  (the library is built with assertions on)
+// Not answered (a hosted engine that needs them needs more here first):
+// pthread_mutex_trylock/timedlock, rwlocks, pthread_create/join, usleep,
+// clock_nanosleep. A hosted library that calls one of them on a simulated
+// thread reaches the C library and may block the whole simulation.
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+#include "hosted/hosted_code.h"
+#include "sim/foreign_sync.h"
+
+// glibc's own aliases of the mutex calls (exported at version GLIBC_2.2.5
+// only, so bound by .symver): no dlsym is needed to reach them, so a lock
+// taken inside dlsym or the allocator never recurses into resolving them.
+extern "C" int shale_libc_mutex_lock(pthread_mutex_t* mutex);
+extern "C" int shale_libc_mutex_unlock(pthread_mutex_t* mutex);
+__asm__(".symver shale_libc_mutex_lock,__pthread_mutex_lock@GLIBC_2.2.5");
+__asm__(".symver shale_libc_mutex_unlock,__pthread_mutex_unlock@GLIBC_2.2.5");
+extern "C" int __sched_yield(void);
+extern "C" int __nanosleep(const struct timespec* request, struct timespec* remaining);
+
+namespace {
+
+using shale::sim::ForeignSync;
+
+// Which calls the simulation answers. Only on a simulated task's thread
+// (ForThisThread), and there:
+//   * an unlock, or a wait, when the task holds the mutex in the
+//     simulation: it took it there, so it gives it back there;
+//   * a lock, signal, broadcast or destroy of an object the simulation
+//     already knows (this incarnation), or any such call from hosted code;
+//   * a clock read, sleep or yield from hosted code.
+// The object rules matter because a call's return address names its
+// caller's caller after a tail call: a hosted function ending in
+// `jmp pthread_mutex_unlock` returns straight into Shale's code.
+ForeignSync* Hosted(const void* pc) {
+  ForeignSync* sync = ForeignSync::ForThisThread();
+  if (sync == nullptr || !shale::hosted::IsHostedCode(pc)) return nullptr;
+  return sync;
+}
+
+ForeignSync* HostedMutex(const void* pc, const void* mutex) {
+  ForeignSync* sync = ForeignSync::ForThisThread();
+  if (sync == nullptr) return nullptr;
+  return sync->KnowsMutex(mutex) || shale::hosted::IsHostedCode(pc) ? sync : nullptr;
+}
+
+ForeignSync* HeldMutex(const void* mutex) {
+  ForeignSync* sync = ForeignSync::ForThisThread();
+  return sync != nullptr && sync->Holds(mutex) ? sync : nullptr;
+}
+
+ForeignSync* HostedCond(const void* pc, const void* cond) {
+  ForeignSync* sync = ForeignSync::ForThisThread();
+  if (sync == nullptr) return nullptr;
+  return sync->KnowsCond(cond) || shale::hosted::IsHostedCode(pc) ? sync : nullptr;
+}
+
+template <typename Fn>
+Fn Next(const char* name, const char* version) {
+  void* fn = version != nullptr ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
+  if (fn == nullptr) {
+    std::fprintf(stderr, "shale interposer: cannot find the C library's %s\n", name);
+    std::abort();
+  }
+  return reinterpret_cast<Fn>(fn);
+}
+
+// The C library's definitions reached through dlsym, resolved once.
+struct NextFns {
+  int (*cond_wait)(pthread_cond_t*, pthread_mutex_t*);
+  int (*cond_timedwait)(pthread_cond_t*, pthread_mutex_t*, const struct timespec*);
+  int (*cond_clockwait)(pthread_cond_t*, pthread_mutex_t*, clockid_t, const struct timespec*);
+  int (*cond_signal)(pthread_cond_t*);
+  int (*cond_broadcast)(pthread_cond_t*);
+  int (*cond_destroy)(pthread_cond_t*);
+  int (*clock_gettime)(clockid_t, struct timespec*);
+  int (*gettimeofday)(struct timeval*, void*);
+  void (*assert_fail)(const char*, const char*, unsigned int, const char*);
+};
+
+const NextFns& Next() {
+  static const NextFns fns{
+      Next<decltype(NextFns::cond_wait)>("pthread_cond_wait", "GLIBC_2.3.2"),
+      Next<decltype(NextFns::cond_timedwait)>("pthread_cond_timedwait", "GLIBC_2.3.2"),
+      Next<decltype(NextFns::cond_clockwait)>("pthread_cond_clockwait", nullptr),
+      Next<decltype(NextFns::cond_signal)>("pthread_cond_signal", "GLIBC_2.3.2"),
+      Next<decltype(NextFns::cond_broadcast)>("pthread_cond_broadcast", "GLIBC_2.3.2"),
+      Next<decltype(NextFns::cond_destroy)>("pthread_cond_destroy", "GLIBC_2.3.2"),
+      Next<decltype(NextFns::clock_gettime)>("clock_gettime", nullptr),
+      Next<decltype(NextFns::gettimeofday)>("gettimeofday", nullptr),
+      Next<decltype(NextFns::assert_fail)>("__assert_fail", nullptr),
+  };
+  return fns;
+}
+
+// Resolved before main, while the program has one thread.
+[[maybe_unused]] const NextFns& resolved_at_start = Next();
+
+bool IsRealtime(clockid_t clock) {
+  return clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE || clock == CLOCK_TAI;
+}
+
+uint64_t ToNanos(const struct timespec& ts) {
+  if (ts.tv_sec < 0) return 0;
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// An absolute time on clock as a simulated-clock deadline.
+uint64_t SimDeadline(clockid_t clock, const struct timespec* abstime) {
+  const uint64_t at = ToNanos(*abstime);
+  if (!IsRealtime(clock)) return at;
+  return at > ForeignSync::kRealtimeEpochNanos ? at - ForeignSync::kRealtimeEpochNanos : 0;
+}
+
+int TimedWait(ForeignSync* sync, pthread_cond_t* cond, pthread_mutex_t* mutex, clockid_t clock,
+              const struct timespec* abstime) {
+  if (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1'000'000'000) return EINVAL;
+  return sync->Wait(cond, mutex, SimDeadline(clock, abstime)) ? ETIMEDOUT : 0;
+}
+
+}  // namespace
+
+extern "C" {
+
+// Its presence tells hosted_code.cc that this executable carries the
+// interposer (a weak reference there).
+int shale_interposer_marker(void) { return 1; }
+
+int pthread_mutex_lock(pthread_mutex_t* mutex) {
+  if (ForeignSync* sync = HostedMutex(__builtin_return_address(0), mutex)) {
+    sync->Lock(mutex);
+    return 0;
+  }
+  return shale_libc_mutex_lock(mutex);
+}
+
+int pthread_mutex_unlock(pthread_mutex_t* mutex) {
+  if (ForeignSync* sync = HeldMutex(mutex)) {
+    sync->Unlock(mutex);
+    return 0;
+  }
+  return shale_libc_mutex_unlock(mutex);
+}
+
+int pthread_cond_wait(pthread_cond_t* cond, pthread_mutex_t* mutex) {
+  if (ForeignSync* sync = HeldMutex(mutex)) {
+    (void)sync->Wait(cond, mutex, std::numeric_limits<uint64_t>::max());
+    return 0;
+  }
+  return Next().cond_wait(cond, mutex);
+}
+
+int pthread_cond_timedwait(pthread_cond_t* cond, pthread_mutex_t* mutex,
+                           const struct timespec* abstime) {
+  // A condition variable's default clock is the realtime one; one made
+  // with another clock attribute is not told apart here.
+  if (ForeignSync* sync = HeldMutex(mutex)) {
+    return TimedWait(sync, cond, mutex, CLOCK_REALTIME, abstime);
+  }
+  return Next().cond_timedwait(cond, mutex, abstime);
+}
+
+int pthread_cond_clockwait(pthread_cond_t* cond, pthread_mutex_t* mutex, clockid_t clock,
+                           const struct timespec* abstime) {
+  if (ForeignSync* sync = HeldMutex(mutex)) {
+    return TimedWait(sync, cond, mutex, clock, abstime);
+  }
+  return Next().cond_clockwait(cond, mutex, clock, abstime);
+}
+
+int pthread_cond_signal(pthread_cond_t* cond) {
+  if (ForeignSync* sync = HostedCond(__builtin_return_address(0), cond)) {
+    sync->Signal(cond);
+    return 0;
+  }
+  return Next().cond_signal(cond);
+}
+
+int pthread_cond_broadcast(pthread_cond_t* cond) {
+  if (ForeignSync* sync = HostedCond(__builtin_return_address(0), cond)) {
+    sync->Broadcast(cond);
+    return 0;
+  }
+  return Next().cond_broadcast(cond);
+}
+
+int pthread_cond_destroy(pthread_cond_t* cond) {
+  // The C library's destroy runs either way: a condition variable the
+  // simulation answered was never touched, and destroying it is a no-op.
+  if (ForeignSync* sync = HostedCond(__builtin_return_address(0), cond)) sync->Forget(cond);
+  return Next().cond_destroy(cond);
+}
+
+int clock_gettime(clockid_t clock, struct timespec* ts) {
+  if (ForeignSync* sync = Hosted(__builtin_return_address(0))) {
+    uint64_t ns = sync->NowNanos();
+    if (IsRealtime(clock)) ns += ForeignSync::kRealtimeEpochNanos;
+    ts->tv_sec = static_cast<time_t>(ns / 1'000'000'000ull);
+    ts->tv_nsec = static_cast<long>(ns % 1'000'000'000ull);
+    return 0;
+  }
+  return Next().clock_gettime(clock, ts);
+}
+
+int gettimeofday(struct timeval* tv, void* tz) {
+  if (ForeignSync* sync = Hosted(__builtin_return_address(0))) {
+    const uint64_t us = (sync->NowNanos() + ForeignSync::kRealtimeEpochNanos) / 1000;
+    tv->tv_sec = static_cast<time_t>(us / 1'000'000ull);
+    tv->tv_usec = static_cast<suseconds_t>(us % 1'000'000ull);
+    return 0;
+  }
+  return Next().gettimeofday(tv, tz);
+}
+
+int nanosleep(const struct timespec* request, struct timespec* remaining) {
+  if (ForeignSync* sync = Hosted(__builtin_return_address(0))) {
+    if (request->tv_nsec < 0 || request->tv_nsec >= 1'000'000'000) {
+      errno = EINVAL;
+      return -1;
+    }
+    sync->SleepNanos(ToNanos(*request));
+    if (remaining != nullptr) *remaining = timespec{0, 0};
+    return 0;
+  }
+  return __nanosleep(request, remaining);
+}
+
+int sched_yield(void) {
+  if (ForeignSync* sync = Hosted(__builtin_return_address(0))) {
+    sync->Yield();
+    return 0;
+  }
+  return __sched_yield();
+}
+
+void __assert_fail(const char* assertion, const char* file, unsigned int line,
+                   const char* function) {
+  if (ForeignSync* sync = Hosted(__builtin_return_address(0))) {
+    sync->AssertionFailed(std::string(file) + ":" + std::to_string(line) + ": " + function +
+                          ": Assertion `" + assertion + "' failed.");
+  }
+  Next().assert_fail(assertion, file, line, function);
+  std::abort();  // not reached: the C library's aborts
+}
+
+}  // extern "C"
