@@ -61,20 +61,25 @@ class RandomAccessFileAdapter final : public leveldb::RandomAccessFile {
 // PosixWritableFile's buffering and sync order over a shale::WritableFile.
 class WritableFileAdapter final : public leveldb::WritableFile {
  public:
+  // tap: told of every append (at its file offset), or nullptr.
   WritableFileAdapter(shale::FileSystem* fs, std::string fname,
-                      std::unique_ptr<shale::WritableFile> file)
+                      std::unique_ptr<shale::WritableFile> file, LevelDbLogTap* tap)
       : fs_(fs),
+        tap_(tap),
         fname_(std::move(fname)),
         dirname_(Dirname(fname_)),
         is_manifest_(Basename(fname_).rfind("MANIFEST", 0) == 0),
         file_(std::move(file)),
-        buffer_(new char[kWriteBufferBytes]) {}
+        buffer_(new char[kWriteBufferBytes]),
+        appended_bytes_(file_->GetFileSize()) {}
   // As LevelDB's: an unclosed file is closed (its buffer written out).
   ~WritableFileAdapter() override {
     if (file_ != nullptr) (void)Close();
   }
 
   leveldb::Status Append(const leveldb::Slice& data) override {
+    if (tap_ != nullptr) tap_->Appended(fname_, appended_bytes_, Slice(data.data(), data.size()));
+    appended_bytes_ += data.size();
     const char* bytes = data.data();
     size_t left = data.size();
     const size_t copied = std::min(left, kWriteBufferBytes - used_);
@@ -123,13 +128,19 @@ class WritableFileAdapter final : public leveldb::WritableFile {
   }
 
   shale::FileSystem* const fs_;
+  LevelDbLogTap* const tap_;
   const std::string fname_;
   const std::string dirname_;
   const bool is_manifest_;
   std::unique_ptr<shale::WritableFile> file_;
   std::unique_ptr<char[]> buffer_;
   size_t used_ = 0;
+  uint64_t appended_bytes_;  // the file's size as Append calls make it
 };
+
+bool IsLogFile(const std::string& fname) {
+  return fname.size() > 4 && fname.compare(fname.size() - 4, 4, ".log") == 0;
+}
 
 class FileLockAdapter final : public leveldb::FileLock {
  public:
@@ -203,7 +214,8 @@ leveldb::Status LevelDbEnv::NewWritableFile(const std::string& fname,
   std::unique_ptr<shale::WritableFile> file;
   const shale::Status s = env_->fs()->NewWritableFile(fname, shale::FileOptions{}, &file);
   if (!s.ok()) return ToLevelDbStatus(s, fname);
-  *result = new WritableFileAdapter(env_->fs(), fname, std::move(file));
+  *result = new WritableFileAdapter(env_->fs(), fname, std::move(file),
+                                    IsLogFile(fname) ? tap_ : nullptr);
   return leveldb::Status::OK();
 }
 
@@ -213,7 +225,8 @@ leveldb::Status LevelDbEnv::NewAppendableFile(const std::string& fname,
   std::unique_ptr<shale::WritableFile> file;
   const shale::Status s = env_->fs()->ReopenWritableFile(fname, shale::FileOptions{}, &file);
   if (!s.ok()) return ToLevelDbStatus(s, fname);
-  *result = new WritableFileAdapter(env_->fs(), fname, std::move(file));
+  *result = new WritableFileAdapter(env_->fs(), fname, std::move(file),
+                                    IsLogFile(fname) ? tap_ : nullptr);
   return leveldb::Status::OK();
 }
 

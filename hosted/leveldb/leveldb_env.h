@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "hosted/leveldb/leveldb_log_tap.h"
 #include "shale/env.h"
 
 namespace shale::hosted {
@@ -71,6 +72,10 @@ class LevelDbEnv final : public leveldb::Env {
   uint64_t NowMicros() override;
   void SleepForMicroseconds(int micros) override;
 
+  // From now on, every append to a file named "*.log" is also told to tap
+  // (nullptr: none). REQUIRES: tap outlives every file opened after.
+  void set_log_tap(LevelDbLogTap* tap) { tap_ = tap; }
+
   // Stops the background thread once its queue is empty, and joins every
   // thread this Env started. REQUIRES: called from a task of the runtime;
   // no DB uses this Env any more; at most once.
@@ -91,6 +96,7 @@ class LevelDbEnv final : public leveldb::Env {
   bool shutting_down_ = false;                           // guarded by mu_
   std::vector<std::unique_ptr<shale::Thread>> threads_;  // guarded by mu_
   bool shut_down_ = false;
+  LevelDbLogTap* tap_ = nullptr;
 };
 
 // Converts a Shale file-system status to the one LevelDB's POSIX Env
