@@ -19,6 +19,7 @@ report::CampaignInfo Info(const RunOptions& o) {
   c.crashes = o.crashes;
   c.strategy = o.strategy;
   c.faults = o.faults;
+  c.engine = o.engine;
   c.planted_bugs = o.planted_bugs;
   c.jobs = o.jobs;
   c.max_failures = o.max_failures;

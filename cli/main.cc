@@ -14,6 +14,9 @@
 #include "replay_command.h"
 #include "run_command.h"
 #include "scenarios/diff/diff_engine.h"
+#ifdef SHALE_HOSTED
+#include "hosted/leveldb/leveldb_engine.h"
+#endif
 #include "shrink_command.h"
 
 namespace shale::cli {
@@ -79,6 +82,11 @@ int RunHelpCommand(std::span<const std::string> args, std::ostream& out, std::os
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
+#ifdef SHALE_HOSTED
+  // Engines Shale did not write, hosted through the interposer this
+  // executable carries.
+  shale::hosted::RegisterLevelDbEngine();
+#endif
   // Null unless the comparison engines are built in.
   shale::scenario::SetRocksDbDiffEngineFactory(shale::bench::RocksDbDiffEngineFactory());
   return shale::cli::Dispatch(shale::cli::kCommands, args, std::cout, std::cerr);

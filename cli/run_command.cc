@@ -95,6 +95,13 @@ int RunScenariosCommand(std::span<const std::string> args, std::ostream& out, st
     out << s->name() << "\n  " << s->summary() << "\n  properties:";
     const std::vector<std::string> properties = s->properties();
     for (size_t i = 0; i < properties.size(); ++i) out << (i ? ", " : " ") << properties[i];
+    out << "\n  engines:";
+    const char* sep = " ";
+    for (const std::string& engine : scenario::EngineNames()) {
+      if (!s->RunsOn(engine)) continue;
+      out << sep << engine;
+      sep = ", ";
+    }
     out << "\n";
   }
   return kExitOk;

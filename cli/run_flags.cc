@@ -5,6 +5,7 @@
 #include <limits>
 #include <thread>
 
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "flag_set.h"
 #include "planted_bugs.h"
@@ -22,6 +23,7 @@ constexpr int64_t kMaxTimeoutS = 7 * 24 * 3600;
 
 struct RunFlagValues {
   std::string scenario, seeds, shard, strategy, faults, out, planted_bugs, require_probes;
+  std::string engine = "shale";
   std::string recheck = "5";
   int64_t jobs = 0, ops = 0, crashes = 3, timeout_s = 120, max_failures = 0;
   bool help = false;
@@ -38,6 +40,8 @@ void DefineRunFlags(FlagSet* f, RunFlagValues* v) {
   f->AddInt("crashes", &v->crashes, -1, kIntMax, "crashes per seed; -1 = scenario default");
   f->AddString("strategy", &v->strategy, "scheduler: random, pct, or empty = drawn from seed");
   f->AddString("faults", &v->faults, "I/O faults: on, off, or empty = drawn from seed");
+  f->AddString("engine", &v->engine,
+               "the engine the scenarios drive: shale, or a hosted one (see 'shale scenarios')");
   f->AddString("out", &v->out, "output directory; empty = out/run-<scenario>-<A>-<B>");
   f->AddInt("timeout_s", &v->timeout_s, 1, kMaxTimeoutS, "wall-clock limit per seed's worker");
   f->AddInt("max_failures", &v->max_failures, 0, kIntMax,
@@ -55,6 +59,29 @@ void DefineRunFlags(FlagSet* f, RunFlagValues* v) {
 bool Fail(std::string* error, std::string message) {
   *error = std::move(message);
   return false;
+}
+
+// Checks engine is known and that every scenario in *names runs on it;
+// under --scenario all, keeps only the scenarios that do.
+bool ResolveEngine(const std::string& engine, bool all, std::vector<std::string>* names,
+                   std::string* error) {
+  const std::vector<std::string> known = scenario::EngineNames();
+  if (std::find(known.begin(), known.end(), engine) == known.end()) {
+    return Fail(error,
+                "unknown engine '" + engine + "' (known: " + absl::StrJoin(known, ", ") + ")");
+  }
+  std::vector<std::string> kept;
+  for (const std::string& name : *names) {
+    if (scenario::FindScenario(name)->RunsOn(engine)) {
+      kept.push_back(name);
+    } else if (!all) {
+      return Fail(error, "scenario '" + name + "' does not run on engine '" + engine +
+                             "' (see 'shale scenarios')");
+    }
+  }
+  if (kept.empty()) return Fail(error, "no scenario runs on engine '" + engine + "'");
+  *names = std::move(kept);
+  return true;
 }
 
 // "P" or "P%", 0 <= P <= 100 with at most two decimals, as basis points.
@@ -130,6 +157,8 @@ bool ResolveScenarios(const std::string& flag, std::vector<std::string>* names,
 bool CheckAndFill(const RunFlagValues& v, RunOptions* o, std::string* error) {
   o->scenario_flag = v.scenario;
   if (!ResolveScenarios(v.scenario, &o->scenarios, error)) return false;
+  if (!ResolveEngine(v.engine, v.scenario == "all", &o->scenarios, error)) return false;
+  o->engine = v.engine;
   if (v.seeds.empty()) return Fail(error, "--seeds A..B is required");
   if (!ParseSeedRange(v.seeds, &o->seeds, error)) return false;
   o->seeds_text = v.seeds;
@@ -203,6 +232,7 @@ scenario::RunConfig ConfigFor(const RunOptions& o, const std::string& scenario, 
   c.crashes = o.crashes;
   c.strategy = o.strategy;
   c.faults = o.faults;
+  c.engine = o.engine;
   c.planted_bugs = o.planted_bugs;
   c.work_dir = o.out_dir;
   return c;

@@ -43,7 +43,8 @@ struct RunOptions {
   int ops = 0;  // 0: the scenario's default
   int crashes = 3;
   std::string strategy;
-  std::string faults;  // on | off | "" (drawn)
+  std::string faults;            // on | off | "" (drawn)
+  std::string engine = "shale";  // see scenario::RunConfig::engine
   uint64_t planted_bugs = 0;
   std::string out_dir;
   int64_t timeout_ms = 120'000;

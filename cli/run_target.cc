@@ -1,5 +1,7 @@
 #include "run_target.h"
 
+#include <algorithm>
+
 #include <limits>
 
 #include "planted_bugs.h"
@@ -56,6 +58,13 @@ bool FromFlags(const RunTargetFlags& v, RunTarget* target, std::string* error) {
   c.crashes = static_cast<int>(v.crashes);
   c.strategy = v.strategy;
   c.faults = v.faults;
+  if (!v.engine.empty()) {
+    const std::vector<std::string> known = scenario::EngineNames();
+    if (std::find(known.begin(), known.end(), v.engine) == known.end()) {
+      return Fail(error, "unknown engine '" + v.engine + "'");
+    }
+    c.engine = v.engine;
+  }
   return true;
 }
 
@@ -71,6 +80,7 @@ void DefineRunTargetFlags(FlagSet* f, RunTargetFlags* v) {
   f->AddString("strategy", &v->strategy, "scheduler: random, pct, or empty = drawn from the tape");
   f->AddString("faults", &v->faults, "I/O faults: on, off, or empty = drawn from the tape");
   f->AddString("planted_bugs", &v->planted_bugs, "NAME[,NAME]: checker self-test (see below)");
+  f->AddString("engine", &v->engine, "the engine: shale (the default) or a hosted one");
 }
 
 bool ResolveRunTarget(std::span<const std::string> positional, const RunTargetFlags& v,

@@ -25,6 +25,7 @@ FailureFile FailureFileFromJson(const json& j) {
   f.config.crashes = j.at("crashes").get<int>();
   f.config.strategy = j.value("strategy", "");
   f.config.faults = j.value("faults", "");
+  f.config.engine = j.value("engine", "");
   f.config.planted_bugs = j.value("planted_bugs", uint64_t{0});
   const json& hash = j.at("trace_hash");
   if (!hash.is_null()) {
@@ -63,6 +64,7 @@ std::string EncodeFailureFile(const FailureFile& f) {
             {"crashes", f.config.crashes},
             {"strategy", f.config.strategy},
             {"faults", f.config.faults},
+            {"engine", f.config.engine.empty() ? std::string("shale") : f.config.engine},
             {"planted_bugs", f.config.planted_bugs},
             {"trace_hash", f.trace_hash ? json(TraceHashHex(*f.trace_hash)) : json(nullptr)},
             {"failure", internal::FailureToJson(f.failure)},

@@ -46,6 +46,7 @@ json CampaignToJson(const CampaignInfo& c) {
               {"crashes", c.crashes},
               {"strategy", c.strategy},
               {"faults", c.faults},
+              {"engine", c.engine},
               {"planted_bugs", c.planted_bugs},
               {"jobs", c.jobs},
               {"max_failures", c.max_failures},
@@ -61,6 +62,7 @@ CampaignInfo CampaignFromJson(const json& j) {
   c.crashes = j.value("crashes", int64_t{0});
   c.strategy = j.value("strategy", "");
   c.faults = j.value("faults", "");
+  c.engine = j.value("engine", "shale");
   c.planted_bugs = j.value("planted_bugs", uint64_t{0});
   c.jobs = j.value("jobs", int64_t{0});
   c.max_failures = j.value("max_failures", uint64_t{0});

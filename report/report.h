@@ -65,6 +65,7 @@ struct CampaignInfo {
   int64_t crashes = 0;
   std::string strategy;
   std::string faults;
+  std::string engine = "shale";  // the engine every seed drove
   uint64_t planted_bugs = 0;
   int64_t jobs = 0;
   uint64_t max_failures = 0;  // 0: every seed of the range was to run

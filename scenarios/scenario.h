@@ -18,10 +18,15 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/engine/hosted_engine.h"
+
 namespace shale::scenario {
 
 struct RunConfig {
   std::string scenario;
+  // The engine the run drives: "" or "shale" (Shale's own), or a hosted
+  // engine's name (scenarios/engine/hosted_engine.h), e.g. "leveldb".
+  std::string engine;
   uint64_t seed = 1;
   // If set, the run draws every choice from these bytes (sim::ChoiceTape)
   // instead of the seed's endless tape; seed then only names the run.
@@ -130,6 +135,9 @@ class Scenario {
   // named.
   virtual bool in_all() const { return simulated(); }
   virtual const char* mode_option() const { return ""; }
+  // Whether the scenario can drive engine (a name as in RunConfig::engine).
+  // Shale's own engine only, unless the scenario says otherwise.
+  virtual bool RunsOn(const std::string& engine) const { return IsShaleEngine(engine); }
 };
 
 // Registers every built-in scenario (scenarios/builtin.cc: the one list).

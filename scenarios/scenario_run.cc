@@ -13,6 +13,8 @@ sim::SimulationOptions SimOptionsFor(const RunConfig& config, const PctCalibrati
   o.pct_expected_steps = std::max<uint64_t>(1, pct.steps_per_op * ops);
   o.seed = config.seed;
   o.tape = config.tape;
+  // An engine Shale did not write keeps its threads: each task gets one.
+  o.os_thread_tasks = !IsShaleEngine(config.engine);
   o.strategy = config.strategy == "pct"      ? sim::Strategy::kPct
                : config.strategy == "random" ? sim::Strategy::kRandom
                                              : sim::Strategy::kDrawn;

@@ -1,7 +1,6 @@
 // ThreadFiber: see thread_fiber.h.
 #include "sim/thread_fiber.h"
 
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,12 +27,14 @@ ThreadFiber::ThreadFiber(std::function<void()> on_start, std::function<void()> b
 }
 
 ThreadFiber::~ThreadFiber() {
-  if (started_) {
-    if (!finished_) {
-      // Parked in Suspend(): wake it only to end without unwinding.
-      abandon_ = true;
-      if (sem_post(&run_) != 0) Die("sem_post failed");
-    }
+  if (started_ && !finished_) {
+    // Waiting in Suspend(): wake it only to hear it leave this object for
+    // good (see Abandoned), then let it be.
+    abandon_ = true;
+    if (sem_post(&run_) != 0) Die("sem_post failed");
+    Wait(&host_);
+    if (pthread_detach(thread_) != 0) Die("pthread_detach failed");
+  } else if (started_) {
     if (pthread_join(thread_, nullptr) != 0) Die("pthread_join failed");
   }
   sem_destroy(&run_);
@@ -65,18 +66,25 @@ void ThreadFiber::Suspend() {
   if (current_thread_fiber != this) Die("Suspend called outside its thread fiber");
   if (sem_post(&host_) != 0) Die("sem_post failed");
   Wait(&run_);
-  // Abandoned: end this thread here. SYS_exit ends only the calling thread
-  // and runs nothing on its way out (no unwinding, no thread_local
-  // destructors); the kernel clears the thread id, so pthread_join in the
-  // destructor returns.
-  if (abandon_) syscall(SYS_exit, 0);
+  if (abandon_) Abandoned(&host_);
+}
+
+// An abandoned thread never runs its body again and never ends: ending it
+// without unwinding (SYS_exit) would leave its stack, and the thread-local
+// storage the allocator and the C library keep on it, for the next thread
+// to reuse while their lists still name it. So it tells the host it has
+// let go of the ThreadFiber and sleeps until the process exits, touching
+// nothing. A worker process runs a few seeds, so these stay few; they
+// cost their stacks' touched pages.
+void ThreadFiber::Abandoned(sem_t* host) {
+  if (sem_post(host) != 0) Die("sem_post failed");
+  for (;;) pause();
 }
 
 void* ThreadFiber::ThreadMain(void* arg) {
   auto* self = static_cast<ThreadFiber*>(arg);
   current_thread_fiber = self;
   Wait(&self->run_);
-  if (self->abandon_) return nullptr;  // never resumed before it was abandoned
   if (self->on_start_) self->on_start_();
   self->body_();
   self->body_ = nullptr;  // drop captures while the host still waits

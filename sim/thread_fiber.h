@@ -12,9 +12,9 @@
 // The thread starts at the first Resume() and runs `on_start` (if set),
 // then the body. When the body returns, the thread ends and the host is
 // resumed. Destroying a ThreadFiber that started and has not finished
-// abandons it: the thread is woken only to end at once (SYS_exit), without
-// unwinding its stack or running any destructor of the frames on it, as a
-// killed process's threads end; the destructor waits for that end.
+// abandons it: its body never runs again, nothing on its stack is unwound
+// or destroyed, as with a killed process's threads, and the thread sleeps
+// until the process exits (thread_fiber.cc says why it cannot end).
 //
 // Thread safety: as Coroutine. Cost: two futex hand-offs per switch.
 #pragma once
@@ -49,6 +49,7 @@ class ThreadFiber final : public Coroutine {
   static void* ThreadMain(void* self);
   // Waits on sem until posted (retrying EINTR).
   static void Wait(sem_t* sem);
+  [[noreturn]] static void Abandoned(sem_t* host);
 
   std::function<void()> on_start_;
   std::function<void()> body_;

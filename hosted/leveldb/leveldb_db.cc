@@ -112,6 +112,9 @@ Status CheckLayoutOnce() {
   return Status::OK();
 }
 
+// Every call but the destructor after Close: an error, as Shale's DB.
+Status Closed() { return Status::InvalidArgument("the DB is closed"); }
+
 }  // namespace
 
 Status FromLevelDb(const leveldb::Status& status) {
@@ -203,6 +206,7 @@ Status LevelDbDb::Close() {
 }
 
 Status LevelDbDb::Write(const WriteOptions& options, WriteBatch* batch) {
+  if (db_ == nullptr) return Closed();
   if (options.disable_wal) return Status::NotSupported("LevelDB always writes its log");
   ToLevelDbBatch converted;
   Status s = batch->Iterate(&converted);
@@ -215,7 +219,8 @@ Status LevelDbDb::Write(const WriteOptions& options, WriteBatch* batch) {
   s = FromLevelDb(db_->Write(wo, &converted.batch));
   const std::optional<uint64_t> sequence = tap_.EndWrite();
   if (s.ok() && sequence) WriteBatchInternal::SetSequence(batch, *sequence);
-  if (s.ok() && !sequence) {
+  // A batch of no records takes no sequence and may ride in any group.
+  if (s.ok() && !sequence && WriteBatchInternal::Count(batch) > 0) {
     unlogged_acks_++;
     s = Status::Corruption("LevelDB acknowledged a write its log does not hold");
   }
@@ -233,10 +238,12 @@ leveldb::ReadOptions LevelDbDb::ToLevelDb(const ReadOptions& options) const {
 }
 
 Status LevelDbDb::Get(const ReadOptions& options, const Slice& key, std::string* value) {
+  if (db_ == nullptr) return Closed();
   return FromLevelDb(db_->Get(ToLevelDb(options), leveldb::Slice(key.data(), key.size()), value));
 }
 
 Iterator* LevelDbDb::NewIterator(const ReadOptions& options) {
+  if (db_ == nullptr) return NewErrorIterator(Closed());
   return new LevelDbIterator(db_->NewIterator(ToLevelDb(options)));
 }
 
@@ -253,6 +260,7 @@ Status LevelDbDb::Flush(const FlushOptions&) {
 }
 
 Status LevelDbDb::CompactRange(const CompactRangeOptions&, const Slice* begin, const Slice* end) {
+  if (db_ == nullptr) return Closed();
   const leveldb::Slice b =
       begin != nullptr ? leveldb::Slice(begin->data(), begin->size()) : leveldb::Slice();
   const leveldb::Slice e =
@@ -264,6 +272,7 @@ Status LevelDbDb::CompactRange(const CompactRangeOptions&, const Slice* begin, c
 Status LevelDbDb::SyncWAL() { return Status::NotSupported("LevelDB has no SyncWAL"); }
 
 bool LevelDbDb::GetProperty(const Slice& property, std::string* value) {
+  if (db_ == nullptr) return false;
   const std::string name(property.data(), property.size());
   const std::string prefix = "shale.";
   if (name.rfind(prefix, 0) != 0) return false;
@@ -275,6 +284,7 @@ bool LevelDbDb::GetProperty(const Slice& property, std::string* value) {
 DBStats LevelDbDb::GetStats() { return DBStats(); }
 
 uint64_t LevelDbDb::GetLatestSequenceNumber() const {
+  if (db_ == nullptr) return 0;
   const leveldb::Snapshot* snapshot = db_->GetSnapshot();
   const uint64_t sequence = SequenceOf(snapshot);
   db_->ReleaseSnapshot(snapshot);

@@ -17,6 +17,8 @@
 // offset in 1.23; CheckLevelDbLayout verifies that once per process, and
 // Open refuses to run on a library where it does not hold).
 //
+// After Close, every call returns an error (GetProperty false), as Shale's
+// DB does; GetSnapshot REQUIRES an open DB.
 // Ownership: the DB owns its LevelDbEnv, block cache and filter policy.
 // Abandoning it (a simulated crash) leaks them with the DB, as a killed
 // process does. Thread safety: as shale::DB.

@@ -29,6 +29,14 @@ const std::vector<const char*>& CrashTrigger::WorkloadTargets() {
   return kTargets;
 }
 
+const std::vector<const char*>& CrashTrigger::DiskTargets() {
+  static const std::vector<const char*> kTargets = {
+      "disk.append", "disk.sync",   "disk.sync_dir", "disk.rename",
+      "disk.delete", "disk.create", "disk.reopen",   "disk.close",
+  };
+  return kTargets;
+}
+
 void CrashTrigger::Arm(std::string name, uint64_t hit, std::function<void()> on_fire) {
   assert(hit == 0 || on_fire != nullptr);
   armed_ = true;

@@ -36,6 +36,9 @@ class CrashTrigger {
   // The engine points a workload phase's crash may target: each is a
   // YieldPoint the engine declares where a crash leaves interesting state.
   static const std::vector<const char*>& WorkloadTargets();
+  // The simulated disk's calls that change what a crash leaves: the
+  // targets for an engine that names no points of its own (a hosted one).
+  static const std::vector<const char*>& DiskTargets();
 
   // Fires at the hit-th (>= 1) point reached whose name equals `name`, or
   // at the hit-th point of any name if name is empty. Resets points_seen

@@ -79,7 +79,9 @@ class Client {
     }
     WriteOptions wo;
     wo.sync = rng_->OneIn(static_cast<uint64_t>(o_.sync_one_in));
-    wo.disable_wal = !wo.sync && rng_->OneIn(static_cast<uint64_t>(o_.no_wal_one_in));
+    // Drawn whether or not the engine can skip its log, so the tape stays.
+    wo.disable_wal =
+        !wo.sync && rng_->OneIn(static_cast<uint64_t>(o_.no_wal_one_in)) && o_.offers.skip_wal;
     const std::string told = telling() ? DescribeKeyOps(ops) : "";
     const uint64_t id = s_->history->BeginWrite(std::move(ops), !wo.disable_wal, wo.sync);
     const Status st = s_->db->Write(wo, &wb);
@@ -372,7 +374,7 @@ class Client {
     // compaction could wrongly drop.
     const auto [lo, hi] = std::minmax_element(keys.begin(), keys.end());
     const Slice lo_key(*lo), hi_key(*hi);
-    Status st = s_->db->Flush(FlushOptions());
+    Status st = o_.offers.flush ? s_->db->Flush(FlushOptions()) : Status::OK();
     if (st.ok()) st = s_->db->CompactRange(CompactRangeOptions(), &lo_key, &hi_key);
     for (size_t j = 0; st.ok() && j < keys.size() && !s_->failed; j++) {
       std::string v;
@@ -395,14 +397,35 @@ class Client {
   }
 
   void Barrier(bool flush) {
+    if (flush && !o_.offers.flush) return CompactAll();
     const uint64_t token = s_->history->DurabilityBarrierStart();
-    const Status st = flush ? s_->db->Flush(FlushOptions()) : s_->db->SyncWAL();
+    const Status st = flush                ? s_->db->Flush(FlushOptions())
+                      : o_.offers.sync_wal ? s_->db->SyncWAL()
+                                           : EmptySyncWrite();
     s_->engine_ops++;
     if (st.ok()) {
       flush ? s_->history->FlushDone(token) : s_->history->SyncWalDone(token);
     }
-    if (telling()) Tell(std::string(flush ? "flush" : "sync WAL") + " -> " + st.ToString());
-    CheckStatus(st, flush ? "Flush" : "SyncWAL");
+    const char* what = flush ? "flush" : o_.offers.sync_wal ? "sync WAL" : "empty sync write";
+    if (telling()) Tell(std::string(what) + " -> " + st.ToString());
+    CheckStatus(st, flush ? "Flush" : o_.offers.sync_wal ? "SyncWAL" : "Write");
+  }
+
+  // A sync write of no keys: the barrier of an engine without SyncWAL.
+  Status EmptySyncWrite() {
+    WriteBatch empty;
+    WriteOptions wo;
+    wo.sync = true;
+    return s_->db->Write(wo, &empty);
+  }
+
+  // The flush of an engine without Flush: every key compacted, no
+  // durability claimed.
+  void CompactAll() {
+    const Status st = s_->db->CompactRange(CompactRangeOptions(), nullptr, nullptr);
+    s_->engine_ops++;
+    if (telling()) Tell("compact everything (no Flush) -> " + st.ToString());
+    CheckStatus(st, "CompactRange");
   }
 
   void Compact() {

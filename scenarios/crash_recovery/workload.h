@@ -47,6 +47,7 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/engine/hosted_engine.h"
 #include "scenarios/oracle/history.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
@@ -71,6 +72,12 @@ struct WorkloadOptions {
   // read-your-own-writes: the forward and backward passes, a Get against
   // its iterator, and a snapshot reread are then not compared.
   bool snapshots_immutable = true;
+  // What the engine offers (hosted_engine.h). Without Flush, a flush is a
+  // CompactRange of every key, which promises no durability; without
+  // SyncWAL, the durability barrier is a sync write of an empty batch (the
+  // engine's own promise that a sync write is durable covers the log up
+  // to it); without skipping the WAL, every write logs.
+  EngineOffers offers;
 };
 
 // A transaction a client named and prepared (or tried to), for the whole

@@ -1,0 +1,81 @@
+// The engine seam for scenarios: which engine a run drives. Shale's own
+// engine is built in; an engine Shale did not write (hosted/: LevelDB) is
+// registered here by the program that carries the hosting layer, so the
+// scenarios never depend on one. A scenario drives every engine through
+// shale::DB (engine/include/shale/db.h) and draws only what the engine
+// offers (EngineOffers).
+//
+// Thread safety: register before any run starts; lookups are read-only.
+// Ownership: registered engines are static and outlive the process.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "shale/db.h"
+#include "shale/env.h"
+#include "shale/status.h"
+#include "sim/choice_tape.h"
+
+namespace shale::scenario {
+
+// The built-in engine's name (RunConfig::engine "" means it too).
+inline constexpr const char* kShaleEngine = "shale";
+
+// What an engine offers beyond writes (batches, sync), Get, iterators in
+// both directions, snapshots and CompactRange, which every engine has.
+struct EngineOffers {
+  bool flush = true;         // DB::Flush, durable on success
+  bool sync_wal = true;      // DB::SyncWAL
+  bool skip_wal = true;      // WriteOptions::disable_wal
+  bool transactions = true;  // TransactionDB
+  // Whether a clean Close flushes every acknowledged write into tables
+  // (else they stay as durable as the log made them).
+  bool close_flushes = true;
+};
+
+// One run's drawn options of a hosted engine (its own type).
+class HostedOptions {
+ public:
+  virtual ~HostedOptions() = default;
+};
+
+class HostedEngine {
+ public:
+  virtual ~HostedEngine() = default;
+  virtual const char* name() const = 0;
+  // The exact library loaded, e.g. "1.23 (libleveldb.so.1.23.0)".
+  virtual std::string version() const = 0;
+  virtual EngineOffers offers() const = 0;
+  // Readies this process to host the engine (interposer checks, code
+  // registration). REQUIRES: called outside any simulation, before Open.
+  [[nodiscard]] virtual Status Prepare() const = 0;
+  // Draws one run's options from the engine's documented option list,
+  // describing each in *described (the report's options_drawn).
+  virtual std::unique_ptr<HostedOptions> Draw(
+      sim::ChoiceTape* tape, std::map<std::string, std::string>* described) const = 0;
+  // Opens (recovers) the engine's DB at path on env, creating it if missing.
+  // REQUIRES: in a task of a simulation with os_thread_tasks.
+  [[nodiscard]] virtual Status Open(const HostedOptions& options, Env* env, const std::string& path,
+                                    std::unique_ptr<DB>* db) const = 0;
+  // After Open failed with s: if the options refused damage that an
+  // operator would open past (LevelDB's paranoid_checks refusing a log a
+  // power loss tore, a file in torn_logs), relaxes *options for the rest
+  // of the run, describes why in *why, and returns true.
+  virtual bool RelaxAfterRefusal(const Status& s, const std::set<std::string>& torn_logs,
+                                 HostedOptions* options, std::string* why) const = 0;
+};
+
+// Adds a hosted engine. REQUIRES: before any run; its name is unique.
+void RegisterHostedEngine(const HostedEngine* engine);
+// nullptr for the built-in engine and for names never registered.
+const HostedEngine* FindHostedEngine(const std::string& name);
+// Every engine name a run may give: "shale", then the hosted ones, sorted.
+std::vector<std::string> EngineNames();
+// True if name is "" or "shale".
+inline bool IsShaleEngine(const std::string& name) { return name.empty() || name == kShaleEngine; }
+
+}  // namespace shale::scenario
