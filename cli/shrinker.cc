@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "isolated_run.h"
 #include "scenarios/scenario_run.h"
 #include "sim/choice_tape.h"
 #include "util/hash.h"
@@ -72,7 +73,10 @@ class Search {
  private:
   scenario::RunResult Run(const scenario::RunConfig& config) {
     runs_++;
-    scenario::RunResult r = scenario_->Run(config);
+    // A hosted engine's run leaves threads behind: each in a child.
+    scenario::RunResult r = scenario::IsShaleEngine(config.engine)
+                                ? scenario_->Run(config)
+                                : RunIsolated(*scenario_, config);
     const double now = Seconds();
     if (options_.progress && now >= next_progress_s_) {
       next_progress_s_ = now + 1;

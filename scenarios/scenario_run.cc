@@ -103,7 +103,10 @@ void DescribeEngineSizes(const Options& o, std::map<std::string, std::string>* d
 }
 
 const char* SimulationFailureProperty(const Status& run_status) {
-  return run_status.message().rfind("deadlock", 0) == 0 ? "deadlock" : "simulation";
+  const std::string message(run_status.message());
+  if (message.rfind("deadlock", 0) == 0) return "deadlock";
+  if (message.rfind("engine assertion", 0) == 0) return "engine assertion";
+  return "simulation";
 }
 
 }  // namespace shale::scenario

@@ -1,6 +1,8 @@
 // LevelDB as a scenario engine: see leveldb_engine.h.
 #include "hosted/leveldb/leveldb_engine.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -16,7 +18,7 @@ struct DrawnLevelDb final : public scenario::HostedOptions {
 
 std::string YesNo(bool value) { return value ? "true" : "false"; }
 
-class LevelDbEngine final : public scenario::HostedEngine {
+class LevelDbHostedEngine final : public scenario::HostedEngine {
  public:
   const char* name() const override { return "leveldb"; }
   std::string version() const override { return LevelDbVersion(); }
@@ -32,6 +34,8 @@ class LevelDbEngine final : public scenario::HostedEngine {
   }
 
   Status Prepare() const override { return PrepareLevelDbHosting(); }
+
+  const scenario::PromiseTable& promises() const override { return promises_; }
 
   std::unique_ptr<scenario::HostedOptions> Draw(
       sim::ChoiceTape* rng, std::map<std::string, std::string>* described) const override {
@@ -92,13 +96,25 @@ class LevelDbEngine final : public scenario::HostedEngine {
     *why = "reopening with paranoid_checks off, as LevelDB's documentation advises";
     return true;
   }
+
+  scenario::PromiseTable promises_;
 };
 
 }  // namespace
 
-void RegisterLevelDbEngine() {
-  static const LevelDbEngine engine;
-  scenario::RegisterHostedEngine(&engine);
+const scenario::HostedEngine& LevelDbEngine() {
+  static const LevelDbHostedEngine* const engine = [] {
+    auto* e = new LevelDbHostedEngine();
+    const Status s = scenario::PromiseTable::Parse(LevelDbPromisesTsv(), &e->promises_);
+    if (!s.ok()) {
+      std::fprintf(stderr, "shale: hosted/leveldb/promises.tsv: %s\n", s.ToString().c_str());
+      std::abort();
+    }
+    return e;
+  }();
+  return *engine;
 }
+
+void RegisterLevelDbEngine() { scenario::RegisterHostedEngine(&LevelDbEngine()); }
 
 }  // namespace shale::hosted

@@ -19,7 +19,14 @@
 
 namespace shale::hosted {
 
-// Registers "leveldb" with the scenarios (idempotent).
+// Registers "leveldb" with the scenarios (idempotent). Aborts if its
+// promise table does not parse (a build defect, which a test catches).
 void RegisterLevelDbEngine();
+
+// hosted/leveldb/promises.tsv, as compiled in.
+const char* LevelDbPromisesTsv();
+
+// The engine as registered (its promise table parsed).
+const scenario::HostedEngine& LevelDbEngine();
 
 }  // namespace shale::hosted

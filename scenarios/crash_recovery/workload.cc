@@ -551,6 +551,7 @@ void WorkloadState::Fail(const std::string& property, const std::string& key,
                          const std::string& message) {
   if (failed) return;
   failed = true;
+  broke_unpromised = promised && !promised(property);
   failure.property = property;
   failure.key = key;
   failure.expected = expected;

@@ -117,6 +117,12 @@ struct WorkloadState {
   bool crash_point_reached = false;  // a CrashTrigger fired: main should crash now
   bool failed = false;
   Failure failure;
+  // Whether a broken property fails the run (PromiseTable::Checks of the
+  // engine's table); null: every property does. A property the engine does
+  // not promise still ends the run (its model no longer holds), with
+  // broke_unpromised set.
+  std::function<bool(const std::string& property)> promised;
+  bool broke_unpromised = false;
   std::function<uint64_t()> step;  // the scheduler's step count, for reports
   // Folds a hash into the run's trace hash: every value a check compares
   // goes through it (HashKeyValue), so equal hashes mean equal reads.

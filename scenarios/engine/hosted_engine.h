@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/engine/promise_table.h"
 #include "shale/db.h"
 #include "shale/env.h"
 #include "shale/status.h"
@@ -50,6 +51,8 @@ class HostedEngine {
   // The exact library loaded, e.g. "1.23 (libleveldb.so.1.23.0)".
   virtual std::string version() const = 0;
   virtual EngineOffers offers() const = 0;
+  // What the engine promises: the oracle fails a run only on these.
+  virtual const PromiseTable& promises() const = 0;
   // Readies this process to host the engine (interposer checks, code
   // registration). REQUIRES: called outside any simulation, before Open.
   [[nodiscard]] virtual Status Prepare() const = 0;

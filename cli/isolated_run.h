@@ -1,0 +1,21 @@
+// RunIsolated: one scenario run in a forked child, for runs that must not
+// share a process: a hosted engine's run leaves its abandoned threads
+// asleep in the process that ran it (sim/thread_fiber.h), so a search that
+// makes thousands of runs (shale shrink) makes each in a child of its own.
+//
+// The child runs the config and writes the result (report/run_json.h) and
+// its operation marks to a pipe, then exits without destructors; the
+// parent reads both and reaps it. A child that dies first gives a failed
+// result with property "worker crashed" naming the signal or exit code.
+//
+// Thread safety: REQUIRES a single-threaded process (it forks).
+#pragma once
+
+#include "scenarios/scenario.h"
+
+namespace shale::cli {
+
+scenario::RunResult RunIsolated(const scenario::Scenario& scenario,
+                                const scenario::RunConfig& config);
+
+}  // namespace shale::cli
