@@ -10,21 +10,11 @@
 #include <string>
 
 #include "report/run_json.h"
+#include "worker_pool.h"
 
 namespace shale::cli {
 
 namespace {
-
-bool WriteAllTo(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
 
 std::string ReadAllFrom(int fd) {
   std::string out;
@@ -43,7 +33,7 @@ std::string ReadAllFrom(int fd) {
   result.trace.clear();
   std::string marks;
   for (const uint64_t mark : result.operation_marks) marks += std::to_string(mark) + " ";
-  const bool ok = WriteAllTo(fd, report::EncodeRunResultLine(result) + "\n" + marks + "\n");
+  const bool ok = WriteAll(fd, report::EncodeRunResultLine(result) + "\n" + marks + "\n");
   ::_exit(ok ? 0 : 1);
 }
 

@@ -88,18 +88,6 @@ void DrainBoth(Running* w) {
   Drain(&w->err_fd, &w->err, kStderrKeepBytes);
 }
 
-// Writes all of text to fd, retrying short writes. Child side only.
-bool WriteAll(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 // Recheck jobs only (RunConfig::heap_shift): allocations held for the
 // worker's life, so a run that reads pointer values sees other ones than
 // its first run did. Maps come top-down, so each held map moves the next;
@@ -372,6 +360,17 @@ void RunWorkers(const PoolConfig& config, const NextJobFn& next_job, const Outco
     ReapWorkers(config, on_done, &running, &requeued);
     StartWorkers(config, next_job, on_done, &running, &requeued, &more);
   }
+}
+
+bool WriteAll(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
 }
 
 }  // namespace shale::cli

@@ -55,6 +55,10 @@ constexpr int kMaxSeedsPerWorker = 8;
 // together), 1..kMaxSeedsPerWorker.
 int SeedsPerWorker(uint64_t total, int jobs);
 
+// Writes all of text to fd, retrying short writes and EINTR; false on an
+// error (a child's pipe to its parent: the parent reads what arrived).
+bool WriteAll(int fd, const std::string& text);
+
 struct WorkerOutcome {
   scenario::RunResult result;    // scenario and seed are the job's
   bool trace_hash_known = true;  // false when the worker crashed or timed out
