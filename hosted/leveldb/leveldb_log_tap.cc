@@ -117,6 +117,16 @@ void LevelDbLogTap::Completed(const std::string& record) {
     untiled_++;
     return;
   }
+  // A leader already placed was placed by the earliest-begun guess, as a
+  // member of an earlier group: that place belongs to another write with
+  // the same records, still unplaced.
+  if (leader->second.sequence) {
+    for (auto& [id, write] : pending_) {
+      if (write.sequence || write.records != mine) continue;
+      write.sequence = leader->second.sequence;
+      break;
+    }
+  }
   std::vector<std::pair<uint64_t, size_t>> placed{{leader->first, 0}};
   leader->second.sequence = sequence;  // Tile skips a write already placed
   if (!Tile(body, boundaries, mine.size(), &placed)) {

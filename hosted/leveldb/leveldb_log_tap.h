@@ -16,9 +16,10 @@
 // record; the members are writes in flight on other threads. So when a
 // record completes, the tap tiles it: the appending thread's write at its
 // start, then in-flight writes whose records match the bytes that follow,
-// each ending on a record boundary (the earliest-begun first among equal
-// candidates: identical batches in flight at once are told apart only by
-// that guess, and counted as ambiguous).
+// each ending on a record boundary. Identical batches in flight at once
+// are told apart only by a guess (the earliest-begun first, counted as
+// ambiguous), corrected when the guessed write then leads a group of its
+// own: its earlier place goes to another write with the same records.
 //
 // Checksums are not verified: these are the bytes LevelDB wrote, as it
 // wrote them. Thread safety: none (one simulated task at a time; each task
