@@ -21,6 +21,7 @@ report::CampaignInfo Info(const RunOptions& o) {
   c.faults = o.faults;
   c.engine = o.engine;
   c.planted_bugs = o.planted_bugs;
+  c.pins = o.pins;
   c.jobs = o.jobs;
   c.max_failures = o.max_failures;
   return c;

@@ -23,7 +23,7 @@ constexpr int64_t kMaxTimeoutS = 7 * 24 * 3600;
 
 struct RunFlagValues {
   std::string scenario, seeds, shard, strategy, faults, out, planted_bugs, require_probes;
-  std::string engine = "shale";
+  std::string engine = "shale", pins;
   std::string recheck = "5";
   int64_t jobs = 0, ops = 0, crashes = 3, timeout_s = 120, max_failures = 0;
   bool help = false;
@@ -40,6 +40,9 @@ void DefineRunFlags(FlagSet* f, RunFlagValues* v) {
   f->AddInt("crashes", &v->crashes, -1, kIntMax, "crashes per seed; -1 = scenario default");
   f->AddString("strategy", &v->strategy, "scheduler: random, pct, or empty = drawn from seed");
   f->AddString("faults", &v->faults, "I/O faults: on, off, or empty = drawn from seed");
+  f->AddString("pin", &v->pins,
+               "NAME=VALUE[,NAME=VALUE]: pin drawn options (names as in a report's options; "
+               "see 'shale scenarios')");
   f->AddString("engine", &v->engine,
                "the engine the scenarios drive: shale, or a hosted one (see 'shale scenarios')");
   f->AddString("out", &v->out, "output directory; empty = out/run-<scenario>-<A>-<B>");
@@ -159,6 +162,7 @@ bool CheckAndFill(const RunFlagValues& v, RunOptions* o, std::string* error) {
   if (!ResolveScenarios(v.scenario, &o->scenarios, error)) return false;
   if (!ResolveEngine(v.engine, v.scenario == "all", &o->scenarios, error)) return false;
   o->engine = v.engine;
+  if (!ParsePins(v.pins, o->scenarios, o->engine, &o->pins, error)) return false;
   if (v.seeds.empty()) return Fail(error, "--seeds A..B is required");
   if (!ParseSeedRange(v.seeds, &o->seeds, error)) return false;
   o->seeds_text = v.seeds;
@@ -201,6 +205,35 @@ bool CheckAndFill(const RunFlagValues& v, RunOptions* o, std::string* error) {
 
 }  // namespace
 
+bool ParsePins(const std::string& text, const std::vector<std::string>& scenarios,
+               const std::string& engine, std::map<std::string, std::string>* pins,
+               std::string* error) {
+  if (text.empty()) return true;
+  for (const absl::string_view item : absl::StrSplit(text, ',')) {
+    const std::vector<std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
+    if (kv.size() != 2 || kv[0].empty()) {
+      return Fail(error, "bad --pin item '" + std::string(item) + "' (want NAME=VALUE)");
+    }
+    for (const std::string& name : scenarios) {
+      const scenario::Scenario* s = scenario::FindScenario(name);
+      if (s == nullptr) return Fail(error, "unknown scenario '" + name + "'");
+      const auto pinnable = s->PinnableOptions(engine);
+      const auto it = pinnable.find(kv[0]);
+      if (it == pinnable.end()) {
+        return Fail(error, "scenario '" + name + "' on engine '" + engine + "' cannot pin '" +
+                               kv[0] + "' (see 'shale scenarios')");
+      }
+      const std::vector<std::string> allowed = absl::StrSplit(it->second, '|');
+      if (!it->second.empty() &&
+          std::find(allowed.begin(), allowed.end(), kv[1]) == allowed.end()) {
+        return Fail(error, "--pin " + kv[0] + " takes " + it->second + ", not '" + kv[1] + "'");
+      }
+    }
+    (*pins)[kv[0]] = kv[1];
+  }
+  return true;
+}
+
 RunParse ParseRunFlags(std::span<const std::string> args, RunOptions* options, std::string* error) {
   RunFlagValues v;
   FlagSet flags("run");
@@ -233,6 +266,7 @@ scenario::RunConfig ConfigFor(const RunOptions& o, const std::string& scenario, 
   c.strategy = o.strategy;
   c.faults = o.faults;
   c.engine = o.engine;
+  c.pins = o.pins;
   c.planted_bugs = o.planted_bugs;
   c.work_dir = o.out_dir;
   return c;

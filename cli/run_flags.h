@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -43,8 +44,9 @@ struct RunOptions {
   int ops = 0;  // 0: the scenario's default
   int crashes = 3;
   std::string strategy;
-  std::string faults;            // on | off | "" (drawn)
-  std::string engine = "shale";  // see scenario::RunConfig::engine
+  std::string faults;                       // on | off | "" (drawn)
+  std::string engine = "shale";             // see scenario::RunConfig::engine
+  std::map<std::string, std::string> pins;  // see scenario::RunConfig::pins
   uint64_t planted_bugs = 0;
   std::string out_dir;
   int64_t timeout_ms = 120'000;
@@ -60,6 +62,12 @@ enum class RunParse { kRun, kHelp, kUsageError };
 RunParse ParseRunFlags(std::span<const std::string> args, RunOptions* options, std::string* error);
 
 std::string RunUsage();
+
+// Parses --pin's NAME=VALUE[,NAME=VALUE] into *pins, checking that every
+// scenario named can pin NAME on engine and takes VALUE. False with *error.
+bool ParsePins(const std::string& text, const std::vector<std::string>& scenarios,
+               const std::string& engine, std::map<std::string, std::string>* pins,
+               std::string* error);
 
 // The one place a campaign's options become a seed's RunConfig (jobs and
 // failure files must agree, or a failure would not replay).

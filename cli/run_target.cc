@@ -8,6 +8,7 @@
 #include "report/failure_file.h"
 #include "report/file_io.h"
 #include "report/tape_codec.h"
+#include "run_flags.h"
 #include "seed_range.h"
 
 namespace shale::cli {
@@ -65,7 +66,7 @@ bool FromFlags(const RunTargetFlags& v, RunTarget* target, std::string* error) {
     }
     c.engine = v.engine;
   }
-  return true;
+  return ParsePins(v.pins, {c.scenario}, c.engine.empty() ? "shale" : c.engine, &c.pins, error);
 }
 
 }  // namespace
@@ -81,6 +82,7 @@ void DefineRunTargetFlags(FlagSet* f, RunTargetFlags* v) {
   f->AddString("faults", &v->faults, "I/O faults: on, off, or empty = drawn from the tape");
   f->AddString("planted_bugs", &v->planted_bugs, "NAME[,NAME]: checker self-test (see below)");
   f->AddString("engine", &v->engine, "the engine: shale (the default) or a hosted one");
+  f->AddString("pin", &v->pins, "NAME=VALUE[,NAME=VALUE]: pin drawn options");
 }
 
 bool ResolveRunTarget(std::span<const std::string> positional, const RunTargetFlags& v,

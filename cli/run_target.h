@@ -17,7 +17,7 @@
 namespace shale::cli {
 
 struct RunTargetFlags {
-  std::string scenario, seed, tape, strategy, faults, planted_bugs, engine;
+  std::string scenario, seed, tape, strategy, faults, planted_bugs, engine, pins;
   int64_t ops = 0, crashes = 3;
 };
 

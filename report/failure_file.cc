@@ -27,6 +27,7 @@ FailureFile FailureFileFromJson(const json& j) {
   f.config.faults = j.value("faults", "");
   f.config.engine = j.value("engine", "");
   f.config.planted_bugs = j.value("planted_bugs", uint64_t{0});
+  if (j.contains("pins")) f.config.pins = j.at("pins").get<std::map<std::string, std::string>>();
   const json& hash = j.at("trace_hash");
   if (!hash.is_null()) {
     uint64_t h = 0;
@@ -66,6 +67,7 @@ std::string EncodeFailureFile(const FailureFile& f) {
             {"faults", f.config.faults},
             {"engine", f.config.engine.empty() ? std::string("shale") : f.config.engine},
             {"planted_bugs", f.config.planted_bugs},
+            {"pins", f.config.pins},
             {"trace_hash", f.trace_hash ? json(TraceHashHex(*f.trace_hash)) : json(nullptr)},
             {"failure", internal::FailureToJson(f.failure)},
             {"options", f.options_drawn},

@@ -48,6 +48,7 @@ json CampaignToJson(const CampaignInfo& c) {
               {"faults", c.faults},
               {"engine", c.engine},
               {"planted_bugs", c.planted_bugs},
+              {"pins", c.pins},
               {"jobs", c.jobs},
               {"max_failures", c.max_failures},
               {"merged_from", c.merged_from}};
@@ -64,6 +65,7 @@ CampaignInfo CampaignFromJson(const json& j) {
   c.faults = j.value("faults", "");
   c.engine = j.value("engine", "shale");
   c.planted_bugs = j.value("planted_bugs", uint64_t{0});
+  if (j.contains("pins")) c.pins = j.at("pins").get<std::map<std::string, std::string>>();
   c.jobs = j.value("jobs", int64_t{0});
   c.max_failures = j.value("max_failures", uint64_t{0});
   c.wall_ms = j.value("wall_ms", uint64_t{0});

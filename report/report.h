@@ -67,6 +67,7 @@ struct CampaignInfo {
   std::string faults;
   std::string engine = "shale";  // the engine every seed drove
   uint64_t planted_bugs = 0;
+  std::map<std::string, std::string> pins;  // RunConfig::pins
   int64_t jobs = 0;
   uint64_t max_failures = 0;  // 0: every seed of the range was to run
   uint64_t wall_ms = 0;       // merged: the slowest input (shards run in parallel)

@@ -37,6 +37,11 @@ struct RunConfig {
   std::string faults;         // "on" | "off" | "" (drawn from the tape)
   bool trace = false;         // collect the event trace (shale replay --trace)
   uint64_t planted_bugs = 0;  // shale::PlantedBug bits, for checker tests
+  // Drawn options pinned to a value, by their options_drawn name (e.g.
+  // "crash.power_loss" = "false", "leveldb.reuse_logs" = "false"): the
+  // draw still happens (the tape is the same), its result is replaced. A
+  // scenario refuses a name it cannot pin (PinnableOptions).
+  std::map<std::string, std::string> pins;
   // Where a scenario that runs on real files makes them (a directory per
   // seed under it, removed when the seed passes); "" means TMPDIR (or
   // /tmp). Simulated scenarios ignore it.
@@ -135,6 +140,13 @@ class Scenario {
   // named.
   virtual bool in_all() const { return simulated(); }
   virtual const char* mode_option() const { return ""; }
+  // The options_drawn names RunConfig::pins may name for engine, each
+  // with the values it takes ("true|false", or "" for any). None unless
+  // the scenario says otherwise.
+  virtual std::map<std::string, std::string> PinnableOptions(const std::string& engine) const {
+    (void)engine;
+    return {};
+  }
   // Whether the scenario can drive engine (a name as in RunConfig::engine).
   // Shale's own engine only, unless the scenario says otherwise.
   virtual bool RunsOn(const std::string& engine) const { return IsShaleEngine(engine); }

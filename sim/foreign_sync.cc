@@ -66,14 +66,14 @@ CondVar* ForeignSync::CondAt(const void* cond, const void* mutex) {
   return entry.cond.get();
 }
 
-void ForeignSync::Lock(const void* mutex) {
+void ForeignSync::Lock(const void* mutex) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   calls_++;
   MutexEntry* entry = MutexAt(mutex);
   entry->mutex->Lock();
   entry->owner = scheduler_->current();
 }
 
-void ForeignSync::Unlock(const void* mutex) {
+void ForeignSync::Unlock(const void* mutex) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   calls_++;
   MutexEntry* entry = MutexAt(mutex);
   entry->owner = kNoTask;

@@ -37,8 +37,15 @@ class LevelDbHostedEngine final : public scenario::HostedEngine {
 
   const scenario::PromiseTable& promises() const override { return promises_; }
 
+  std::map<std::string, std::string> PinnableOptions() const override {
+    return {{"leveldb.paranoid_checks", "true|false"},
+            {"leveldb.reuse_logs", "true|false"},
+            {"leveldb.compression", "snappy|none"}};
+  }
+
   std::unique_ptr<scenario::HostedOptions> Draw(
-      sim::ChoiceTape* rng, std::map<std::string, std::string>* described) const override {
+      sim::ChoiceTape* rng, const std::map<std::string, std::string>& pins,
+      std::map<std::string, std::string>* described) const override {
     auto drawn = std::make_unique<DrawnLevelDb>();
     LevelDbOptions& o = drawn->options;
     o.write_buffer_size = size_t{64} << 10 << rng->Uniform(3);  // 64..256 KiB
@@ -51,6 +58,11 @@ class LevelDbHostedEngine final : public scenario::HostedEngine {
     o.block_cache_bytes = rng->OneIn(2) ? 0 : size_t{8} << 10 << rng->Uniform(7);
     o.paranoid_checks = rng->OneIn(2);
     o.reuse_logs = rng->OneIn(2);
+    for (const auto& [name, value] : pins) {
+      if (name == "leveldb.paranoid_checks") o.paranoid_checks = value == "true";
+      if (name == "leveldb.reuse_logs") o.reuse_logs = value == "true";
+      if (name == "leveldb.compression") o.snappy_compression = value == "snappy";
+    }
     auto& m = *described;
     m["leveldb.write_buffer_size"] = std::to_string(o.write_buffer_size);
     m["leveldb.max_file_size"] = std::to_string(o.max_file_size);

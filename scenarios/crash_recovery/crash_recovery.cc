@@ -101,7 +101,8 @@ class CrashRecoveryRun {
     // Most runs hold the engine to POSIX (only SyncDir makes names durable);
     // a quarter run on ext4's or xfs's rule, where any fsync commits them.
     // (The Windows disk always does: FlushFileBuffers.)
-    const bool fsync_commits_metadata = sim_.rng()->OneIn(4) || disk_->windows() != nullptr;
+    const bool fsync_commits_metadata =
+        Pinned("disk.fsync_commits_metadata", sim_.rng()->OneIn(4) || disk_->windows() != nullptr);
     disk_->base()->set_fsync_commits_metadata(fsync_commits_metadata);
     result_->options_drawn["disk.fsync_commits_metadata"] =
         fsync_commits_metadata ? "true" : "false";
@@ -118,6 +119,7 @@ class CrashRecoveryRun {
     drawn_.workload.faults_enabled = plan_->enabled();
     SetLockTimeouts(plan_->enabled(), &drawn_.txn_options);
     for (const auto& [k, v] : plan_->Describe()) result_->options_drawn[k] = v;
+    for (const auto& [k, v] : config_.pins) result_->options_drawn["pinned " + k] = v;
     result_->options_drawn["faults"] = plan_->enabled() ? "on" : "off";
     env_ = std::make_unique<Env>(disk_->fs(), sim_.clock(), sim_.runtime());
     trigger_ = std::make_unique<CrashTrigger>(&sim_);
@@ -198,6 +200,12 @@ class CrashRecoveryRun {
     });
   }
 
+  // drawn, or the value RunConfig::pins gives name ("true" or "false").
+  bool Pinned(const std::string& name, bool drawn) const {
+    const auto it = config_.pins.find(name);
+    return it == config_.pins.end() ? drawn : it->second == "true";
+  }
+
   // A hosted engine readies its process (outside the simulation); an
   // engine name nobody registered fails the run.
   bool PrepareEngine() {
@@ -226,7 +234,7 @@ class CrashRecoveryRun {
       if (key.rfind("disk", 0) == 0) kept[key] = value;
     }
     drawn_.described = std::move(kept);
-    hosted_options_ = hosted_->Draw(sim_.rng(), &drawn_.described);
+    hosted_options_ = hosted_->Draw(sim_.rng(), config_.pins, &drawn_.described);
     drawn_.workload.offers = hosted_->offers();
     state_.promised = [table = &hosted_->promises()](const std::string& property) {
       return table->Checks(property);
@@ -502,7 +510,7 @@ class CrashRecoveryRun {
   bool CrashOnce() {
     sim_.Crash();
     state_.crash_point_reached = false;
-    const bool power_loss = sim_.rng()->OneIn(2);
+    const bool power_loss = Pinned("crash.power_loss", sim_.rng()->OneIn(2));
     sim_.TraceEvent(power_loss ? "disk: power loss" : "disk: process crash");
     if (power_loss) {
       disk_->PowerLoss(1 + sim_.rng()->Uniform(4));
@@ -766,6 +774,14 @@ class CrashRecovery final : public Scenario {
   // Shale's engine and every hosted one (on the POSIX disk).
   bool RunsOn(const std::string& engine) const override {
     return IsShaleEngine(engine) || FindHostedEngine(engine) != nullptr;
+  }
+  std::map<std::string, std::string> PinnableOptions(const std::string& engine) const override {
+    std::map<std::string, std::string> pinnable = {{"crash.power_loss", "true|false"},
+                                                   {"disk.fsync_commits_metadata", "true|false"}};
+    if (const HostedEngine* hosted = FindHostedEngine(engine)) {
+      pinnable.merge(hosted->PinnableOptions());
+    }
+    return pinnable;
   }
 };
 

@@ -57,9 +57,14 @@ class HostedEngine {
   // registration). REQUIRES: called outside any simulation, before Open.
   [[nodiscard]] virtual Status Prepare() const = 0;
   // Draws one run's options from the engine's documented option list,
-  // describing each in *described (the report's options_drawn).
+  // describing each in *described (the report's options_drawn), then sets
+  // each option `pins` names (a RunConfig::pins entry among
+  // PinnableOptions) to its pinned value.
   virtual std::unique_ptr<HostedOptions> Draw(
-      sim::ChoiceTape* tape, std::map<std::string, std::string>* described) const = 0;
+      sim::ChoiceTape* tape, const std::map<std::string, std::string>& pins,
+      std::map<std::string, std::string>* described) const = 0;
+  // The options_drawn names Draw can pin, each with its values ("a|b").
+  virtual std::map<std::string, std::string> PinnableOptions() const = 0;
   // Opens (recovers) the engine's DB at path on env, creating it if missing.
   // REQUIRES: in a task of a simulation with os_thread_tasks.
   [[nodiscard]] virtual Status Open(const HostedOptions& options, Env* env, const std::string& path,
