@@ -36,6 +36,7 @@
 #include "scenarios/crash_recovery/fault_plan.h"
 #include "scenarios/crash_recovery/recovered_txns.h"
 #include "scenarios/crash_recovery/workload.h"
+#include "scenarios/engine/run_engine.h"
 #include "scenarios/oracle/recovery_check.h"
 #include "scenarios/scenario_run.h"
 #include "sim/disk/sim_disk.h"
@@ -77,11 +78,10 @@ class CrashRecoveryRun {
       : config_(config),
         result_(result),
         model_(model),
-        hosted_(FindHostedEngine(config.engine)),
         sim_(SimOptionsFor(config, kPctCalibration)) {}
 
   void Execute() {
-    if (!PrepareEngine()) return;
+    if (!PrepareRunEngine(config_, result_, &hosted_)) return;
     drawn_ = DrawConfig(sim_.rng());
     if (hosted_ == nullptr) {
       DrawTransactions(sim_.rng(), &drawn_);
@@ -206,34 +206,13 @@ class CrashRecoveryRun {
     return it == config_.pins.end() ? drawn : it->second == "true";
   }
 
-  // A hosted engine readies its process (outside the simulation); an
-  // engine name nobody registered fails the run.
-  bool PrepareEngine() {
-    if (IsShaleEngine(config_.engine)) return true;
-    const Status s = hosted_ == nullptr ? Status::InvalidArgument("unknown engine", config_.engine)
-                                        : hosted_->Prepare();
-    if (s.ok()) return true;
-    result_->passed = false;
-    result_->failure =
-        Failure{"hosting",    "", "the engine ready to host",
-                s.ToString(), 0,  "the engine cannot be hosted here: " + s.ToString()};
-    return false;
-  }
-
   // A hosted engine's run: the workload's shape and the disk as drawn for
   // Shale's (DrawConfig), the engine's own options from its documented
   // list, what it does not offer left out of the workload, no
   // transactions. Values run larger, so LevelDB-sized buffers (64 KiB at
   // least) fill and flush within a run.
   void DrawHosted() {
-    std::map<std::string, std::string> kept;
-    for (const char* key : {"key_space", "skewed_keys", "sync_one_in", "clients"}) {
-      kept[key] = drawn_.described[key];
-    }
-    for (const auto& [key, value] : drawn_.described) {
-      if (key.rfind("disk", 0) == 0) kept[key] = value;
-    }
-    drawn_.described = std::move(kept);
+    KeepDescribed({"key_space", "skewed_keys", "sync_one_in", "clients"}, &drawn_.described);
     hosted_options_ = hosted_->Draw(sim_.rng(), config_.pins, &drawn_.described);
     drawn_.workload.offers = hosted_->offers();
     state_.promised = [table = &hosted_->promises()](const std::string& property) {
@@ -727,7 +706,7 @@ class CrashRecoveryRun {
   const RunConfig config_;
   RunResult* const result_;
   const DiskModel model_;
-  const HostedEngine* const hosted_;  // nullptr: Shale's own engine
+  const HostedEngine* hosted_ = nullptr;  // nullptr: Shale's own engine
   std::unique_ptr<HostedOptions> hosted_options_;
   sim::Simulation sim_;
   Drawn drawn_;

@@ -10,6 +10,11 @@ namespace shale::scenario {
 
 namespace {
 
+// Flush, where the engine has one (else CompactRange does its flushing).
+Status FlushIfOffered(DB* db, const SnapshotWorkloadOptions& o) {
+  return o.offers.flush ? db->Flush(FlushOptions()) : Status::OK();
+}
+
 int PickKey(sim::ChoiceTape* rng, const SnapshotWorkloadOptions& o) {
   const uint64_t n = static_cast<uint64_t>(o.key_space);
   if (!o.skewed_keys) return static_cast<int>(rng->Uniform(n));
@@ -64,7 +69,9 @@ class Writer {
     }
     WriteOptions wo;
     wo.sync = rng_->OneIn(static_cast<uint64_t>(o_.sync_one_in));
-    wo.disable_wal = !wo.sync && rng_->OneIn(static_cast<uint64_t>(o_.no_wal_one_in));
+    // Drawn whether or not the engine can skip its log, so the tape stays.
+    wo.disable_wal =
+        !wo.sync && rng_->OneIn(static_cast<uint64_t>(o_.no_wal_one_in)) && o_.offers.skip_wal;
     SnapshotModel* model = s_->model();
     const uint64_t id = model->BeginWrite();
     const Status st = s_->db()->Write(wo, &wb);
@@ -79,7 +86,7 @@ class Writer {
 
   void Flush() {
     s_->counters()->engine_ops++;
-    const Status st = s_->db()->Flush(FlushOptions());
+    const Status st = FlushIfOffered(s_->db(), o_);
     if (s_->telling()) Tell("flush -> " + st.ToString());
     s_->CheckStatus(st, "Flush");
   }
@@ -230,7 +237,7 @@ class Reader {
       if (p.key > hi) hi = p.key;
     }
     const Slice lo_key(lo), hi_key(hi);
-    Status st = s_->db()->Flush(FlushOptions());
+    Status st = FlushIfOffered(s_->db(), o_);
     if (st.ok()) {
       st = lo.empty() ? s_->db()->CompactRange(CompactRangeOptions(), nullptr, nullptr)
                       : s_->db()->CompactRange(CompactRangeOptions(), &lo_key, &hi_key);
@@ -272,7 +279,7 @@ void FinishSnapshotChecks(SnapshotState* state, const SnapshotWorkloadOptions& o
   if (!state->failed()) {
     // Everything to the bottom level while the survivors are held: the
     // compaction that most wants to drop their versions.
-    Status st = db->Flush(FlushOptions());
+    Status st = FlushIfOffered(db, options);
     if (st.ok()) st = db->CompactRange(CompactRangeOptions(), nullptr, nullptr);
     state->counters()->engine_ops += 2;
     state->CheckStatus(st, "final Flush/CompactRange");

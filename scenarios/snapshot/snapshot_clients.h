@@ -28,6 +28,10 @@ struct SnapshotWorkloadOptions {
   size_t max_kept_reads = 8;      // reads kept per snapshot for repeating
   int scan_moves_max = 12;        // moves of a bounded iteration
   uint64_t writer_ops_total = 0;  // for pacing the readers
+  // What the engine offers (hosted_engine.h): without Flush, a flush is
+  // left to CompactRange (LevelDB's flushes its memtable first); without
+  // skipping the WAL, every write logs.
+  EngineOffers offers;
 };
 
 // Each client asks its tape "one more operation?" before every operation

@@ -11,6 +11,7 @@
 #include "hosted/leveldb/leveldb_engine.h"
 #include "scenarios/crash_recovery/crash_recovery.h"
 #include "scenarios/engine/promise_table.h"
+#include "scenarios/scenario.h"
 
 namespace shale::hosted {
 namespace {
@@ -22,9 +23,14 @@ int LineCount(const std::string& path) {
   return lines;
 }
 
-TEST_CASE("LevelDB's promise table covers every property crash-recovery checks", "[hosted]") {
+TEST_CASE("LevelDB's promise table covers every property crash-recovery and snapshot check",
+          "[hosted]") {
   const scenario::PromiseTable& table = LevelDbEngine().promises();
-  for (const std::string& property : scenario::CrashRecoveryProperties()) {
+  scenario::RegisterBuiltinScenarios();
+  std::vector<std::string> properties = scenario::CrashRecoveryProperties();
+  const std::vector<std::string> snapshot = scenario::FindScenario("snapshot")->properties();
+  properties.insert(properties.end(), snapshot.begin(), snapshot.end());
+  for (const std::string& property : properties) {
     INFO(property);
     const bool listed = std::any_of(table.rows().begin(), table.rows().end(),
                                     [&](const auto& row) { return row.property == property; });
