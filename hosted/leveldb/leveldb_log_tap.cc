@@ -89,13 +89,24 @@ thread_local bool writing = false;
 void LevelDbLogTap::BeginWrite(std::string records) {
   current_write = next_id_++;
   writing = true;
-  pending_[current_write] = Pending{std::move(records), std::nullopt};
+  pending_[current_write] = Pending{std::move(records), std::nullopt, false};
 }
 
 std::optional<uint64_t> LevelDbLogTap::EndWrite() {
   writing = false;
   const auto it = pending_.find(current_write);
   if (it == pending_.end()) return std::nullopt;
+  // Unplaced but returned: a write with the same records that is still in
+  // flight holds its place by a guess (LevelDB returns a group's members
+  // only after their group is logged, so that place is this write's).
+  if (!it->second.sequence) {
+    for (auto& [id, write] : pending_) {
+      if (id == it->first || !write.guessed || write.records != it->second.records) continue;
+      std::swap(it->second.sequence, write.sequence);
+      write.guessed = false;
+      break;
+    }
+  }
   const std::optional<uint64_t> sequence = it->second.sequence;
   pending_.erase(it);
   return sequence;
@@ -124,9 +135,11 @@ void LevelDbLogTap::Completed(const std::string& record) {
     for (auto& [id, write] : pending_) {
       if (write.sequence || write.records != mine) continue;
       write.sequence = leader->second.sequence;
+      write.guessed = true;  // still only one of the identical writes
       break;
     }
   }
+  leader->second.guessed = false;
   std::vector<std::pair<uint64_t, size_t>> placed{{leader->first, 0}};
   leader->second.sequence = sequence;  // Tile skips a write already placed
   if (!Tile(body, boundaries, mine.size(), &placed)) {
@@ -135,6 +148,8 @@ void LevelDbLogTap::Completed(const std::string& record) {
     return;
   }
   for (const auto& [id, index] : placed) pending_[id].sequence = sequence + index;
+  for (const uint64_t id : guessed_) pending_[id].guessed = true;
+  guessed_.clear();
 }
 
 bool LevelDbLogTap::Tile(const std::string& body, const std::vector<size_t>& boundaries,
@@ -157,7 +172,14 @@ bool LevelDbLogTap::Tile(const std::string& body, const std::vector<size_t>& bou
     Pending& write = pending_[id];
     write.sequence = 0;  // taken while the rest is tiled
     placed->emplace_back(id, index);
-    if (Tile(body, boundaries, offset + write.records.size(), placed)) return true;
+    if (Tile(body, boundaries, offset + write.records.size(), placed)) {
+      // Chosen among writes with the same records: a guess.
+      const bool twin = std::any_of(candidates.begin(), candidates.end(), [&](uint64_t other) {
+        return other != id && pending_[other].records == write.records;
+      });
+      if (twin) guessed_.push_back(id);
+      return true;
+    }
     placed->pop_back();
     write.sequence.reset();
   }

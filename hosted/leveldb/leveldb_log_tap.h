@@ -18,8 +18,9 @@
 // start, then in-flight writes whose records match the bytes that follow,
 // each ending on a record boundary. Identical batches in flight at once
 // are told apart only by a guess (the earliest-begun first, counted as
-// ambiguous), corrected when the guessed write then leads a group of its
-// own: its earlier place goes to another write with the same records.
+// ambiguous), corrected by what happens next: if the guessed write leads a
+// group of its own, or another write with the same records returns first
+// without a place, the guessed place goes to that other write.
 //
 // Checksums are not verified: these are the bytes LevelDB wrote, as it
 // wrote them. Thread safety: none (one simulated task at a time; each task
@@ -67,6 +68,7 @@ class LevelDbLogTap {
   struct Pending {
     std::string records;
     std::optional<uint64_t> sequence;
+    bool guessed = false;  // placed by the guess among identical writes
   };
   void Feed(Stream* stream, const char* bytes, size_t n);
   void Completed(const std::string& record);
@@ -77,6 +79,7 @@ class LevelDbLogTap {
 
   std::map<std::string, Stream> streams_;
   std::map<uint64_t, Pending> pending_;  // by begin order
+  std::vector<uint64_t> guessed_;        // Tile's guesses, until its tiling is kept
   uint64_t next_id_ = 0;
   uint64_t untiled_ = 0;
   uint64_t ambiguous_ = 0;

@@ -106,6 +106,31 @@ TEST_CASE("the log tap tiles groups and corrects a guess between identical batch
   REQUIRE(tap.untiled() == 0);
 }
 
+TEST_CASE("the log tap gives a guessed place to the identical write that returns first",
+          "[hosted][leveldb]") {
+  LevelDbLogTap tap;
+  Writer a, b, c;
+  const std::string put = Put("k1", "v1"), del = Delete("k2");
+  std::optional<uint64_t> seq_a, seq_b, seq_c;
+  uint64_t offset = 0;
+  const auto append = [&](const std::string& bytes) {
+    tap.Appended("/db/000003.log", offset, Slice(bytes));
+    offset += bytes.size();
+  };
+  a.Do([&] { tap.BeginWrite(put); });
+  b.Do([&] { tap.BeginWrite(del); });
+  c.Do([&] { tap.BeginWrite(del); });
+  // a's group holds c's delete, not b's: c returns before b leads.
+  a.Do([&] { append(LogRecord(20, 2, put + del)); });
+  c.Do([&] { seq_c = tap.EndWrite(); });
+  a.Do([&] { seq_a = tap.EndWrite(); });
+  b.Do([&] { append(LogRecord(22, 1, del)); });
+  b.Do([&] { seq_b = tap.EndWrite(); });
+  REQUIRE(seq_a == 20u);
+  REQUIRE(seq_c == 21u);
+  REQUIRE(seq_b == 22u);
+}
+
 TEST_CASE("the log tap leaves a write its log never held unplaced", "[hosted][leveldb]") {
   LevelDbLogTap tap;
   Writer a, b;
