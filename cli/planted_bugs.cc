@@ -61,6 +61,8 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "max_open_files = -1 is read as the smallest bound, so readers are closed and reopened"},
       {kBugFilterSkipsFirstKey, "filter_skips_first_key",
        "a table's bloom filter leaves out its first user key, so a Get of it misses the table"},
+      {kBugHostedSyncSkipped, "hosted_sync_skipped",
+       "a hosted engine's Env acknowledges Sync without syncing (hosting layer)"},
   };
   return kBugs;
 }

@@ -163,7 +163,7 @@ Status LevelDbDb::Open(const LevelDbOptions& options, Env* env, const std::strin
     return Status::NotSupported("LevelDB hosting is not ready: call PrepareLevelDbHosting first");
   }
   std::unique_ptr<LevelDbDb> impl(new LevelDbDb());
-  impl->env_ = std::make_unique<LevelDbEnv>(env);
+  impl->env_ = std::make_unique<LevelDbEnv>(env, options.planted_bugs);
   impl->env_->set_log_tap(&impl->tap_);
   leveldb::Options o;
   o.env = impl->env_.get();

@@ -53,6 +53,7 @@ struct LevelDbOptions {
   int bloom_bits_per_key = 0;      // 0: no filter policy
   bool paranoid_checks = false;
   bool reuse_logs = false;
+  uint64_t planted_bugs = 0;  // hosting-layer shale::PlantedBug bits (checker self-tests)
 };
 
 // The loaded library's version, as "1.23" (leveldb::kMajorVersion is a

@@ -80,7 +80,9 @@ class LevelDbHostedEngine final : public scenario::HostedEngine {
 
   Status Open(const scenario::HostedOptions& options, Env* env, const std::string& path,
               std::unique_ptr<DB>* db) const override {
-    return LevelDbDb::Open(static_cast<const DrawnLevelDb&>(options).options, env, path, db);
+    LevelDbOptions o = static_cast<const DrawnLevelDb&>(options).options;
+    o.planted_bugs = options.planted_bugs;
+    return LevelDbDb::Open(o, env, path, db);
   }
 
   // LevelDB's documentation: with paranoid_checks off "the database can be

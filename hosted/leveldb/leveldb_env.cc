@@ -1,6 +1,8 @@
 // LevelDbEnv: see leveldb_env.h.
 #include "hosted/leveldb/leveldb_env.h"
 
+#include "shale/options.h"
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -63,8 +65,10 @@ class WritableFileAdapter final : public leveldb::WritableFile {
  public:
   // tap: told of every append (at its file offset), or nullptr.
   WritableFileAdapter(shale::FileSystem* fs, std::string fname,
-                      std::unique_ptr<shale::WritableFile> file, LevelDbLogTap* tap)
+                      std::unique_ptr<shale::WritableFile> file, LevelDbLogTap* tap,
+                      bool sync_skipped)
       : fs_(fs),
+        sync_skipped_(sync_skipped),
         tap_(tap),
         fname_(std::move(fname)),
         dirname_(Dirname(fname_)),
@@ -106,6 +110,7 @@ class WritableFileAdapter final : public leveldb::WritableFile {
   }
   leveldb::Status Flush() override { return FlushBuffer(); }
   leveldb::Status Sync() override {
+    if (sync_skipped_) return FlushBuffer();  // planted: acknowledged unsynced
     // New files a MANIFEST names must be in their directory before it is.
     if (is_manifest_) {
       const shale::Status s = fs_->SyncDir(dirname_);
@@ -128,6 +133,7 @@ class WritableFileAdapter final : public leveldb::WritableFile {
   }
 
   shale::FileSystem* const fs_;
+  const bool sync_skipped_;
   LevelDbLogTap* const tap_;
   const std::string fname_;
   const std::string dirname_;
@@ -183,8 +189,11 @@ leveldb::Status ToLevelDbStatus(const shale::Status& status, const std::string& 
   return leveldb::Status::IOError(context, status.ToString());
 }
 
-LevelDbEnv::LevelDbEnv(shale::Env* env)
-    : env_(env), mu_(env->runtime()->NewMutex()), work_cv_(env->runtime()->NewCondVar(mu_.get())) {}
+LevelDbEnv::LevelDbEnv(shale::Env* env, uint64_t planted_bugs)
+    : env_(env),
+      planted_bugs_(planted_bugs),
+      mu_(env->runtime()->NewMutex()),
+      work_cv_(env->runtime()->NewCondVar(mu_.get())) {}
 
 LevelDbEnv::~LevelDbEnv() = default;
 
@@ -214,8 +223,9 @@ leveldb::Status LevelDbEnv::NewWritableFile(const std::string& fname,
   std::unique_ptr<shale::WritableFile> file;
   const shale::Status s = env_->fs()->NewWritableFile(fname, shale::FileOptions{}, &file);
   if (!s.ok()) return ToLevelDbStatus(s, fname);
-  *result = new WritableFileAdapter(env_->fs(), fname, std::move(file),
-                                    IsLogFile(fname) ? tap_ : nullptr);
+  *result =
+      new WritableFileAdapter(env_->fs(), fname, std::move(file), IsLogFile(fname) ? tap_ : nullptr,
+                              (planted_bugs_ & kBugHostedSyncSkipped) != 0);
   return leveldb::Status::OK();
 }
 
@@ -225,8 +235,9 @@ leveldb::Status LevelDbEnv::NewAppendableFile(const std::string& fname,
   std::unique_ptr<shale::WritableFile> file;
   const shale::Status s = env_->fs()->ReopenWritableFile(fname, shale::FileOptions{}, &file);
   if (!s.ok()) return ToLevelDbStatus(s, fname);
-  *result = new WritableFileAdapter(env_->fs(), fname, std::move(file),
-                                    IsLogFile(fname) ? tap_ : nullptr);
+  *result =
+      new WritableFileAdapter(env_->fs(), fname, std::move(file), IsLogFile(fname) ? tap_ : nullptr,
+                              (planted_bugs_ & kBugHostedSyncSkipped) != 0);
   return leveldb::Status::OK();
 }
 

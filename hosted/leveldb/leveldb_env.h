@@ -45,7 +45,9 @@ namespace shale::hosted {
 
 class LevelDbEnv final : public leveldb::Env {
  public:
-  explicit LevelDbEnv(shale::Env* env);
+  // planted_bugs: shale::PlantedBug bits of the hosting layer
+  // (kBugHostedSyncSkipped), for checker self-tests; 0 in real runs.
+  explicit LevelDbEnv(shale::Env* env, uint64_t planted_bugs = 0);
   ~LevelDbEnv() override;
 
   leveldb::Status NewSequentialFile(const std::string& fname,
@@ -89,6 +91,7 @@ class LevelDbEnv final : public leveldb::Env {
   void BackgroundMain();
 
   shale::Env* const env_;
+  const uint64_t planted_bugs_;
   std::unique_ptr<shale::Mutex> mu_;
   std::unique_ptr<shale::CondVar> work_cv_;
   std::deque<Work> queue_;                               // guarded by mu_

@@ -42,6 +42,9 @@ struct EngineOffers {
 class HostedOptions {
  public:
   virtual ~HostedOptions() = default;
+  // shale::PlantedBug bits of the hosting layer (RunConfig::planted_bugs),
+  // set by the scenario after Draw.
+  uint64_t planted_bugs = 0;
 };
 
 class HostedEngine {

@@ -131,6 +131,7 @@ class SnapshotRun {
                    "max_held_snapshots", "writers", "readers", "faults"},
                   &drawn_.described);
     hosted_options_ = hosted_->Draw(sim_.rng(), config_.pins, &drawn_.described);
+    hosted_options_->planted_bugs = config_.planted_bugs;
     drawn_.workload.offers = hosted_->offers();
     drawn_.described["engine"] = std::string(hosted_->name()) + " " + hosted_->version();
   }

@@ -144,6 +144,10 @@ enum PlantedBug : uint32_t {
   // of it that reaches the table is turned away (NotFound, or an older
   // version from a lower level).
   kBugFilterSkipsFirstKey = 1u << 25,
+  // In the hosting layer, not the engine: a hosted engine's Env (LevelDB's,
+  // hosted/leveldb/leveldb_env.h) acknowledges a file's Sync without
+  // syncing it (nor, for a MANIFEST, its directory).
+  kBugHostedSyncSkipped = 1u << 26,
 };
 
 struct Options {
