@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "hosted/hosted_rig.h"
 #include "hosted/leveldb/leveldb_db.h"
 #include "shale/env.h"
 #include "sim/disk/sim_disk.h"
@@ -88,12 +89,9 @@ void Client(DB* db, sim::ChoiceTape* rng, int client, Outcome* out) {
 
 Outcome Run(uint64_t seed) {
   REQUIRE(PrepareLevelDbHosting().ok());
-  sim::SimulationOptions options;
-  options.seed = seed;
-  options.os_thread_tasks = true;
-  sim::Simulation sim(options);
-  sim::SimDisk disk(&sim, sim::LatencyProfile::NVMe());
-  Env env(&disk, sim.clock(), sim.runtime());
+  HostedRig rig(seed);
+  sim::Simulation& sim = rig.sim;
+  Env& env = rig.env;
   Outcome out;
   out.run = sim.Run([&] {
     LevelDbOptions lo;

@@ -77,25 +77,33 @@ std::string LogRecord(uint64_t sequence, uint32_t count, const std::string& reco
   return header + batch;
 }
 
-TEST_CASE("the log tap tiles groups and corrects a guess between identical batches",
-          "[hosted][leveldb]") {
+// Three writers in flight on threads of their own: a writes `put`, b and
+// c the same `del` (b began first). Each test says which group held what.
+struct ThreeWriters {
+  ThreeWriters() {
+    a.Do([&] { tap.BeginWrite(put); });
+    b.Do([&] { tap.BeginWrite(del); });
+    c.Do([&] { tap.BeginWrite(del); });
+  }
+  void Append(const std::string& bytes) {
+    tap.Appended("/db/000003.log", offset, Slice(bytes));
+    offset += bytes.size();
+  }
   LevelDbLogTap tap;
   Writer a, b, c;
   const std::string put = Put("k1", "v1"), del = Delete("k2");
   std::optional<uint64_t> seq_a, seq_b, seq_c;
   uint64_t offset = 0;
-  const auto append = [&](const std::string& bytes) {
-    tap.Appended("/db/000003.log", offset, Slice(bytes));
-    offset += bytes.size();
-  };
-  a.Do([&] { tap.BeginWrite(put); });
-  b.Do([&] { tap.BeginWrite(del); });
-  c.Do([&] { tap.BeginWrite(del); });
+};
+
+TEST_CASE_METHOD(ThreeWriters,
+                 "the log tap tiles groups and corrects a guess between identical batches",
+                 "[hosted][leveldb]") {
   // a leads a group holding a delete: b's or c's (the same bytes); the
   // tap guesses b, the earlier. Then b leads its own record: the guess was
   // wrong, so the first group's delete was c's.
-  a.Do([&] { append(LogRecord(10, 2, put + del)); });
-  b.Do([&] { append(LogRecord(12, 1, del)); });
+  a.Do([&] { Append(LogRecord(10, 2, put + del)); });
+  b.Do([&] { Append(LogRecord(12, 1, del)); });
   a.Do([&] { seq_a = tap.EndWrite(); });
   b.Do([&] { seq_b = tap.EndWrite(); });
   c.Do([&] { seq_c = tap.EndWrite(); });
@@ -106,25 +114,14 @@ TEST_CASE("the log tap tiles groups and corrects a guess between identical batch
   REQUIRE(tap.untiled() == 0);
 }
 
-TEST_CASE("the log tap gives a guessed place to the identical write that returns first",
-          "[hosted][leveldb]") {
-  LevelDbLogTap tap;
-  Writer a, b, c;
-  const std::string put = Put("k1", "v1"), del = Delete("k2");
-  std::optional<uint64_t> seq_a, seq_b, seq_c;
-  uint64_t offset = 0;
-  const auto append = [&](const std::string& bytes) {
-    tap.Appended("/db/000003.log", offset, Slice(bytes));
-    offset += bytes.size();
-  };
-  a.Do([&] { tap.BeginWrite(put); });
-  b.Do([&] { tap.BeginWrite(del); });
-  c.Do([&] { tap.BeginWrite(del); });
+TEST_CASE_METHOD(ThreeWriters,
+                 "the log tap gives a guessed place to the identical write that returns first",
+                 "[hosted][leveldb]") {
   // a's group holds c's delete, not b's: c returns before b leads.
-  a.Do([&] { append(LogRecord(20, 2, put + del)); });
+  a.Do([&] { Append(LogRecord(20, 2, put + del)); });
   c.Do([&] { seq_c = tap.EndWrite(); });
   a.Do([&] { seq_a = tap.EndWrite(); });
-  b.Do([&] { append(LogRecord(22, 1, del)); });
+  b.Do([&] { Append(LogRecord(22, 1, del)); });
   b.Do([&] { seq_b = tap.EndWrite(); });
   REQUIRE(seq_a == 20u);
   REQUIRE(seq_c == 21u);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hosted/hosted_code.h"
+#include "hosted/hosted_rig.h"
 #include "hosted/leveldb/leveldb_env.h"
 #include "shale/env.h"
 #include "sim/disk/sim_disk.h"
@@ -87,12 +88,9 @@ void ReadAll(leveldb::DB* db, std::map<std::string, std::string>* out) {
 
 LevelDbRun RunLevelDb(uint64_t seed) {
   RegisterLevelDb();
-  sim::SimulationOptions options;
-  options.seed = seed;
-  options.os_thread_tasks = true;
-  sim::Simulation sim(options);
-  sim::SimDisk disk(&sim, sim::LatencyProfile::NVMe());
-  Env env(&disk, sim.clock(), sim.runtime());
+  HostedRig rig(seed);
+  sim::Simulation& sim = rig.sim;
+  Env& env = rig.env;
   LevelDbRun out;
   out.run_status = sim.Run([&] {
     LevelDbEnv leveldb_env(&env);
@@ -154,12 +152,10 @@ TEST_CASE("LevelDB on the simulator is deterministic and seed-dependent", "[host
 TEST_CASE("a LevelDB sync write survives a power loss that abandons the process threads",
           "[hosted][leveldb]") {
   RegisterLevelDb();
-  sim::SimulationOptions options;
-  options.seed = 3;
-  options.os_thread_tasks = true;
-  sim::Simulation sim(options);
-  sim::SimDisk disk(&sim, sim::LatencyProfile::NVMe());
-  Env env(&disk, sim.clock(), sim.runtime());
+  HostedRig rig(3);
+  sim::Simulation& sim = rig.sim;
+  sim::SimDisk& disk = rig.disk;
+  Env& env = rig.env;
   std::string recovered;
   leveldb::Status reopen_status;
   const Status run = sim.Run([&] {
