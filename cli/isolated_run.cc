@@ -37,28 +37,21 @@ std::string ReadAllFrom(int fd) {
   ::_exit(ok ? 0 : 1);
 }
 
-scenario::RunResult Crashed(const scenario::RunConfig& config, const std::string& why) {
-  scenario::RunResult r;
-  r.scenario = config.scenario;
-  r.seed = config.seed;
-  r.passed = false;
-  r.failure.property = "worker crashed";
-  r.failure.expected = "a result line";
-  r.failure.observed = why;
-  r.failure.message = "the isolated run's process died";
-  return r;
-}
-
 }  // namespace
 
 scenario::RunResult RunIsolated(const scenario::Scenario& scenario,
                                 const scenario::RunConfig& config) {
   int fds[2];
-  if (::pipe(fds) != 0) return Crashed(config, std::string("pipe: ") + std::strerror(errno));
+  if (::pipe(fds) != 0) {
+    return CrashedRunFailure(config, std::string("pipe: ") + std::strerror(errno), "");
+  }
   const pid_t pid = ::fork();
-  if (pid < 0) return Crashed(config, std::string("fork: ") + std::strerror(errno));
+  if (pid < 0) return CrashedRunFailure(config, std::string("fork: ") + std::strerror(errno), "");
   if (pid == 0) {
     ::close(fds[0]);
+    // What the child prints on stderr (an engine's crash line) follows
+    // its result, if any, on the same pipe.
+    ::dup2(fds[1], STDERR_FILENO);
     Child(scenario, config, fds[1]);
   }
   ::close(fds[1]);
@@ -72,8 +65,7 @@ scenario::RunResult RunIsolated(const scenario::Scenario& scenario,
   std::string error;
   if (newline == std::string::npos ||
       !report::DecodeRunResultLine(std::string_view(output).substr(0, newline), &result, &error)) {
-    return Crashed(config, WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
-                                               : "exit " + std::to_string(WEXITSTATUS(status)));
+    return CrashedRunFailure(config, DescribeStatus(status), output);
   }
   std::istringstream marks(output.substr(newline + 1));
   for (uint64_t mark; marks >> mark;) result.operation_marks.push_back(mark);

@@ -205,15 +205,6 @@ scenario::RunResult WorkerFailure(const scenario::RunConfig& config, std::string
   return r;
 }
 
-std::string DescribeStatus(int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    return "signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
-  }
-  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status)) + " without a result";
-  return "status " + std::to_string(status);
-}
-
 // Hands on each result line the worker wrote for the seed it runs (other
 // lines are noise), and starts the next seed's clock.
 void TakeResults(Running* w, const OutcomeFn& on_done) {
@@ -241,7 +232,7 @@ WorkerOutcome Crashed(const Running& w, int status) {
   const std::string observed = WIFEXITED(status) && WEXITSTATUS(status) == 0
                                    ? "exit 0 without a parsable result"
                                    : DescribeStatus(status);
-  o.result = WorkerFailure(w.config(), "worker crashed", "a result line", observed, w.err);
+  o.result = CrashedRunFailure(w.config(), observed, w.err);
   o.trace_hash_known = false;
   return o;
 }
@@ -371,6 +362,31 @@ bool WriteAll(int fd, const std::string& text) {
     done += static_cast<size_t>(n);
   }
   return true;
+}
+
+std::string DescribeStatus(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    return "signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
+  }
+  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status)) + " without a result";
+  return "status " + std::to_string(status);
+}
+
+scenario::RunResult CrashedRunFailure(const scenario::RunConfig& config,
+                                      const std::string& observed, const std::string& stderr_text) {
+  constexpr std::string_view kEngineCrashed = "engine crashed: ";
+  const size_t at = stderr_text.find(kEngineCrashed);
+  if (at == std::string::npos || (at > 0 && stderr_text[at - 1] != '\n')) {
+    return WorkerFailure(config, "worker crashed", "a result line", observed, stderr_text);
+  }
+  const size_t end = stderr_text.find('\n', at);
+  const std::string where =
+      stderr_text.substr(at + kEngineCrashed.size(),
+                         end == std::string::npos ? end : end - at - kEngineCrashed.size());
+  scenario::RunResult r = WorkerFailure(config, "engine crash", "no crash", where, stderr_text);
+  r.failure.message = "the engine's code raised " + observed;
+  return r;
 }
 
 }  // namespace shale::cli

@@ -59,6 +59,17 @@ int SeedsPerWorker(uint64_t total, int jobs);
 // error (a child's pipe to its parent: the parent reads what arrived).
 bool WriteAll(int fd, const std::string& text);
 
+// How a child process ended, from waitpid's status ("signal 11
+// (Segmentation fault)", "exit 3 without a result").
+std::string DescribeStatus(int status);
+
+// The failure of config's seed whose process died (observed: how, e.g.
+// "signal 11 (Segmentation fault)") before writing its result, given what
+// it wrote to stderr: "engine crash" when a hosted engine's code raised the
+// signal (hosted/hosted_code.h prints that line), else "worker crashed".
+scenario::RunResult CrashedRunFailure(const scenario::RunConfig& config,
+                                      const std::string& observed, const std::string& stderr_text);
+
 struct WorkerOutcome {
   scenario::RunResult result;    // scenario and seed are the job's
   bool trace_hash_known = true;  // false when the worker crashed or timed out

@@ -3,9 +3,13 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <signal.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 
 // Defined by interposer.cc, when the executable carries it.
@@ -20,6 +24,7 @@ constexpr int kMaxRanges = 32;
 struct CodeRange {
   uintptr_t begin = 0;
   uintptr_t end = 0;
+  CodeRole role = CodeRole::kEngine;
 };
 
 CodeRange ranges[kMaxRanges];
@@ -28,9 +33,19 @@ std::mutex register_mu;  // serializes writers; readers use range_count
 
 struct Search {
   const std::string* fragment;
+  CodeRole role;
   int found = 0;
   bool overflow = false;
 };
+
+const CodeRange* FindRange(const void* pc) {
+  const auto address = reinterpret_cast<uintptr_t>(pc);
+  const int n = range_count.load(std::memory_order_acquire);
+  for (int i = 0; i < n; i++) {
+    if (address >= ranges[i].begin && address < ranges[i].end) return &ranges[i];
+  }
+  return nullptr;
+}
 
 bool Registered(uintptr_t begin) {
   const int n = range_count.load(std::memory_order_acquire);
@@ -57,31 +72,89 @@ int AddSegments(struct dl_phdr_info* info, size_t, void* arg) {
       search->overflow = true;
       return 1;
     }
-    ranges[n] = CodeRange{begin, begin + ph.p_memsz};
+    ranges[n] = CodeRange{begin, begin + ph.p_memsz, search->role};
     range_count.store(n + 1, std::memory_order_release);
   }
   return 0;
 }
 
+// Appends text to a fixed buffer without allocating (signal context).
+struct SignalLine {
+  char text[512];
+  size_t size = 0;
+  void Add(const char* s) {
+    for (; *s != '\0' && size < sizeof(text) - 1; s++) text[size++] = *s;
+  }
+  void AddHex(uintptr_t v) {
+    char digits[2 + 2 * sizeof(v)];
+    int n = 0;
+    do {
+      digits[n++] = "0123456789abcdef"[v & 0xf];
+      v >>= 4;
+    } while (v != 0);
+    Add("0x");
+    while (n > 0 && size < sizeof(text) - 1) text[size++] = digits[--n];
+  }
+};
+
+const char* SignalName(int sig) {
+  switch (sig) {
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGILL:
+      return "SIGILL";
+    default:
+      return "SIGFPE";
+  }
+}
+
+// SA_RESETHAND restored the default action: returning re-runs the faulting
+// instruction, which now kills the process as it would have.
+void OnFatalSignal(int sig, siginfo_t* info, void* context) {
+  const auto* uc = static_cast<const ucontext_t*>(context);
+  const auto pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+  const CodeRange* range = FindRange(reinterpret_cast<const void*>(pc));
+  if (range == nullptr || range->role != CodeRole::kEngine) return;
+  SignalLine line;
+  line.Add("engine crashed: ");
+  line.Add(SignalName(sig));
+  Dl_info where{};
+  if (dladdr(reinterpret_cast<void*>(pc), &where) != 0 && where.dli_fname != nullptr) {
+    const char* slash = std::strrchr(where.dli_fname, '/');
+    line.Add(" in ");
+    line.Add(slash != nullptr ? slash + 1 : where.dli_fname);
+    line.Add("+");
+    line.AddHex(pc - reinterpret_cast<uintptr_t>(where.dli_fbase));
+  }
+  line.Add(" (address ");
+  line.AddHex(reinterpret_cast<uintptr_t>(info->si_addr));
+  line.Add(")\n");
+  const ssize_t written = ::write(STDERR_FILENO, line.text, line.size);
+  (void)written;
+}
+
 }  // namespace
 
-Status RegisterHostedLibrary(const std::string& name_fragment) {
+void ReportHostedCrashes() {
+  struct sigaction action {};
+  action.sa_sigaction = &OnFatalSignal;
+  action.sa_flags = SA_SIGINFO | SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  for (const int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) ::sigaction(sig, &action, nullptr);
+}
+
+Status RegisterHostedLibrary(const std::string& name_fragment, CodeRole role) {
   std::lock_guard<std::mutex> lock(register_mu);
-  Search search{&name_fragment};
+  Search search{&name_fragment, role};
   dl_iterate_phdr(&AddSegments, &search);
   if (search.overflow) return Status::InvalidArgument("too many hosted code ranges");
   if (search.found == 0) return Status::NotFound("no loaded library matches", name_fragment);
   return Status::OK();
 }
 
-bool IsHostedCode(const void* pc) {
-  const auto address = reinterpret_cast<uintptr_t>(pc);
-  const int n = range_count.load(std::memory_order_acquire);
-  for (int i = 0; i < n; i++) {
-    if (address >= ranges[i].begin && address < ranges[i].end) return true;
-  }
-  return false;
-}
+bool IsHostedCode(const void* pc) { return FindRange(pc) != nullptr; }
 
 Status InterposerInEffect() {
   if (&shale_interposer_marker == nullptr) {

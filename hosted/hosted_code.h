@@ -19,14 +19,29 @@
 
 namespace shale::hosted {
 
+// What a registered library is to the hosted engine: its own code, or a
+// runtime it calls through (libstdc++'s condition_variable), whose calls
+// the interposer must see too but whose crashes are not the engine's alone.
+enum class CodeRole { kEngine, kRuntime };
+
 // Adds the executable segments of every loaded shared object whose path
 // contains name_fragment (e.g. "libleveldb.so"). OK if already registered.
 // NotFound if no loaded object matches; InvalidArgument past the limit of
 // registered ranges.
-[[nodiscard]] Status RegisterHostedLibrary(const std::string& name_fragment);
+[[nodiscard]] Status RegisterHostedLibrary(const std::string& name_fragment,
+                                           CodeRole role = CodeRole::kEngine);
 
 // Whether pc lies in a registered library's code.
 bool IsHostedCode(const void* pc);
+
+// Makes a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE) raised in a
+// library registered as kEngine print, before the process dies of it, one line
+// to stderr: "engine crashed: SIGSEGV in libleveldb.so.1d+0x16bf0 (address
+// 0x4)". The campaign's parent reads that line and reports the seed as the
+// engine's crash, with where it happened, not as a crash of Shale. A signal
+// raised elsewhere is left as it was. Idempotent; call once hosting is set
+// up. Replaces any handler installed for those signals.
+void ReportHostedCrashes();
 
 // OK if this executable carries the interposer and the dynamic linker
 // resolves the pthread and clock symbols to it (so a hosted library's calls

@@ -140,8 +140,9 @@ std::string LevelDbVersion() {
 Status PrepareOnce() {
   Status s = InterposerInEffect();
   if (s.ok()) s = RegisterHostedLibrary("libleveldb.so");
-  if (s.ok()) s = RegisterHostedLibrary("libstdc++.so");
+  if (s.ok()) s = RegisterHostedLibrary("libstdc++.so", CodeRole::kRuntime);
   if (s.ok()) s = CheckLayoutOnce();
+  if (s.ok()) ReportHostedCrashes();
   return s;
 }
 

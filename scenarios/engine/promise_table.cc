@@ -38,7 +38,8 @@ Status PromiseTable::Parse(const std::string& tsv, PromiseTable* table) {
 }
 
 bool PromiseTable::Checks(const std::string& property) const {
-  if (property == "engine assertion" || property == "simulation" || property == "hosting") {
+  if (property == "engine assertion" || property == "engine crash" || property == "simulation" ||
+      property == "hosting") {
     return true;
   }
   for (const EnginePromise& row : rows_) {

@@ -8,6 +8,7 @@
 
 #include "run_flags.h"
 #include "scenarios/scenario.h"
+#include "worker_pool.h"
 
 namespace shale::cli {
 namespace {
@@ -52,6 +53,25 @@ TEST_CASE("run refuses unknown engines, unpinnable options and bad values", "[cl
   const std::vector<std::string> snapshot = {"--scenario=snapshot", "--seeds=1..3",
                                              "--pin=crash.power_loss=false"};
   REQUIRE(ErrorOf(snapshot).find("cannot pin") != std::string::npos);
+}
+
+TEST_CASE("a worker that died in a hosted engine's code is that engine's crash", "[cli][run]") {
+  scenario::RunConfig config;
+  config.scenario = "crash-recovery";
+  config.seed = 7;
+  const std::string died = "signal 11 (Segmentation fault)";
+  const scenario::RunResult engine = CrashedRunFailure(
+      config, died, "a line\nengine crashed: SIGSEGV in libleveldb.so.1d+0x16bf0 (address 0x4)\n");
+  REQUIRE(engine.failure.property == "engine crash");
+  REQUIRE(engine.failure.observed == "SIGSEGV in libleveldb.so.1d+0x16bf0 (address 0x4)");
+  REQUIRE(engine.failure.message.find(died) != std::string::npos);
+  REQUIRE(engine.seed == 7);
+  // Only a line of its own counts; anything else is a crash of Shale.
+  for (const std::string& text : {std::string(""), std::string("noise engine crashed: x\n")}) {
+    const scenario::RunResult shale = CrashedRunFailure(config, died, text);
+    REQUIRE(shale.failure.property == "worker crashed");
+    REQUIRE(shale.failure.observed == died);
+  }
 }
 
 }  // namespace

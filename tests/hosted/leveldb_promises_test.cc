@@ -41,6 +41,7 @@ TEST_CASE("LevelDB's promise table covers every property crash-recovery and snap
   REQUIRE_FALSE(table.Checks("damage detected"));
   REQUIRE_FALSE(table.Checks("a property nobody listed"));
   REQUIRE(table.Checks("engine assertion"));
+  REQUIRE(table.Checks("engine crash"));
 }
 
 TEST_CASE("every header line LevelDB's promise table cites exists", "[hosted]") {
