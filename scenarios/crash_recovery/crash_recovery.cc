@@ -106,12 +106,14 @@ class CrashRecoveryRun {
     disk_->base()->set_fsync_commits_metadata(fsync_commits_metadata);
     result_->options_drawn["disk.fsync_commits_metadata"] =
         fsync_commits_metadata ? "true" : "false";
-    // A hosted engine runs with crashes and power losses only, so far: its
-    // own promises about I/O errors and damage are not yet in the plan.
-    plan_ = std::make_unique<FaultPlan>(&sim_, hosted_ != nullptr        ? false
-                                               : config_.faults == "on"  ? true
-                                               : config_.faults == "off" ? false
-                                                                         : draw);
+    // A hosted engine is held to detect damage only where its promise
+    // table says it does.
+    const bool detect = hosted_ == nullptr || hosted_->promises().Checks("damage detected");
+    plan_ = std::make_unique<FaultPlan>(&sim_,
+                                        config_.faults == "on"    ? true
+                                        : config_.faults == "off" ? false
+                                                                  : draw,
+                                        detect);
     plan_->set_wal_damage_allowed(WalDamageReported(drawn_.options.wal_recovery_mode));
     disk_->set_fault_policy(plan_.get());
     WatchWindowsRules();

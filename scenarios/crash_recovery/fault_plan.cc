@@ -102,7 +102,8 @@ Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,
   return torn ? Refusal::kReopenPointInTime : Refusal::kNone;
 }
 
-FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled) : enabled_(enabled), sim_(sim) {
+FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled, bool detect)
+    : enabled_(enabled), sim_(sim) {
   if (!enabled_) {
     survive_ = std::make_unique<faults::DiskFaultInjector>(survive_config_, sim);
     detect_ = std::make_unique<faults::DiskFaultInjector>(detect_config_, sim);
@@ -112,7 +113,7 @@ FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled) : enabled_(enabled), si
   survive_config_ = drawn;
   for (FaultKind kind : kDetectKinds) {
     survive_config_.set(kind, 0);
-    detect_config_.set(kind, drawn.rate_one_in(kind));
+    detect_config_.set(kind, detect ? drawn.rate_one_in(kind) : 0);
   }
   survive_ = std::make_unique<faults::DiskFaultInjector>(survive_config_, sim);
   detect_ = std::make_unique<faults::DiskFaultInjector>(detect_config_, sim);

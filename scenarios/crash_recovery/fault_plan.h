@@ -84,7 +84,11 @@ Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,
 class FaultPlan final : public faults::FaultPolicy {
  public:
   // Draws the swarm config from sim's PRNG; installs the fault-point hook.
-  FaultPlan(sim::Simulation* sim, bool enabled);
+  // detect: whether the DETECT kinds may be drawn at all. An engine that
+  // does not promise to detect damage (a hosted engine whose promise table
+  // keeps no "damage detected") gets the SURVIVE kinds only: a flip it
+  // reads back silently would be its documented behaviour, not a bug.
+  FaultPlan(sim::Simulation* sim, bool enabled, bool detect = true);
 
   Decision Decide(const Request& request) override;
   // While paused, no new fault is injected (disk operations and engine
