@@ -69,6 +69,21 @@ bool FromFlags(const RunTargetFlags& v, RunTarget* target, std::string* error) {
   return ParsePins(v.pins, {c.scenario}, c.engine.empty() ? "shale" : c.engine, &c.pins, error);
 }
 
+// --pin with a failure FILE: the file's pins, with these over them. Only
+// from the seed: a tape holds the values its run drew, so a run that pins
+// another would read the rest of the tape out of step.
+bool PinOverFile(const std::string& pins, bool from_seed, RunTarget* target, std::string* error) {
+  if (!from_seed) return Fail(error, "--pin with a failure FILE needs --from_seed");
+  scenario::RunConfig& c = target->config;
+  std::map<std::string, std::string> over;
+  if (!ParsePins(pins, {c.scenario}, c.engine.empty() ? "shale" : c.engine, &over, error)) {
+    return false;
+  }
+  for (auto& [name, value] : over) c.pins[name] = std::move(value);
+  target->expected_hash.reset();
+  return true;
+}
+
 }  // namespace
 
 void DefineRunTargetFlags(FlagSet* f, RunTargetFlags* v) {
@@ -100,6 +115,8 @@ bool ResolveRunTarget(std::span<const std::string> positional, const RunTargetFl
     return Fail(error,
                 "unknown scenario '" + target->config.scenario + "' (see 'shale scenarios')");
   }
+  if (positional.size() == 1 && !v.pins.empty())
+    return PinOverFile(v.pins, from_seed, target, error);
   return true;
 }
 

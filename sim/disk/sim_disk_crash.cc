@@ -61,6 +61,23 @@ bool ApplyOne(ChoiceTape* rng, uint64_t survive_one_in, const PendingSector& w, 
   return true;
 }
 
+// One trace line per name a power loss takes back (never hashed): those
+// the directory shows but its durable table lacks or holds otherwise
+// ("dropped"), and those it holds but the directory no longer shows
+// ("restored": an unlink or rename away never made durable).
+void TraceRevertedNames(DiskContext* ctx, const std::string& dir,
+                        const disk_internal::Dir& record) {
+  for (const auto& [name, entry] : record.visible) {
+    const auto durable = record.durable.find(name);
+    if (durable != record.durable.end() && durable->second.inode == entry.inode) continue;
+    ctx->TraceEvent("disk: power loss dropped name " + DiskState::Join(dir, name));
+  }
+  for (const auto& [name, entry] : record.durable) {
+    if (record.visible.count(name) != 0) continue;
+    ctx->TraceEvent("disk: power loss restored name " + DiskState::Join(dir, name));
+  }
+}
+
 // Every directory reverts to its durable table; records no durable name
 // reaches are dropped. Parents sort before their children.
 void RevertDirectories(DiskState* st) {
@@ -81,6 +98,7 @@ void RevertDirectories(DiskState* st) {
       continue;
     }
     reachable.insert(path);
+    if (st->context->tracing()) TraceRevertedNames(st->context, path, it->second);
     it->second.visible = it->second.durable;
     ++it;
   }
