@@ -63,6 +63,10 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "a table's bloom filter leaves out its first user key, so a Get of it misses the table"},
       {kBugHostedSyncSkipped, "hosted_sync_skipped",
        "a hosted engine's Env acknowledges Sync without syncing (hosting layer)"},
+      {kBugHostedRenameNotAtomic, "hosted_rename_not_atomic",
+       "a hosted engine's Env renames over a file by deleting it first (hosting layer)"},
+      {kBugSchedulerTwoTasksRun, "scheduler_two_tasks_run",
+       "the simulator lets a yielding thread task run on beside the next one (hosting layer)"},
   };
   return kBugs;
 }

@@ -7,6 +7,15 @@
 
 namespace shale::scenario {
 
+namespace {
+
+// The planted scheduler bug (kBugSchedulerTwoTasksRun) strikes at each
+// thread task's this-many-th yield: early enough that most runs of a
+// hosted engine reach it.
+constexpr int kPlantedRunsOnAtSuspend = 64;
+
+}  // namespace
+
 sim::SimulationOptions SimOptionsFor(const RunConfig& config, const PctCalibration& pct) {
   sim::SimulationOptions o;
   const uint64_t ops = static_cast<uint64_t>(config.ops > 0 ? config.ops : pct.default_ops);
@@ -15,6 +24,9 @@ sim::SimulationOptions SimOptionsFor(const RunConfig& config, const PctCalibrati
   o.tape = config.tape;
   // An engine Shale did not write keeps its threads: each task gets one.
   o.os_thread_tasks = !IsShaleEngine(config.engine);
+  if ((config.planted_bugs & kBugSchedulerTwoTasksRun) != 0) {
+    o.planted_thread_runs_on_at_suspend = kPlantedRunsOnAtSuspend;
+  }
   o.strategy = config.strategy == "pct"      ? sim::Strategy::kPct
                : config.strategy == "random" ? sim::Strategy::kRandom
                                              : sim::Strategy::kDrawn;

@@ -80,6 +80,10 @@ Status Scheduler::Run(std::function<void()> main) {
     current_ = next_;
     Task* task = tasks_[current_].get();
     task->fiber->Resume();
+    if (options_.os_thread_tasks && ThreadFiber::TakeOverlapSeen()) {
+      Fail("simulation: two tasks ran at once (task " + std::to_string(current_) + " '" +
+           task->name + "' handed over while still running)");
+    }
     if (ended_) break;
     if (task->fiber->finished()) {
       OnFinished(task);
@@ -102,7 +106,8 @@ TaskId Scheduler::Spawn(const std::string& name, std::function<void()> fn) {
   task->incarnation = incarnation_;
   if (options_.strategy == Strategy::kPct) task->priority = DrawPriority();
   if (options_.os_thread_tasks) {
-    task->fiber = std::make_unique<ThreadFiber>(thread_start_hook_, std::move(fn));
+    task->fiber = std::make_unique<ThreadFiber>(thread_start_hook_, std::move(fn),
+                                                options_.planted_thread_runs_on_at_suspend);
   } else {
     task->fiber = std::make_unique<Fiber>(options_.task_stack_bytes, std::move(fn));
   }

@@ -86,6 +86,9 @@ struct SimulationOptions {
   // (ForeignSync, hosted/interposer.cc). For engines Shale did not write;
   // costs two thread hand-offs per switch.
   bool os_thread_tasks = false;
+  // Checker self-test only (0 in real runs): with os_thread_tasks, each
+  // task's Nth yield lets it run on beside the next task (ThreadFiber).
+  int planted_thread_runs_on_at_suspend = 0;
   int max_tasks = 256;
 };
 

@@ -32,8 +32,12 @@ namespace shale::sim {
 class ThreadFiber final : public Coroutine {
  public:
   // on_start runs first on the new thread (e.g. to mark it as a simulated
-  // thread); may be null.
-  ThreadFiber(std::function<void()> on_start, std::function<void()> body);
+  // thread); may be null. planted_runs_on_at_suspend: 0 in real runs; N > 0
+  // plants a bug for checker self-tests: the body's Nth Suspend hands the
+  // CPU to the host without stopping (it stops at its next Suspend), so two
+  // of them run at once.
+  ThreadFiber(std::function<void()> on_start, std::function<void()> body,
+              int planted_runs_on_at_suspend = 0);
   ~ThreadFiber() override;
   ThreadFiber(const ThreadFiber&) = delete;
   ThreadFiber& operator=(const ThreadFiber&) = delete;
@@ -44,6 +48,12 @@ class ThreadFiber final : public Coroutine {
 
   // The ThreadFiber whose thread is the caller's, or nullptr.
   static ThreadFiber* Current();
+
+  // Whether, since the last call, a body or the host woke while another
+  // body was still running: the one-at-a-time rule this class exists to
+  // keep was broken (checked at every hand-off, in every build). Called by
+  // the host.
+  static bool TakeOverlapSeen();
 
  private:
   static void* ThreadMain(void* self);
@@ -59,6 +69,9 @@ class ThreadFiber final : public Coroutine {
   bool started_ = false;
   bool finished_ = false;  // written by the body before it posts host_
   bool abandon_ = false;   // written by the host before it posts run_
+  const int planted_runs_on_at_suspend_;
+  int suspends_ = 0;
+  bool host_posted_early_ = false;  // the planted bug posted host_ already
 };
 
 }  // namespace shale::sim

@@ -266,6 +266,12 @@ leveldb::Status LevelDbEnv::GetFileSize(const std::string& fname, uint64_t* file
 }
 
 leveldb::Status LevelDbEnv::RenameFile(const std::string& src, const std::string& target) {
+  if ((planted_bugs_ & kBugHostedRenameNotAtomic) != 0 && env_->fs()->FileExists(target).ok()) {
+    // The planted bug: the target goes first, so a crash between the two
+    // steps leaves no file under its name.
+    const shale::Status removed = env_->fs()->DeleteFile(target);
+    if (!removed.ok()) return ToLevelDbStatus(removed, target);
+  }
   return ToLevelDbStatus(env_->fs()->RenameFile(src, target), src);
 }
 

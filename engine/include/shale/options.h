@@ -148,6 +148,14 @@ enum PlantedBug : uint32_t {
   // hosted/leveldb/leveldb_env.h) acknowledges a file's Sync without
   // syncing it (nor, for a MANIFEST, its directory).
   kBugHostedSyncSkipped = 1u << 26,
+  // In the hosting layer: a hosted engine's Env replaces an existing file
+  // by renaming in two steps (delete the target, then rename), so a crash
+  // between them leaves no file under the target's name.
+  kBugHostedRenameNotAtomic = 1u << 27,
+  // In the simulator: a thread task's yield hands the CPU to the host
+  // without stopping (at each task's 64th yield; scenario_run.cc), so two
+  // tasks run at once.
+  kBugSchedulerTwoTasksRun = 1u << 28,
 };
 
 struct Options {
