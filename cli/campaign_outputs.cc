@@ -5,6 +5,7 @@
 #include "report/table_cache_study.h"
 #include "report/tape_codec.h"
 #include "run_summary.h"
+#include "scenarios/engine/hosted_engine.h"
 #include "sim/choice_tape.h"
 
 namespace shale::cli {
@@ -20,6 +21,9 @@ report::CampaignInfo Info(const RunOptions& o) {
   c.strategy = o.strategy;
   c.faults = o.faults;
   c.engine = o.engine;
+  if (const scenario::HostedEngine* hosted = scenario::FindHostedEngine(o.engine)) {
+    c.engine_version = hosted->version();
+  }
   c.planted_bugs = o.planted_bugs;
   c.pins = o.pins;
   c.jobs = o.jobs;
@@ -46,7 +50,8 @@ bool CampaignOutputs::Open(std::string* error) {
   const std::string tail = report::EncodeReportTail(tally_.totals(), tally_.promises(), false);
   return report_.Open(ReportPath(options_.out_dir),
                       report::EncodeReportHead(Info(options_), &wall_ms_offset_), tail, error) &&
-         junit_.Open(options_.out_dir + "/junit.xml", error);
+         junit_.Open(options_.out_dir + "/junit.xml", report::EngineDescription(Info(options_)),
+                     error);
 }
 
 bool CampaignOutputs::Add(const report::SeedEntry& e, std::string* error) {

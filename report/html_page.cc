@@ -150,6 +150,7 @@ void HtmlPage::Summary(const ReportHeader& header, const Totals& t) {
            std::to_string(t.passed) + " passed, " + std::to_string(t.failed) + " failed" +
            (header.complete ? "" : " (the campaign had not finished)") + "</p>\n<table>\n";
   html_ += Row({"scenarios", XmlEscape(absl::StrJoin(c.scenarios, ", "))});
+  html_ += Row({"engine", XmlEscape(EngineDescription(c))});
   html_ +=
       Row({"seeds", XmlEscape(c.seeds) + (c.shard.empty() ? "" : ", shard " + XmlEscape(c.shard))});
   if (!c.merged_from.empty())

@@ -52,10 +52,13 @@ std::string EncodeJunitHead(uint64_t tests, uint64_t failures) {
 
 std::string EncodeJunitEnd() { return "</testsuites>\n"; }
 
-std::string EncodeSuiteHead(const std::string& scenario, const SuiteTally& suite) {
+std::string EncodeSuiteHead(const std::string& scenario, const std::string& engine,
+                            const SuiteTally& suite) {
   return "  <testsuite name=\"" + XmlEscape(scenario) + "\" tests=\"" +
          std::to_string(suite.seeds) + "\" failures=\"" + std::to_string(suite.failed) +
-         "\" time=\"" + Seconds(suite.wall_ms) + "\">\n";
+         "\" time=\"" + Seconds(suite.wall_ms) + "\">\n" +
+         "    <properties><property name=\"engine\" value=\"" + XmlEscape(engine) +
+         "\"/></properties>\n";
 }
 
 std::string EncodeSuiteEnd() { return "  </testsuite>\n"; }
@@ -80,7 +83,7 @@ std::string EncodeJunit(const Report& report) {
   }
   std::string xml = EncodeJunitHead(tally.totals().seeds, tally.totals().failed);
   for (const auto& [name, entries] : by_scenario) {
-    xml += EncodeSuiteHead(name, tally.suites().at(name));
+    xml += EncodeSuiteHead(name, EngineDescription(report.campaign), tally.suites().at(name));
     for (const SeedEntry* e : entries) xml += EncodeTestcase(*e);
     xml += EncodeSuiteEnd();
   }

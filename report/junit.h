@@ -26,8 +26,10 @@ std::string EncodeJunit(const Report& report);
 // "<?xml ...>\n<testsuites ...>\n", and its closing tag.
 std::string EncodeJunitHead(uint64_t tests, uint64_t failures);
 std::string EncodeJunitEnd();
-// "  <testsuite ...>\n", and its closing tag.
-std::string EncodeSuiteHead(const std::string& scenario, const SuiteTally& suite);
+// "  <testsuite ...>\n" with a property naming the engine (EngineDescription),
+// and its closing tag.
+std::string EncodeSuiteHead(const std::string& scenario, const std::string& engine,
+                            const SuiteTally& suite);
 std::string EncodeSuiteEnd();
 // One <testcase> element, indented, ending in a newline.
 std::string EncodeTestcase(const SeedEntry& entry);

@@ -22,8 +22,9 @@ std::string JunitStream::PartPath(const std::string& scenario) const {
   return path_ + "." + scenario + ".part";
 }
 
-bool JunitStream::Open(const std::string& path, std::string* error) {
+bool JunitStream::Open(const std::string& path, const std::string& engine, std::string* error) {
   path_ = path;
+  engine_ = engine;
   std::error_code ec;
   std::filesystem::remove(path, ec);
   if (!ec) return true;
@@ -53,7 +54,7 @@ bool JunitStream::Finish(const std::map<std::string, SuiteTally>& suites, std::s
   if (!out.Open(path_, error)) return false;
   out.Append(EncodeJunitHead(tests, failures));
   for (const auto& [scenario, suite] : suites) {
-    out.Append(EncodeSuiteHead(scenario, suite));
+    out.Append(EncodeSuiteHead(scenario, engine_, suite));
     if (parts_.count(scenario) != 0 && !out.AppendFileContents(PartPath(scenario), error)) {
       return false;
     }

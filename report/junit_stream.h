@@ -28,7 +28,8 @@ class JunitStream {
   JunitStream& operator=(const JunitStream&) = delete;
 
   // False with one line in *error.
-  [[nodiscard]] bool Open(const std::string& path, std::string* error);
+  // engine: as each suite's "engine" property names it (EngineDescription).
+  [[nodiscard]] bool Open(const std::string& path, const std::string& engine, std::string* error);
   [[nodiscard]] bool Add(const SeedEntry& entry, std::string* error);
   // REQUIRES: suites counts every entry added (CampaignTally::suites).
   [[nodiscard]] bool Finish(const std::map<std::string, SuiteTally>& suites, std::string* error);
@@ -38,6 +39,7 @@ class JunitStream {
   void CloseParts();
 
   std::string path_;
+  std::string engine_;
   std::map<std::string, std::FILE*> parts_;  // by scenario
 };
 

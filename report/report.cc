@@ -47,6 +47,7 @@ json CampaignToJson(const CampaignInfo& c) {
               {"strategy", c.strategy},
               {"faults", c.faults},
               {"engine", c.engine},
+              {"engine_version", c.engine_version},
               {"planted_bugs", c.planted_bugs},
               {"pins", c.pins},
               {"jobs", c.jobs},
@@ -64,6 +65,7 @@ CampaignInfo CampaignFromJson(const json& j) {
   c.strategy = j.value("strategy", "");
   c.faults = j.value("faults", "");
   c.engine = j.value("engine", "shale");
+  c.engine_version = j.value("engine_version", "");
   c.planted_bugs = j.value("planted_bugs", uint64_t{0});
   if (j.contains("pins")) c.pins = j.at("pins").get<std::map<std::string, std::string>>();
   c.jobs = j.value("jobs", int64_t{0});
@@ -128,6 +130,10 @@ bool SameSeed(const SeedEntry& a, const SeedEntry& b) {
 }
 
 }  // namespace
+
+std::string EngineDescription(const CampaignInfo& c) {
+  return c.engine_version.empty() ? c.engine : c.engine + " " + c.engine_version;
+}
 
 namespace {
 

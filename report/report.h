@@ -66,6 +66,9 @@ struct CampaignInfo {
   std::string strategy;
   std::string faults;
   std::string engine = "shale";  // the engine every seed drove
+  // The hosted engine's library as loaded, e.g. "1.23 (libleveldb.so.1.23.0)";
+  // "" for Shale's own engine.
+  std::string engine_version;
   uint64_t planted_bugs = 0;
   std::map<std::string, std::string> pins;  // RunConfig::pins
   int64_t jobs = 0;
@@ -114,6 +117,10 @@ struct Totals {
 // Every probe no seed that counts probes reached, sorted; empty when no
 // seed counted them.
 std::vector<std::string> ProbesNeverHit(const Totals& totals);
+
+// The engine as reports name it: "shale", or "leveldb 1.23
+// (libleveldb.so.1.23.0)".
+std::string EngineDescription(const CampaignInfo& c);
 
 struct Report {
   CampaignInfo campaign;
