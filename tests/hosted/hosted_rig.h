@@ -3,9 +3,12 @@
 // with NVMe latency, and a shale::Env over both. The rig outlives the run.
 #pragma once
 
+#include <catch2/catch.hpp>
+
 #include <cstdint>
 
 #include "shale/env.h"
+#include "shale/status.h"
 #include "sim/disk/sim_disk.h"
 #include "sim/simulation.h"
 
@@ -27,5 +30,29 @@ struct HostedRig {
   sim::SimDisk disk;
   Env env;
 };
+
+// What every hosted test's run reports; each adds what its engine shows.
+struct HostedRun {
+  Status run_status;
+  uint64_t hash = 0;           // the simulation's trace hash
+  uint64_t foreign_calls = 0;  // pthread calls the simulation answered
+  int mismatches = 0;          // reads that disagreed with the client's model
+};
+
+// Runs run(seed) twice and run(seed + 1) once: the first two must agree on
+// their trace hash, their count of simulated pthread calls and what
+// same(a, b) compares; the third must differ in its hash. Run is a
+// HostedRun.
+template <typename Run, typename Same>
+void RequireRepeatsAndDependsOnSeed(Run (*run)(uint64_t), uint64_t seed, Same same) {
+  const Run a = run(seed);
+  const Run b = run(seed);
+  const Run c = run(seed + 1);
+  REQUIRE(a.run_status.ok());
+  REQUIRE(a.hash == b.hash);
+  REQUIRE(a.foreign_calls == b.foreign_calls);
+  REQUIRE(same(a, b));
+  REQUIRE(a.hash != c.hash);
+}
 
 }  // namespace shale::hosted
