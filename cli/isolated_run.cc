@@ -8,6 +8,8 @@
 #include <cstring>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "report/run_json.h"
 #include "worker_pool.h"
@@ -27,14 +29,50 @@ std::string ReadAllFrom(int fd) {
   }
 }
 
-[[noreturn]] void Child(const scenario::Scenario& scenario, const scenario::RunConfig& config,
-                        int fd) {
+// Marks a trace line in the child's output.
+constexpr std::string_view kTraceMark = "T ";
+
+[[noreturn]] void Child(const scenario::Scenario& scenario, scenario::RunConfig config, int fd) {
+  // The trace goes out as the run makes it, so it outlives a crash.
+  if (config.trace) {
+    config.trace_line = [fd](const std::string& line) {
+      (void)WriteAll(fd, std::string(kTraceMark) + line + "\n");
+    };
+  }
   scenario::RunResult result = scenario.Run(config);
   result.trace.clear();
   std::string marks;
   for (const uint64_t mark : result.operation_marks) marks += std::to_string(mark) + " ";
   const bool ok = WriteAll(fd, report::EncodeRunResultLine(result) + "\n" + marks + "\n");
   ::_exit(ok ? 0 : 1);
+}
+
+// The child's output, line by line: its trace lines as the run made them,
+// its result line and then its marks line, and whatever it printed on
+// stderr (an engine's crash lines) wherever that fell.
+scenario::RunResult ParseChildOutput(const scenario::RunConfig& config, const std::string& output,
+                                     int status) {
+  std::vector<std::string> trace;
+  std::string other;
+  scenario::RunResult result;
+  bool have_result = false, have_marks = false;
+  std::istringstream in(output);
+  for (std::string line, error; std::getline(in, line);) {
+    if (line.rfind(kTraceMark, 0) == 0) {
+      trace.push_back(line.substr(kTraceMark.size()));
+    } else if (!have_result && report::DecodeRunResultLine(line, &result, &error)) {
+      have_result = true;
+    } else if (have_result && !have_marks) {
+      have_marks = true;
+      std::istringstream marks(line);
+      for (uint64_t mark; marks >> mark;) result.operation_marks.push_back(mark);
+    } else {
+      other += line + "\n";
+    }
+  }
+  if (!have_result) result = CrashedRunFailure(config, DescribeStatus(status), other);
+  result.trace = std::move(trace);
+  return result;
 }
 
 }  // namespace
@@ -60,16 +98,7 @@ scenario::RunResult RunIsolated(const scenario::Scenario& scenario,
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  const size_t newline = output.find('\n');
-  scenario::RunResult result;
-  std::string error;
-  if (newline == std::string::npos ||
-      !report::DecodeRunResultLine(std::string_view(output).substr(0, newline), &result, &error)) {
-    return CrashedRunFailure(config, DescribeStatus(status), output);
-  }
-  std::istringstream marks(output.substr(newline + 1));
-  for (uint64_t mark; marks >> mark;) result.operation_marks.push_back(mark);
-  return result;
+  return ParseChildOutput(config, output, status);
 }
 
 }  // namespace shale::cli

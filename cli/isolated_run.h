@@ -5,8 +5,12 @@
 //
 // The child runs the config and writes the result (report/run_json.h) and
 // its operation marks to a pipe, then exits without destructors; the
-// parent reads both and reaps it. A child that dies first gives a failed
-// result with property "worker crashed" naming the signal or exit code.
+// parent reads both and reaps it. With config.trace the child sends each
+// trace line as the run makes it, so the result's trace survives the
+// child's death. A child that dies first gives a failed result: "engine
+// crash" if a hosted engine's code raised the signal (with the tape bytes
+// its run had read), else "worker crashed" naming the signal or exit
+// code (CrashedRunFailure).
 //
 // Thread safety: REQUIRES a single-threaded process (it forks).
 #pragma once

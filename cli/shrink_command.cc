@@ -5,6 +5,7 @@
 
 #include "command_table.h"
 #include "flag_set.h"
+#include "isolated_run.h"
 #include "planted_bugs.h"
 #include "report/failure_file.h"
 #include "report/file_io.h"
@@ -139,7 +140,10 @@ int RunShrinkCommand(std::span<const std::string> args, std::ostream& out, std::
       << "wrote " << out_path << " (replay: build/shale replay " << out_path << ")\n";
   scenario::RunConfig traced = o.shrunk;
   traced.trace = true;
-  const scenario::RunResult story_run = scenario::FindScenario(traced.scenario)->Run(traced);
+  const scenario::Scenario* scenario = scenario::FindScenario(traced.scenario);
+  const scenario::RunResult story_run = scenario::IsShaleEngine(traced.engine)
+                                            ? scenario->Run(traced)
+                                            : RunIsolated(*scenario, traced);
   out << "story:\n";
   for (const std::string& line : StoryOf(story_run)) out << "  " << line << "\n";
   return kExitOk;

@@ -43,13 +43,7 @@ class Search {
       *error = "the run passes: nothing to shrink";
       return false;
     }
-    if (r.failure.property == "engine crash") {
-      // The process dies before the run reports what it read of its tape.
-      *error = "an engine crash (" + r.failure.observed +
-               ") ends its run before the run reports its tape, so it cannot be shrunk; "
-               "replay it with --trace";
-      return false;
-    }
+
     property_ = r.failure.property;
     config.tape = TapeRead(config, r);
     best_ = config;

@@ -386,6 +386,11 @@ scenario::RunResult CrashedRunFailure(const scenario::RunConfig& config,
                          end == std::string::npos ? end : end - at - kEngineCrashed.size());
   scenario::RunResult r = WorkerFailure(config, "engine crash", "no crash", where, stderr_text);
   r.failure.message = "the engine's code raised " + observed;
+  constexpr std::string_view kTapeBytes = "engine crash after tape bytes: ";
+  const size_t tape_at = stderr_text.find(kTapeBytes, at);
+  if (tape_at != std::string::npos) {
+    r.tape_bytes = std::strtoull(stderr_text.c_str() + tape_at + kTapeBytes.size(), nullptr, 10);
+  }
   return r;
 }
 

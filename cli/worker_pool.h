@@ -66,7 +66,8 @@ std::string DescribeStatus(int status);
 // The failure of config's seed whose process died (observed: how, e.g.
 // "signal 11 (Segmentation fault)") before writing its result, given what
 // it wrote to stderr: "engine crash" when a hosted engine's code raised the
-// signal (hosted/hosted_code.h prints that line), else "worker crashed".
+// signal (hosted/hosted_code.h prints that line; its tape_bytes is what the
+// run had read), else "worker crashed".
 scenario::RunResult CrashedRunFailure(const scenario::RunConfig& config,
                                       const std::string& observed, const std::string& stderr_text);
 

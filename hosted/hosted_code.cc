@@ -12,6 +12,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "sim/simulation.h"
+
 // Defined by interposer.cc, when the executable carries it.
 extern "C" __attribute__((weak)) int shale_interposer_marker(void);
 
@@ -85,6 +87,15 @@ struct SignalLine {
   void Add(const char* s) {
     for (; *s != '\0' && size < sizeof(text) - 1; s++) text[size++] = *s;
   }
+  void AddDecimal(uint64_t v) {
+    char digits[20];
+    int n = 0;
+    do {
+      digits[n++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    while (n > 0 && size < sizeof(text) - 1) text[size++] = digits[--n];
+  }
   void AddHex(uintptr_t v) {
     char digits[2 + 2 * sizeof(v)];
     int n = 0;
@@ -131,6 +142,11 @@ void OnFatalSignal(int sig, siginfo_t* info, void* context) {
   line.Add(" (address ");
   line.AddHex(reinterpret_cast<uintptr_t>(info->si_addr));
   line.Add(")\n");
+  if (const uint64_t* tape_bytes = sim::Simulation::RunningTapeBytes()) {
+    line.Add("engine crash after tape bytes: ");
+    line.AddDecimal(*tape_bytes);
+    line.Add("\n");
+  }
   const ssize_t written = ::write(STDERR_FILENO, line.text, line.size);
   (void)written;
 }

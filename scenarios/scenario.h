@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -31,11 +32,15 @@ struct RunConfig {
   // If set, the run draws every choice from these bytes (sim::ChoiceTape)
   // instead of the seed's endless tape; seed then only names the run.
   std::optional<std::string> tape;
-  int ops = 0;                // workload operations per seed (0 = scenario default)
-  int crashes = 3;            // crashes per seed (-1 = scenario default)
-  std::string strategy;       // "random" | "pct" | "" (drawn from the tape)
-  std::string faults;         // "on" | "off" | "" (drawn from the tape)
-  bool trace = false;         // collect the event trace (shale replay --trace)
+  int ops = 0;           // workload operations per seed (0 = scenario default)
+  int crashes = 3;       // crashes per seed (-1 = scenario default)
+  std::string strategy;  // "random" | "pct" | "" (drawn from the tape)
+  std::string faults;    // "on" | "off" | "" (drawn from the tape)
+  bool trace = false;    // collect the event trace (shale replay --trace)
+  // With trace: each trace line is handed here as it is made, instead of
+  // collected in RunResult::trace (a run in a child process sends them out
+  // before it can die). At most kMaxTraceLines.
+  std::function<void(const std::string&)> trace_line;
   uint64_t planted_bugs = 0;  // shale::PlantedBug bits, for checker tests
   // Drawn options pinned to a value, by their options_drawn name (e.g.
   // "crash.power_loss" = "false", "leveldb.reuse_logs" = "false"): the

@@ -35,6 +35,13 @@ sim::SimulationOptions SimOptionsFor(const RunConfig& config, const PctCalibrati
 
 void CaptureTrace(const RunConfig& config, sim::Simulation* sim, RunResult* result) {
   if (!config.trace) return;
+  if (config.trace_line) {
+    sim->set_trace_sink(
+        [stream = config.trace_line, sent = size_t{0}](const std::string& line) mutable {
+          if (sent++ < kMaxTraceLines) stream(line);
+        });
+    return;
+  }
   sim->set_trace_sink([result](const std::string& line) {
     if (result->trace.size() < kMaxTraceLines) result->trace.push_back(line);
   });

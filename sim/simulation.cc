@@ -2,6 +2,8 @@
 // clock live in scheduler.{h,cc} and sim_runtime.{h,cc}.
 #include "sim/simulation.h"
 
+#include <atomic>
+
 #include <cstring>
 
 #include "sim/foreign_sync.h"
@@ -92,9 +94,18 @@ Simulation::Simulation(const SimulationOptions& options)
 
 Simulation::~Simulation() = default;
 
+namespace {
+std::atomic<const uint64_t*> running_tape_bytes{nullptr};
+}  // namespace
+
+const uint64_t* Simulation::RunningTapeBytes() {
+  return running_tape_bytes.load(std::memory_order_acquire);
+}
+
 Status Simulation::Run(std::function<void()> main) {
   if (impl_->ran) return Status::InvalidArgument("Simulation::Run called twice");
   impl_->ran = true;
+  running_tape_bytes.store(rng()->consumed_bytes_address(), std::memory_order_release);
 #ifdef SHALE_SIM_LSAN
   __lsan_disable();
 #endif
@@ -102,6 +113,7 @@ Status Simulation::Run(std::function<void()> main) {
 #ifdef SHALE_SIM_LSAN
   __lsan_enable();
 #endif
+  running_tape_bytes.store(nullptr, std::memory_order_release);
   return status;
 }
 

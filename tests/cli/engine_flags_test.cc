@@ -61,11 +61,14 @@ TEST_CASE("a worker that died in a hosted engine's code is that engine's crash",
   config.seed = 7;
   const std::string died = "signal 11 (Segmentation fault)";
   const scenario::RunResult engine = CrashedRunFailure(
-      config, died, "a line\nengine crashed: SIGSEGV in libleveldb.so.1d+0x16bf0 (address 0x4)\n");
+      config, died,
+      "a line\nengine crashed: SIGSEGV in libleveldb.so.1d+0x16bf0 (address 0x4)\n"
+      "engine crash after tape bytes: 3130\n");
   REQUIRE(engine.failure.property == "engine crash");
   REQUIRE(engine.failure.observed == "SIGSEGV in libleveldb.so.1d+0x16bf0 (address 0x4)");
   REQUIRE(engine.failure.message.find(died) != std::string::npos);
   REQUIRE(engine.seed == 7);
+  REQUIRE(engine.tape_bytes == 3130);  // what a shrinker keeps of the tape
   // Only a line of its own counts; anything else is a crash of Shale.
   for (const std::string& text : {std::string(""), std::string("noise engine crashed: x\n")}) {
     const scenario::RunResult shale = CrashedRunFailure(config, died, text);
