@@ -101,4 +101,10 @@ scenario::RunResult RunIsolated(const scenario::Scenario& scenario,
   return ParseChildOutput(config, output, status);
 }
 
+scenario::RunResult RunForCommand(const scenario::Scenario& scenario,
+                                  const scenario::RunConfig& config) {
+  return scenario::IsShaleEngine(config.engine) ? scenario.Run(config)
+                                                : RunIsolated(scenario, config);
+}
+
 }  // namespace shale::cli

@@ -22,4 +22,10 @@ namespace shale::cli {
 scenario::RunResult RunIsolated(const scenario::Scenario& scenario,
                                 const scenario::RunConfig& config);
 
+// One run for a command that makes runs one after another (replay, shrink):
+// Shale's engine in this process, a hosted engine in a child (RunIsolated),
+// since its run leaves threads behind and its crash must end only the child.
+scenario::RunResult RunForCommand(const scenario::Scenario& scenario,
+                                  const scenario::RunConfig& config);
+
 }  // namespace shale::cli

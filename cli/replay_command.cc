@@ -79,20 +79,14 @@ int RunReplayCommand(std::span<const std::string> args, std::ostream& out, std::
       << " (ops " << c.ops << ", crashes " << c.crashes << ", strategy \"" << c.strategy << "\""
       << (c.planted_bugs ? ", planted bugs " + PlantedBugNames(c.planted_bugs) : "") << ")\n";
   const scenario::Scenario* scenario = scenario::FindScenario(c.scenario);
-  // A hosted engine's run in a child: it leaves threads behind, and its
-  // crash ends only the child.
-  const auto run = [scenario](const scenario::RunConfig& config) {
-    return scenario::IsShaleEngine(config.engine) ? scenario->Run(config)
-                                                  : RunIsolated(*scenario, config);
-  };
-  scenario::RunResult result = run(c);
+  scenario::RunResult result = RunForCommand(*scenario, c);
   // A failure reproduces when it fails on the file's property (any, from
   // a seed alone).
   const auto reproduced = [&plan](const scenario::RunResult& r) {
     return !r.passed && (!plan.expected_property || r.failure.property == *plan.expected_property);
   };
   int64_t tried = 1;
-  for (; tried < tries && !reproduced(result); tried++) result = run(c);
+  for (; tried < tries && !reproduced(result); tried++) result = RunForCommand(*scenario, c);
   PrintResult(result, out);
   if (tries > 1) {
     out << (reproduced(result)

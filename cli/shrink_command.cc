@@ -140,10 +140,8 @@ int RunShrinkCommand(std::span<const std::string> args, std::ostream& out, std::
       << "wrote " << out_path << " (replay: build/shale replay " << out_path << ")\n";
   scenario::RunConfig traced = o.shrunk;
   traced.trace = true;
-  const scenario::Scenario* scenario = scenario::FindScenario(traced.scenario);
-  const scenario::RunResult story_run = scenario::IsShaleEngine(traced.engine)
-                                            ? scenario->Run(traced)
-                                            : RunIsolated(*scenario, traced);
+  const scenario::RunResult story_run =
+      RunForCommand(*scenario::FindScenario(traced.scenario), traced);
   out << "story:\n";
   for (const std::string& line : StoryOf(story_run)) out << "  " << line << "\n";
   return kExitOk;

@@ -43,7 +43,6 @@ class Search {
       *error = "the run passes: nothing to shrink";
       return false;
     }
-
     property_ = r.failure.property;
     config.tape = TapeRead(config, r);
     best_ = config;
@@ -74,10 +73,7 @@ class Search {
  private:
   scenario::RunResult Run(const scenario::RunConfig& config) {
     runs_++;
-    // A hosted engine's run leaves threads behind: each in a child.
-    scenario::RunResult r = scenario::IsShaleEngine(config.engine)
-                                ? scenario_->Run(config)
-                                : RunIsolated(*scenario_, config);
+    scenario::RunResult r = RunForCommand(*scenario_, config);
     const double now = Seconds();
     if (options_.progress && now >= next_progress_s_) {
       next_progress_s_ = now + 1;
