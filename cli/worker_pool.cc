@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <sstream>
 #include <vector>
 
 #include <cstdlib>
@@ -373,6 +374,28 @@ std::string DescribeStatus(int status) {
   return "status " + std::to_string(status);
 }
 
+namespace {
+
+// Reads what hosted/hosted_code.h's report says the crashed run had read of
+// its tape: its bytes, and its operation marks (one per operation begun,
+// so also the run's operation count, which the shrinker lowers).
+void ReadCrashTapeReport(const std::string& report, scenario::RunResult* r) {
+  constexpr std::string_view kTapeBytes = "engine crash after tape bytes: ";
+  constexpr std::string_view kMarks = "engine crash operation marks:";
+  const size_t tape_at = report.find(kTapeBytes);
+  if (tape_at == std::string::npos) return;
+  r->tape_bytes = std::strtoull(report.c_str() + tape_at + kTapeBytes.size(), nullptr, 10);
+  const size_t marks_at = report.find(kMarks, tape_at);
+  if (marks_at == std::string::npos) return;
+  const size_t marks_end = report.find('\n', marks_at);
+  if (marks_end == std::string::npos) return;  // cut off: not the whole list
+  std::istringstream marks(report.substr(marks_at + kMarks.size(), marks_end - marks_at));
+  for (uint64_t mark; marks >> mark && mark <= r->tape_bytes;) r->operation_marks.push_back(mark);
+  r->ops = r->operation_marks.size();
+}
+
+}  // namespace
+
 scenario::RunResult CrashedRunFailure(const scenario::RunConfig& config,
                                       const std::string& observed, const std::string& stderr_text) {
   constexpr std::string_view kEngineCrashed = "engine crashed: ";
@@ -386,11 +409,7 @@ scenario::RunResult CrashedRunFailure(const scenario::RunConfig& config,
                          end == std::string::npos ? end : end - at - kEngineCrashed.size());
   scenario::RunResult r = WorkerFailure(config, "engine crash", "no crash", where, stderr_text);
   r.failure.message = "the engine's code raised " + observed;
-  constexpr std::string_view kTapeBytes = "engine crash after tape bytes: ";
-  const size_t tape_at = stderr_text.find(kTapeBytes, at);
-  if (tape_at != std::string::npos) {
-    r.tape_bytes = std::strtoull(stderr_text.c_str() + tape_at + kTapeBytes.size(), nullptr, 10);
-  }
+  ReadCrashTapeReport(stderr_text.substr(at), &r);
   return r;
 }
 

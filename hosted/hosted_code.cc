@@ -80,33 +80,54 @@ int AddSegments(struct dl_phdr_info* info, size_t, void* arg) {
   return 0;
 }
 
-// Appends text to a fixed buffer without allocating (signal context).
+// Appends text to a fixed buffer without allocating (signal context), and
+// writes it to stderr when full or flushed.
 struct SignalLine {
   char text[512];
   size_t size = 0;
+  void AddChar(char c) {
+    if (size == sizeof(text)) Flush();
+    text[size++] = c;
+  }
   void Add(const char* s) {
-    for (; *s != '\0' && size < sizeof(text) - 1; s++) text[size++] = *s;
+    for (; *s != '\0'; s++) AddChar(*s);
   }
-  void AddDecimal(uint64_t v) {
-    char digits[20];
-    int n = 0;
-    do {
-      digits[n++] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v != 0);
-    while (n > 0 && size < sizeof(text) - 1) text[size++] = digits[--n];
-  }
+  void AddDecimal(uint64_t v) { AddDigits(v, 10); }
   void AddHex(uintptr_t v) {
-    char digits[2 + 2 * sizeof(v)];
+    Add("0x");
+    AddDigits(v, 16);
+  }
+  void Flush() {
+    const ssize_t written = ::write(STDERR_FILENO, text, size);
+    (void)written;
+    size = 0;
+  }
+
+ private:
+  void AddDigits(uint64_t v, uint64_t base) {
+    char digits[64];
     int n = 0;
     do {
-      digits[n++] = "0123456789abcdef"[v & 0xf];
-      v >>= 4;
+      digits[n++] = "0123456789abcdef"[v % base];
+      v /= base;
     } while (v != 0);
-    Add("0x");
-    while (n > 0 && size < sizeof(text) - 1) text[size++] = digits[--n];
+    while (n > 0) AddChar(digits[--n]);
   }
 };
+
+// What the run had read of its tape and where each operation's draws
+// started: enough for a shrinker to cut whole operations from a run that
+// dies mid-simulation.
+void AddTapeReport(const sim::ChoiceTape& tape, SignalLine* line) {
+  line->Add("engine crash after tape bytes: ");
+  line->AddDecimal(tape.consumed_bytes());
+  line->Add("\nengine crash operation marks:");
+  for (const uint64_t mark : tape.operation_marks()) {
+    line->Add(" ");
+    line->AddDecimal(mark);
+  }
+  line->Add("\n");
+}
 
 const char* SignalName(int sig) {
   switch (sig) {
@@ -142,13 +163,8 @@ void OnFatalSignal(int sig, siginfo_t* info, void* context) {
   line.Add(" (address ");
   line.AddHex(reinterpret_cast<uintptr_t>(info->si_addr));
   line.Add(")\n");
-  if (const uint64_t* tape_bytes = sim::Simulation::RunningTapeBytes()) {
-    line.Add("engine crash after tape bytes: ");
-    line.AddDecimal(*tape_bytes);
-    line.Add("\n");
-  }
-  const ssize_t written = ::write(STDERR_FILENO, line.text, line.size);
-  (void)written;
+  if (const sim::ChoiceTape* tape = sim::Simulation::RunningTape()) AddTapeReport(*tape, &line);
+  line.Flush();
 }
 
 }  // namespace

@@ -76,9 +76,6 @@ class ChoiceTape {
 
   // How many bytes the draws so far read.
   uint64_t consumed_bytes() const { return consumed_bytes_; }
-  // Where consumed_bytes() lives, for a reader that cannot call (a signal
-  // handler).
-  const uint64_t* consumed_bytes_address() const { return &consumed_bytes_; }
 
   // Notes that a workload operation's draws start here (at
   // consumed_bytes()), so a shrinker can delete whole operations rather

@@ -95,17 +95,15 @@ Simulation::Simulation(const SimulationOptions& options)
 Simulation::~Simulation() = default;
 
 namespace {
-std::atomic<const uint64_t*> running_tape_bytes{nullptr};
+std::atomic<const ChoiceTape*> running_tape{nullptr};
 }  // namespace
 
-const uint64_t* Simulation::RunningTapeBytes() {
-  return running_tape_bytes.load(std::memory_order_acquire);
-}
+const ChoiceTape* Simulation::RunningTape() { return running_tape.load(std::memory_order_acquire); }
 
 Status Simulation::Run(std::function<void()> main) {
   if (impl_->ran) return Status::InvalidArgument("Simulation::Run called twice");
   impl_->ran = true;
-  running_tape_bytes.store(rng()->consumed_bytes_address(), std::memory_order_release);
+  running_tape.store(rng(), std::memory_order_release);
 #ifdef SHALE_SIM_LSAN
   __lsan_disable();
 #endif
@@ -113,7 +111,7 @@ Status Simulation::Run(std::function<void()> main) {
 #ifdef SHALE_SIM_LSAN
   __lsan_enable();
 #endif
-  running_tape_bytes.store(nullptr, std::memory_order_release);
+  running_tape.store(nullptr, std::memory_order_release);
   return status;
 }
 

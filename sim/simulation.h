@@ -114,10 +114,11 @@ class Simulation final : public DiskContext {
   // finished. REQUIRES: called once, not from a task.
   [[nodiscard]] Status Run(std::function<void()> main);
 
-  // The count of tape bytes read so far by the simulation Running in this
-  // process, or nullptr between runs: what the report of a process that
-  // dies mid-run (hosted/hosted_code.h) gives a shrinker. Async-signal-safe.
-  static const uint64_t* RunningTapeBytes();
+  // The tape of the simulation Running in this process, or nullptr between
+  // runs: its bytes read and operation marks are what the report of a
+  // process that dies mid-run (hosted/hosted_code.h) gives a shrinker.
+  // Async-signal-safe; reading the tape through it allocates nothing.
+  static const ChoiceTape* RunningTape();
 
   Runtime* runtime();
   Clock* clock();

@@ -63,12 +63,23 @@ TEST_CASE("a worker that died in a hosted engine's code is that engine's crash",
   const scenario::RunResult engine = CrashedRunFailure(
       config, died,
       "a line\nengine crashed: SIGSEGV in libleveldb.so.1d+0x16bf0 (address 0x4)\n"
-      "engine crash after tape bytes: 3130\n");
+      "engine crash after tape bytes: 3130\n"
+      "engine crash operation marks: 0 17 40 3100\n");
   REQUIRE(engine.failure.property == "engine crash");
   REQUIRE(engine.failure.observed == "SIGSEGV in libleveldb.so.1d+0x16bf0 (address 0x4)");
   REQUIRE(engine.failure.message.find(died) != std::string::npos);
   REQUIRE(engine.seed == 7);
   REQUIRE(engine.tape_bytes == 3130);  // what a shrinker keeps of the tape
+  // Where each operation began, so a shrinker can cut whole operations.
+  REQUIRE(engine.operation_marks == std::vector<uint64_t>{0, 17, 40, 3100});
+  REQUIRE(engine.ops == 4);
+  // A list cut off before its end (the process died writing it) is none.
+  const scenario::RunResult cut =
+      CrashedRunFailure(config, died,
+                        "engine crashed: SIGSEGV in x+0x1 (address 0x0)\n"
+                        "engine crash after tape bytes: 3130\nengine crash operation marks: 0 17");
+  REQUIRE(cut.tape_bytes == 3130);
+  REQUIRE(cut.operation_marks.empty());
   // Only a line of its own counts; anything else is a crash of Shale.
   for (const std::string& text : {std::string(""), std::string("noise engine crashed: x\n")}) {
     const scenario::RunResult shale = CrashedRunFailure(config, died, text);
