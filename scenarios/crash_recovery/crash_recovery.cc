@@ -82,14 +82,7 @@ class CrashRecoveryRun {
 
   void Execute() {
     if (!PrepareRunEngine(config_, result_, &hosted_)) return;
-    drawn_ = DrawConfig(sim_.rng());
-    if (hosted_ == nullptr) {
-      DrawTransactions(sim_.rng(), &drawn_);
-      DrawWriteQueues(sim_.rng(), &drawn_);
-      DrawFileOptions(model_, sim_.rng(), &drawn_.options, &drawn_.described);
-    } else {
-      DrawHosted();
-    }
+    DrawEngineAndWorkload();
     drawn_.options.planted_bugs = static_cast<uint32_t>(config_.planted_bugs);
     result_->options_drawn = drawn_.described;
     result_->options_drawn["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;
@@ -206,6 +199,20 @@ class CrashRecoveryRun {
   bool Pinned(const std::string& name, bool drawn) const {
     const auto it = config_.pins.find(name);
     return it == config_.pins.end() ? drawn : it->second == "true";
+  }
+
+  // The engine's options and the workload's shape, from the tape.
+  void DrawEngineAndWorkload() {
+    drawn_ = DrawConfig(sim_.rng());
+    if (hosted_ == nullptr) {
+      DrawTransactions(sim_.rng(), &drawn_);
+      DrawWriteQueues(sim_.rng(), &drawn_);
+      DrawFileOptions(model_, sim_.rng(), &drawn_.options, &drawn_.described);
+    } else {
+      DrawHosted();
+    }
+    const auto mix = config_.pins.find("workload.mix");
+    if (mix != config_.pins.end() && mix->second == "swarm") DrawSwarmMix(sim_.rng(), &drawn_);
   }
 
   // A hosted engine's run: the workload's shape and the disk as drawn for
@@ -759,7 +766,8 @@ class CrashRecovery final : public Scenario {
   }
   std::map<std::string, std::string> PinnableOptions(const std::string& engine) const override {
     std::map<std::string, std::string> pinnable = {{"crash.power_loss", "true|false"},
-                                                   {"disk.fsync_commits_metadata", "true|false"}};
+                                                   {"disk.fsync_commits_metadata", "true|false"},
+                                                   {"workload.mix", "default|swarm"}};
     if (const HostedEngine* hosted = FindHostedEngine(engine)) {
       pinnable.merge(hosted->PinnableOptions());
     }

@@ -115,4 +115,19 @@ void DrawWriteQueues(sim::ChoiceTape* tape, Drawn* d) {
 
 // Everything one run holds; lives on the Run() stack.
 
+void DrawSwarmMix(sim::ChoiceTape* tape, Drawn* d) {
+  static constexpr const char* kNames[kOpKinds] = {
+      "write", "batch", "get", "iterate", "barrier", "flush", "compact", "snapshot_reread"};
+  std::vector<uint32_t>& weights = d->workload.mix_weights;
+  weights.assign(kOpKinds, 0);
+  for (uint32_t& w : weights) w = tape->OneIn(2) ? 0 : 1 + static_cast<uint32_t>(tape->Uniform(8));
+  const auto write = static_cast<size_t>(OpKind::kWrite);
+  if (weights[write] + weights[static_cast<size_t>(OpKind::kBatch)] == 0) weights[write] = 1;
+  std::string text = "swarm";
+  for (size_t k = 0; k < kOpKinds; k++) {
+    if (weights[k] != 0) text += " " + std::string(kNames[k]) + "=" + std::to_string(weights[k]);
+  }
+  d->described["workload.mix"] = text;
+}
+
 }  // namespace shale::scenario

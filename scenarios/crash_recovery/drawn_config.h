@@ -46,4 +46,11 @@ void SetLockTimeouts(bool faults_enabled, TransactionDBOptions* o);
 // The write queues: two queues and unordered writes (see the .cc).
 void DrawWriteQueues(sim::ChoiceTape* tape, Drawn* d);
 
+// Swarm testing of the operation mix: each kind of operation is left out
+// of the run with probability 1/2, else weighted 1..8 (plain writes stay
+// if both write kinds were left out), and described as "workload.mix".
+// Drawn only where a run asks for it (the pin workload.mix=swarm), so the
+// default mix's runs draw what they always drew.
+void DrawSwarmMix(sim::ChoiceTape* tape, Drawn* d);
+
 }  // namespace shale::scenario

@@ -37,6 +37,7 @@ class Client {
   // RocksDB's stress test: background flushes and compactions of the small
   // drawn buffers and files already form many files and >= 3 levels.
   void Step(int i) {
+    if (!o_.mix_weights.empty()) return StepOfKind(i, PickKind());
     const uint64_t pick = rng_->Uniform(1000);
     if (pick < 500 && o_.transactions && rng_->OneIn(3)) return Transact(i);
     if (pick < 500) return Write(i, /*batch=*/false);
@@ -47,6 +48,37 @@ class Client {
     if (pick < 993) return Barrier(/*flush=*/true);
     if (pick < 997) return Compact();
     return SnapshotReread();
+  }
+
+  // A kind drawn by mix_weights. REQUIRES: some weight is not zero.
+  OpKind PickKind() {
+    uint64_t total = 0;
+    for (const uint32_t w : o_.mix_weights) total += w;
+    uint64_t pick = rng_->Uniform(total);
+    size_t k = 0;
+    while (pick >= o_.mix_weights[k]) pick -= o_.mix_weights[k++];
+    return static_cast<OpKind>(k);
+  }
+
+  void StepOfKind(int i, OpKind kind) {
+    switch (kind) {
+      case OpKind::kWrite:
+      case OpKind::kBatch:
+        if (o_.transactions && rng_->OneIn(3)) return Transact(i);
+        return Write(i, /*batch=*/kind == OpKind::kBatch);
+      case OpKind::kGet:
+        return Get();
+      case OpKind::kIterate:
+        return Iterate();
+      case OpKind::kBarrier:
+        return Barrier(/*flush=*/false);
+      case OpKind::kFlush:
+        return Barrier(/*flush=*/true);
+      case OpKind::kCompact:
+        return Compact();
+      case OpKind::kSnapshotReread:
+        return SnapshotReread();
+    }
   }
 
   int PickKey() {

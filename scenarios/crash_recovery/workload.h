@@ -58,6 +58,19 @@
 
 namespace shale::scenario {
 
+// The kinds of operation a client draws (Client::Step).
+enum class OpKind : uint8_t {
+  kWrite,
+  kBatch,
+  kGet,
+  kIterate,
+  kBarrier,  // a durability barrier: SyncWAL, or an empty sync write
+  kFlush,    // Flush, or CompactRange of every key without it
+  kCompact,  // CompactRange of a drawn key range
+  kSnapshotReread,
+};
+inline constexpr size_t kOpKinds = 8;
+
 struct WorkloadOptions {
   int key_space = 400;
   bool skewed_keys = false;
@@ -78,6 +91,11 @@ struct WorkloadOptions {
   // engine's own promise that a sync write is durable covers the log up
   // to it); without skipping the WAL, every write logs.
   EngineOffers offers;
+  // The operation mix: empty for the default one (rare flushes and
+  // compactions, as in RocksDB's stress test), else a weight per OpKind
+  // (DrawSwarmMix), so a short run can be mostly compactions, or have no
+  // reads at all.
+  std::vector<uint32_t> mix_weights;
 };
 
 // A transaction a client named and prepared (or tried to), for the whole

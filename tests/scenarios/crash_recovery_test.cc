@@ -377,3 +377,38 @@ TEST_CASE("crash-recovery takes a final Close failed by an injected fault as dam
   CHECK(r.options_drawn.at("faults") == "on");
   CHECK(r.faults_by_kind.count("eio_write") == 1);
 }
+
+TEST_CASE("crash-recovery draws a swarm operation mix only where pinned", "[scenario]") {
+  auto run = [](uint64_t seed, const char* mix) {
+    RunConfig config;
+    config.scenario = "crash-recovery";
+    config.seed = seed;
+    config.ops = 300;
+    config.crashes = 1;
+    if (mix != nullptr) config.pins["workload.mix"] = mix;
+    return CrashRecoveryScenario()->Run(config);
+  };
+  int without_reads = 0;
+  for (uint64_t seed = 1; seed <= 12; seed++) {
+    const RunResult plain = run(seed, nullptr);
+    const RunResult pinned_default = run(seed, "default");
+    const RunResult swarm = run(seed, "swarm");
+    INFO("seed " << seed << ": " << swarm.failure.property << " " << swarm.failure.message);
+    REQUIRE(plain.passed);
+    REQUIRE(swarm.passed);
+    // The default mix draws what it always drew; the swarm draws its mix
+    // from the tape and says which it drew.
+    REQUIRE(plain.options_drawn.count("workload.mix") == 0);
+    REQUIRE(pinned_default.trace_hash == plain.trace_hash);
+    const std::string& mix = swarm.options_drawn.at("workload.mix");
+    REQUIRE(mix.rfind("swarm", 0) == 0);
+    REQUIRE((mix.find(" write=") != std::string::npos || mix.find(" batch=") != std::string::npos));
+    REQUIRE(swarm.trace_hash != plain.trace_hash);
+    REQUIRE(run(seed, "swarm").trace_hash == swarm.trace_hash);
+    if (mix.find(" get=") == std::string::npos && mix.find(" iterate=") == std::string::npos) {
+      without_reads++;
+    }
+  }
+  // Each kind is left out of about half the runs: some runs read nothing.
+  REQUIRE(without_reads > 0);
+}
