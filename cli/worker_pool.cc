@@ -376,20 +376,22 @@ std::string DescribeStatus(int status) {
 
 namespace {
 
-// Reads what hosted/hosted_code.h's report says the crashed run had read of
-// its tape: its bytes, and its operation marks (one per operation begun,
-// so also the run's operation count, which the shrinker lowers).
-void ReadCrashTapeReport(const std::string& report, scenario::RunResult* r) {
+// Reads what hosted/hosted_code.h's report (in stderr_text, its crash line
+// at crash_at) says the crashed run had read of its tape: its bytes, and
+// its operation marks if their whole line is there (one per operation
+// begun, so also the run's operation count, which the shrinker lowers).
+void ReadCrashTapeReport(const std::string& stderr_text, size_t crash_at, scenario::RunResult* r) {
   constexpr std::string_view kTapeBytes = "engine crash after tape bytes: ";
   constexpr std::string_view kMarks = "engine crash operation marks:";
-  const size_t tape_at = report.find(kTapeBytes);
+  const size_t tape_at = stderr_text.find(kTapeBytes, crash_at);
   if (tape_at == std::string::npos) return;
-  r->tape_bytes = std::strtoull(report.c_str() + tape_at + kTapeBytes.size(), nullptr, 10);
-  const size_t marks_at = report.find(kMarks, tape_at);
-  if (marks_at == std::string::npos) return;
-  const size_t marks_end = report.find('\n', marks_at);
-  if (marks_end == std::string::npos) return;  // cut off: not the whole list
-  std::istringstream marks(report.substr(marks_at + kMarks.size(), marks_end - marks_at));
+  r->tape_bytes = std::strtoull(stderr_text.c_str() + tape_at + kTapeBytes.size(), nullptr, 10);
+  const size_t marks_at = stderr_text.rfind(kMarks, crash_at);
+  if (marks_at == std::string::npos || (marks_at > 0 && stderr_text[marks_at - 1] != '\n')) {
+    return;  // none, or its start cut off
+  }
+  const size_t marks_end = stderr_text.find('\n', marks_at);
+  std::istringstream marks(stderr_text.substr(marks_at + kMarks.size(), marks_end - marks_at));
   for (uint64_t mark; marks >> mark && mark <= r->tape_bytes;) r->operation_marks.push_back(mark);
   r->ops = r->operation_marks.size();
 }
@@ -409,7 +411,7 @@ scenario::RunResult CrashedRunFailure(const scenario::RunConfig& config,
                          end == std::string::npos ? end : end - at - kEngineCrashed.size());
   scenario::RunResult r = WorkerFailure(config, "engine crash", "no crash", where, stderr_text);
   r.failure.message = "the engine's code raised " + observed;
-  ReadCrashTapeReport(stderr_text.substr(at), &r);
+  ReadCrashTapeReport(stderr_text, at, &r);
   return r;
 }
 

@@ -115,13 +115,10 @@ struct SignalLine {
   }
 };
 
-// What the run had read of its tape and where each operation's draws
-// started: enough for a shrinker to cut whole operations from a run that
-// dies mid-simulation.
-void AddTapeReport(const sim::ChoiceTape& tape, SignalLine* line) {
-  line->Add("engine crash after tape bytes: ");
-  line->AddDecimal(tape.consumed_bytes());
-  line->Add("\nengine crash operation marks:");
+// Where each operation's draws started in the run's tape: enough for a
+// shrinker to cut whole operations from a run that dies mid-simulation.
+void AddOperationMarks(const sim::ChoiceTape& tape, SignalLine* line) {
+  line->Add("engine crash operation marks:");
   for (const uint64_t mark : tape.operation_marks()) {
     line->Add(" ");
     line->AddDecimal(mark);
@@ -149,7 +146,11 @@ void OnFatalSignal(int sig, siginfo_t* info, void* context) {
   const auto pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
   const CodeRange* range = FindRange(reinterpret_cast<const void*>(pc));
   if (range == nullptr || range->role != CodeRole::kEngine) return;
+  // The marks first: a reader that keeps only the tail of a long report
+  // still has the crash line and the tape bytes.
+  const sim::ChoiceTape* tape = sim::Simulation::RunningTape();
   SignalLine line;
+  if (tape != nullptr) AddOperationMarks(*tape, &line);
   line.Add("engine crashed: ");
   line.Add(SignalName(sig));
   Dl_info where{};
@@ -163,7 +164,11 @@ void OnFatalSignal(int sig, siginfo_t* info, void* context) {
   line.Add(" (address ");
   line.AddHex(reinterpret_cast<uintptr_t>(info->si_addr));
   line.Add(")\n");
-  if (const sim::ChoiceTape* tape = sim::Simulation::RunningTape()) AddTapeReport(*tape, &line);
+  if (tape != nullptr) {
+    line.Add("engine crash after tape bytes: ");
+    line.AddDecimal(tape->consumed_bytes());
+    line.Add("\n");
+  }
   line.Flush();
 }
 

@@ -37,9 +37,11 @@ bool IsHostedCode(const void* pc);
 // Makes a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE) raised in a
 // library registered as kEngine print to stderr, before the process dies of
 // it, "engine crashed: SIGSEGV in libleveldb.so.1d+0x16bf0 (address 0x4)"
-// and, mid-simulation, "engine crash after tape bytes: N" and "engine crash
-// operation marks: M1 M2 ..." (what the run had read of its tape, and where
-// each operation's draws began, for a shrinker). The campaign's parent
+// and, mid-simulation, "engine crash after tape bytes: N" (what the run had
+// read of its tape), both after a line "engine crash operation marks: M1
+// M2 ..." (where each operation's draws began, for a shrinker; it can be
+// long, so a reader keeping only the tail still has the two others). The
+// campaign's parent
 // reads those lines and reports the seed as the engine's crash, with where
 // it happened, not as a crash of Shale. A signal raised elsewhere is left
 // as it was. Idempotent; call once hosting is set up. Replaces any handler

@@ -166,6 +166,7 @@ Status LevelDbDb::Open(const LevelDbOptions& options, Env* env, const std::strin
   std::unique_ptr<LevelDbDb> impl(new LevelDbDb());
   impl->env_ = std::make_unique<LevelDbEnv>(env, options.planted_bugs);
   impl->env_->set_log_tap(&impl->tap_);
+  impl->env_->set_info_log_trace(options.info_log_trace);
   leveldb::Options o;
   o.env = impl->env_.get();
   o.create_if_missing = true;

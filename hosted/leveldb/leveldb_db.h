@@ -30,6 +30,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -54,6 +55,9 @@ struct LevelDbOptions {
   bool paranoid_checks = false;
   bool reuse_logs = false;
   uint64_t planted_bugs = 0;  // hosting-layer shale::PlantedBug bits (checker self-tests)
+  // Each line LevelDB writes to its info log (LOG), also given here when
+  // set: the trace's view of what LevelDB did (compactions, flushes).
+  std::function<void(const std::string& line)> info_log_trace;
 };
 
 // The loaded library's version, as "1.23" (leveldb::kMajorVersion is a

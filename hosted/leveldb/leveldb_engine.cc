@@ -82,6 +82,7 @@ class LevelDbHostedEngine final : public scenario::HostedEngine {
               std::unique_ptr<DB>* db) const override {
     LevelDbOptions o = static_cast<const DrawnLevelDb&>(options).options;
     o.planted_bugs = options.planted_bugs;
+    o.info_log_trace = options.info_log_trace;
     return LevelDbDb::Open(o, env, path, db);
   }
 

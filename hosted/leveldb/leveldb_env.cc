@@ -158,8 +158,9 @@ class FileLockAdapter final : public leveldb::FileLock {
 // PosixLogger's: the time (simulated) and the message.
 class LoggerAdapter final : public leveldb::Logger {
  public:
-  LoggerAdapter(shale::Clock* clock, std::unique_ptr<shale::WritableFile> file)
-      : clock_(clock), file_(std::move(file)) {}
+  LoggerAdapter(shale::Clock* clock, std::unique_ptr<shale::WritableFile> file,
+                std::function<void(const std::string& line)> trace)
+      : clock_(clock), file_(std::move(file)), trace_(std::move(trace)) {}
   ~LoggerAdapter() override { (void)file_->Close(); }
   void Logv(const char* format, std::va_list ap) override {
     char line[1024];
@@ -167,16 +168,20 @@ class LoggerAdapter final : public leveldb::Logger {
                           static_cast<unsigned long long>(clock_->NowMicros()));
     std::va_list copy;
     va_copy(copy, ap);
+    const int stamp = n;
     const int body = std::vsnprintf(line + n, sizeof(line) - n - 1, format, copy);
     va_end(copy);
     n = body < 0 ? n : std::min<int>(n + body, sizeof(line) - 2);
     if (n == 0 || line[n - 1] != '\n') line[n++] = '\n';
     (void)file_->Append(shale::Slice(line, static_cast<size_t>(n)));
+    if (trace_)
+      trace_("leveldb LOG: " + std::string(line + stamp, static_cast<size_t>(n - stamp - 1)));
   }
 
  private:
   shale::Clock* const clock_;
   std::unique_ptr<shale::WritableFile> file_;
+  const std::function<void(const std::string& line)> trace_;
 };
 
 }  // namespace
@@ -335,7 +340,7 @@ leveldb::Status LevelDbEnv::NewLogger(const std::string& fname, leveldb::Logger*
   std::unique_ptr<shale::WritableFile> file;
   const shale::Status s = env_->fs()->ReopenWritableFile(fname, shale::FileOptions{}, &file);
   if (!s.ok()) return ToLevelDbStatus(s, fname);
-  *result = new LoggerAdapter(env_->clock(), std::move(file));
+  *result = new LoggerAdapter(env_->clock(), std::move(file), info_log_trace_);
   return leveldb::Status::OK();
 }
 

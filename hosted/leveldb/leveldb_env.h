@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,6 +78,11 @@ class LevelDbEnv final : public leveldb::Env {
   // From now on, every append to a file named "*.log" is also told to tap
   // (nullptr: none). REQUIRES: tap outlives every file opened after.
   void set_log_tap(LevelDbLogTap* tap) { tap_ = tap; }
+  // From now on, each line a Logger from NewLogger writes is also given to
+  // trace, without its time stamp (empty: none).
+  void set_info_log_trace(std::function<void(const std::string& line)> trace) {
+    info_log_trace_ = std::move(trace);
+  }
 
   // Stops the background thread once its queue is empty, and joins every
   // thread this Env started. REQUIRES: called from a task of the runtime;
@@ -98,6 +104,7 @@ class LevelDbEnv final : public leveldb::Env {
   bool background_started_ = false;                      // guarded by mu_
   bool shutting_down_ = false;                           // guarded by mu_
   std::vector<std::unique_ptr<shale::Thread>> threads_;  // guarded by mu_
+  std::function<void(const std::string& line)> info_log_trace_;
   bool shut_down_ = false;
   LevelDbLogTap* tap_ = nullptr;
 };

@@ -224,6 +224,9 @@ class CrashRecoveryRun {
     KeepDescribed({"key_space", "skewed_keys", "sync_one_in", "clients"}, &drawn_.described);
     hosted_options_ = hosted_->Draw(sim_.rng(), config_.pins, &drawn_.described);
     hosted_options_->planted_bugs = config_.planted_bugs;
+    if (config_.trace) {
+      hosted_options_->info_log_trace = [this](const std::string& line) { sim_.TraceEvent(line); };
+    }
     drawn_.workload.offers = hosted_->offers();
     state_.promised = [table = &hosted_->promises()](const std::string& property) {
       return table->Checks(property);

@@ -9,6 +9,7 @@
 // Ownership: registered engines are static and outlive the process.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -45,6 +46,9 @@ class HostedOptions {
   // shale::PlantedBug bits of the hosting layer (RunConfig::planted_bugs),
   // set by the scenario after Draw.
   uint64_t planted_bugs = 0;
+  // Where the engine's own info log lines go too, when the run is traced
+  // (shale replay --trace); empty otherwise. Trace only: never hashed.
+  std::function<void(const std::string& line)> info_log_trace;
 };
 
 class HostedEngine {

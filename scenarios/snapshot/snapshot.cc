@@ -132,6 +132,9 @@ class SnapshotRun {
                   &drawn_.described);
     hosted_options_ = hosted_->Draw(sim_.rng(), config_.pins, &drawn_.described);
     hosted_options_->planted_bugs = config_.planted_bugs;
+    if (config_.trace) {
+      hosted_options_->info_log_trace = [this](const std::string& line) { sim_.TraceEvent(line); };
+    }
     drawn_.workload.offers = hosted_->offers();
     drawn_.described["engine"] = std::string(hosted_->name()) + " " + hosted_->version();
   }

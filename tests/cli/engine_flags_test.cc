@@ -60,11 +60,11 @@ TEST_CASE("a worker that died in a hosted engine's code is that engine's crash",
   config.scenario = "crash-recovery";
   config.seed = 7;
   const std::string died = "signal 11 (Segmentation fault)";
-  const scenario::RunResult engine = CrashedRunFailure(
-      config, died,
-      "a line\nengine crashed: SIGSEGV in libleveldb.so.1d+0x16bf0 (address 0x4)\n"
-      "engine crash after tape bytes: 3130\n"
-      "engine crash operation marks: 0 17 40 3100\n");
+  const scenario::RunResult engine =
+      CrashedRunFailure(config, died,
+                        "a line\nengine crash operation marks: 0 17 40 3100\n"
+                        "engine crashed: SIGSEGV in libleveldb.so.1d+0x16bf0 (address 0x4)\n"
+                        "engine crash after tape bytes: 3130\n");
   REQUIRE(engine.failure.property == "engine crash");
   REQUIRE(engine.failure.observed == "SIGSEGV in libleveldb.so.1d+0x16bf0 (address 0x4)");
   REQUIRE(engine.failure.message.find(died) != std::string::npos);
@@ -73,11 +73,13 @@ TEST_CASE("a worker that died in a hosted engine's code is that engine's crash",
   // Where each operation began, so a shrinker can cut whole operations.
   REQUIRE(engine.operation_marks == std::vector<uint64_t>{0, 17, 40, 3100});
   REQUIRE(engine.ops == 4);
-  // A list cut off before its end (the process died writing it) is none.
+  // A list whose start a reader keeping only the tail cut off is none; the
+  // crash line and the tape bytes after it still count.
   const scenario::RunResult cut =
       CrashedRunFailure(config, died,
-                        "engine crashed: SIGSEGV in x+0x1 (address 0x0)\n"
-                        "engine crash after tape bytes: 3130\nengine crash operation marks: 0 17");
+                        "17 40 3100\nengine crashed: SIGSEGV in x+0x1 (address 0x0)\n"
+                        "engine crash after tape bytes: 3130\n");
+  REQUIRE(cut.failure.property == "engine crash");
   REQUIRE(cut.tape_bytes == 3130);
   REQUIRE(cut.operation_marks.empty());
   // Only a line of its own counts; anything else is a crash of Shale.
