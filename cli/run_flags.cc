@@ -223,11 +223,8 @@ bool ParsePins(const std::string& text, const std::vector<std::string>& scenario
         return Fail(error, "scenario '" + name + "' on engine '" + engine + "' cannot pin '" +
                                kv[0] + "' (see 'shale scenarios')");
       }
-      const std::vector<std::string> allowed = absl::StrSplit(it->second, '|');
-      if (!it->second.empty() &&
-          std::find(allowed.begin(), allowed.end(), kv[1]) == allowed.end()) {
-        return Fail(error, "--pin " + kv[0] + " takes " + it->second + ", not '" + kv[1] + "'");
-      }
+      const std::string why_not = s->PinValueError(engine, kv[0], kv[1]);
+      if (!why_not.empty()) return Fail(error, why_not);
     }
     (*pins)[kv[0]] = kv[1];
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "absl/strings/str_split.h"
 #include "scenarios/scenario.h"
 
 namespace shale::scenario {
@@ -20,6 +21,15 @@ void RegisterScenario(const Scenario* scenario) {
   std::sort(r->begin(), r->end(), [](const Scenario* a, const Scenario* b) {
     return std::strcmp(a->name(), b->name()) < 0;
   });
+}
+
+std::string Scenario::PinValueError(const std::string& engine, const std::string& name,
+                                    const std::string& value) const {
+  const std::string alternatives = PinnableOptions(engine)[name];
+  if (alternatives.empty()) return "";
+  const std::vector<std::string> allowed = absl::StrSplit(alternatives, '|');
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return "";
+  return "--pin " + name + " takes " + alternatives + ", not '" + value + "'";
 }
 
 const std::vector<const Scenario*>& AllScenarios() { return *Registry(); }

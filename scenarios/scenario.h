@@ -152,6 +152,13 @@ class Scenario {
     (void)engine;
     return {};
   }
+  // Empty if name may be pinned to value on engine, else one line saying
+  // why not. By default value must be one of PinnableOptions' "a|b"
+  // alternatives (any value where that list is empty); a scenario whose
+  // option takes a richer value overrides this.
+  // REQUIRES: name is one of PinnableOptions(engine).
+  virtual std::string PinValueError(const std::string& engine, const std::string& name,
+                                    const std::string& value) const;
   // Whether the scenario can drive engine (a name as in RunConfig::engine).
   // Shale's own engine only, unless the scenario says otherwise.
   virtual bool RunsOn(const std::string& engine) const { return IsShaleEngine(engine); }

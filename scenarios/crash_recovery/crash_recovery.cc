@@ -25,6 +25,7 @@
 // and committed or rolled back (recovered_txns.h); at the end none may be
 // left.
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <set>
 #include <string>
@@ -212,7 +213,8 @@ class CrashRecoveryRun {
       DrawHosted();
     }
     const auto mix = config_.pins.find("workload.mix");
-    if (mix != config_.pins.end() && mix->second == "swarm") DrawSwarmMix(sim_.rng(), &drawn_);
+    // Every way into a run validates its pins (PinValueError) first.
+    if (mix != config_.pins.end() && !SetMix(mix->second, sim_.rng(), &drawn_)) std::abort();
   }
 
   // A hosted engine's run: the workload's shape and the disk as drawn for
@@ -770,12 +772,20 @@ class CrashRecovery final : public Scenario {
   std::map<std::string, std::string> PinnableOptions(const std::string& engine) const override {
     std::map<std::string, std::string> pinnable = {{"crash.power_loss", "true|false"},
                                                    {"disk.fsync_commits_metadata", "true|false"},
-                                                   {"workload.mix", "default|swarm"}};
+                                                   {"workload.mix", kMixPinValues}};
     if (const HostedEngine* hosted = FindHostedEngine(engine)) {
       pinnable.merge(hosted->PinnableOptions());
     }
     return pinnable;
   }
+  std::string PinValueError(const std::string& engine, const std::string& name,
+                            const std::string& value) const override {
+    if (name == "workload.mix") return MixPinError(value);
+    return Scenario::PinValueError(engine, name, value);
+  }
+
+ private:
+  static constexpr const char* kMixPinValues = "default|swarm|KIND:WEIGHT+...";
 };
 
 }  // namespace

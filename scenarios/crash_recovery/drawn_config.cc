@@ -1,5 +1,10 @@
 #include "scenarios/crash_recovery/drawn_config.h"
 
+#include <algorithm>
+#include <iterator>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "scenarios/scenario_run.h"
 
 namespace shale::scenario {
@@ -115,19 +120,72 @@ void DrawWriteQueues(sim::ChoiceTape* tape, Drawn* d) {
 
 // Everything one run holds; lives on the Run() stack.
 
+namespace {
+
+// The kinds' names in a described or pinned mix, indexed by OpKind.
+constexpr const char* kOpKindNames[kOpKinds] = {"write",   "batch", "get",     "iterate",
+                                                "barrier", "flush", "compact", "snapshot_reread"};
+constexpr uint32_t kMaxPinnedWeight = 1000;
+
+void DescribeMix(const char* label, Drawn* d) {
+  std::string text = label;
+  for (size_t k = 0; k < kOpKinds; k++) {
+    const uint32_t w = d->workload.mix_weights[k];
+    if (w != 0) text += " " + std::string(kOpKindNames[k]) + "=" + std::to_string(w);
+  }
+  d->described["workload.mix"] = text;
+}
+
+// Parses a pinned mix into weights; empty if it is one, else why not.
+std::string ParseMix(const std::string& text, std::vector<uint32_t>* weights) {
+  weights->assign(kOpKinds, 0);
+  for (const absl::string_view item : absl::StrSplit(text, '+')) {
+    const std::vector<std::string> kw = absl::StrSplit(item, absl::MaxSplits(':', 1));
+    const auto* name = std::find(std::begin(kOpKindNames), std::end(kOpKindNames), kw[0]);
+    uint32_t w = 0;
+    if (name == std::end(kOpKindNames) || kw.size() != 2 || !absl::SimpleAtoi(kw[1], &w) ||
+        w == 0 || w > kMaxPinnedWeight) {
+      return "--pin workload.mix: bad item '" + std::string(item) +
+             "' (want KIND:WEIGHT, KIND one of write, batch, get, iterate, barrier, flush, "
+             "compact, snapshot_reread, WEIGHT 1.." +
+             std::to_string(kMaxPinnedWeight) + ")";
+    }
+    (*weights)[static_cast<size_t>(name - std::begin(kOpKindNames))] = w;
+  }
+  if ((*weights)[static_cast<size_t>(OpKind::kWrite)] +
+          (*weights)[static_cast<size_t>(OpKind::kBatch)] ==
+      0) {
+    return "--pin workload.mix '" + text + "' has no write or batch";
+  }
+  return "";
+}
+
+}  // namespace
+
 void DrawSwarmMix(sim::ChoiceTape* tape, Drawn* d) {
-  static constexpr const char* kNames[kOpKinds] = {
-      "write", "batch", "get", "iterate", "barrier", "flush", "compact", "snapshot_reread"};
   std::vector<uint32_t>& weights = d->workload.mix_weights;
   weights.assign(kOpKinds, 0);
   for (uint32_t& w : weights) w = tape->OneIn(2) ? 0 : 1 + static_cast<uint32_t>(tape->Uniform(8));
   const auto write = static_cast<size_t>(OpKind::kWrite);
   if (weights[write] + weights[static_cast<size_t>(OpKind::kBatch)] == 0) weights[write] = 1;
-  std::string text = "swarm";
-  for (size_t k = 0; k < kOpKinds; k++) {
-    if (weights[k] != 0) text += " " + std::string(kNames[k]) + "=" + std::to_string(weights[k]);
+  DescribeMix("swarm", d);
+}
+
+std::string MixPinError(const std::string& text) {
+  if (text == "default" || text == "swarm") return "";
+  std::vector<uint32_t> weights;
+  return ParseMix(text, &weights);
+}
+
+bool SetMix(const std::string& pinned, sim::ChoiceTape* tape, Drawn* d) {
+  if (pinned == "default") return true;
+  if (pinned == "swarm") {
+    DrawSwarmMix(tape, d);
+    return true;
   }
-  d->described["workload.mix"] = text;
+  if (!ParseMix(pinned, &d->workload.mix_weights).empty()) return false;
+  DescribeMix("pinned", d);
+  return true;
 }
 
 }  // namespace shale::scenario

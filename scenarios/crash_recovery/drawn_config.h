@@ -53,4 +53,16 @@ void DrawWriteQueues(sim::ChoiceTape* tape, Drawn* d);
 // default mix's runs draw what they always drew.
 void DrawSwarmMix(sim::ChoiceTape* tape, Drawn* d);
 
+// The pin workload.mix: "default" (the default mix: d unchanged),
+// "swarm" (DrawSwarmMix), or a fixed mix "KIND:WEIGHT[+KIND:WEIGHT...]",
+// KIND one of write, batch, get, iterate, barrier, flush, compact,
+// snapshot_reread and WEIGHT 1..1000, every kind not named left out (e.g.
+// "write:2+compact:1" for a run of writes and manual compactions only).
+// MixPinError is empty if pinned is one of these, else one line saying why
+// not; a fixed mix needs write or batch.
+std::string MixPinError(const std::string& pinned);
+// Sets d's mix to pinned; false (d unchanged) if MixPinError(pinned) is
+// not empty.
+[[nodiscard]] bool SetMix(const std::string& pinned, sim::ChoiceTape* tape, Drawn* d);
+
 }  // namespace shale::scenario

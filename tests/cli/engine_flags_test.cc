@@ -32,6 +32,14 @@ TEST_CASE("run takes known engines and pins of drawn options", "[cli][run]") {
   REQUIRE(options.engine == "shale");
   REQUIRE(options.pins.at("crash.power_loss") == "false");
   REQUIRE(options.pins.at("disk.fsync_commits_metadata") == "true");
+  for (const char* mix : {"default", "swarm", "write:2+compact:1", "batch:1000"}) {
+    INFO(mix);
+    RunOptions mixed;
+    const std::vector<std::string> with_mix = {"--scenario=crash-recovery", "--seeds=1..3",
+                                               std::string("--pin=workload.mix=") + mix};
+    REQUIRE(ParseRunFlags(with_mix, &mixed, &error) == RunParse::kRun);
+    REQUIRE(mixed.pins.at("workload.mix") == mix);
+  }
   const scenario::RunConfig config = ConfigFor(options, "crash-recovery", 2);
   REQUIRE(config.pins == options.pins);
   REQUIRE(config.engine == "shale");
@@ -50,6 +58,12 @@ TEST_CASE("run refuses unknown engines, unpinnable options and bad values", "[cl
   REQUIRE(ErrorOf(with("--pin=crash.power_loss=maybe")).find("takes true|false") !=
           std::string::npos);
   REQUIRE(ErrorOf(with("--pin=noequals")).find("bad --pin item") != std::string::npos);
+  for (const char* mix : {"write", "write:0", "write:1001", "write:x", "shuffle:1",
+                          "get:1+compact:2", "write:1+", "write:1:2"}) {
+    INFO(mix);
+    REQUIRE(ErrorOf(with(std::string("--pin=workload.mix=") + mix)).find("workload.mix") !=
+            std::string::npos);
+  }
   const std::vector<std::string> snapshot = {"--scenario=snapshot", "--seeds=1..3",
                                              "--pin=crash.power_loss=false"};
   REQUIRE(ErrorOf(snapshot).find("cannot pin") != std::string::npos);

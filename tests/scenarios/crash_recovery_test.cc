@@ -412,3 +412,34 @@ TEST_CASE("crash-recovery draws a swarm operation mix only where pinned", "[scen
   // Each kind is left out of about half the runs: some runs read nothing.
   REQUIRE(without_reads > 0);
 }
+
+TEST_CASE("crash-recovery runs a pinned fixed operation mix and nothing else", "[scenario]") {
+  for (uint64_t seed = 1; seed <= 4; seed++) {
+    RunConfig config;
+    config.scenario = "crash-recovery";
+    config.seed = seed;
+    config.ops = 200;
+    config.crashes = 1;
+    config.pins["workload.mix"] = "write:3+compact:1";
+    config.trace = true;
+    const RunResult r = CrashRecoveryScenario()->Run(config);
+    INFO("seed " << seed << ": " << r.failure.property << " " << r.failure.message);
+    REQUIRE(r.passed);
+    REQUIRE(r.options_drawn.at("workload.mix") == "pinned write=3 compact=1");
+    int writes = 0;
+    int compactions = 0;
+    for (const std::string& line : r.trace) {
+      if (line.find(" op ") == std::string::npos) continue;
+      INFO(line);
+      const bool write = line.find(": write ") != std::string::npos ||
+                         line.find(": transaction ") != std::string::npos;
+      const bool compaction = line.find(": compact ") != std::string::npos;
+      REQUIRE((write || compaction));
+      writes += write;
+      compactions += compaction;
+    }
+    // About three writes to each compaction.
+    REQUIRE(compactions > 0);
+    REQUIRE(writes > compactions);
+  }
+}
