@@ -103,7 +103,9 @@ Status DBImpl::NewWAL() {
         old_log_status = runtime_->InjectedFault("wal.switch.sync_old");
         if (old_log_status.ok()) old_log_status = log_->Sync();
         if (old_log_status.ok()) SHALE_COUNT(&stats_, wal_syncs, 1);
-        old_log_status = FirstError(old_log_status, log_->Close());
+        // A writer that took the old log before this failure (a second
+        // queue's leader waiting on wal_mu_) then fails with its cause.
+        old_log_status = FirstError(old_log_status, log_->Close(old_log_status));
       }
       if (old_log_status.ok()) {
         log_ = std::move(new_log);

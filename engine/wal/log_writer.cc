@@ -110,11 +110,13 @@ Status Writer::Sync() {
   return s;
 }
 
-Status Writer::Close() {
+Status Writer::Close(const Status& reason) {
   // Nothing is written after Close, whatever a caller still holding the log
   // tries: later AddRecord and Sync calls return this error.
-  if (first_error_.ok())
-    first_error_ = Status::IOError("log is closed", std::to_string(log_number_));
+  if (first_error_.ok()) {
+    first_error_ =
+        reason.ok() ? Status::IOError("log is closed", std::to_string(log_number_)) : reason;
+  }
   return dest_->Close();
 }
 

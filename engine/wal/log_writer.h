@@ -32,9 +32,12 @@ class Writer {
   // tail (Linux may evict the dirty pages of a failed fsync), and a record
   // appended past that gap would be read back after a lost one.
   [[nodiscard]] Status Sync();
-  // Closes the file. Later AddRecord and Sync calls fail (IOError) and
-  // write nothing; Close again is a no-op.
-  [[nodiscard]] Status Close();
+  // Closes the file. Later AddRecord and Sync calls fail and write
+  // nothing: with the writer's first error if it had one, else with
+  // `reason` if it is an error (why the log was given up, so that a
+  // writer still holding it reports the cause), else IOError("log is
+  // closed"). Close again is a no-op.
+  [[nodiscard]] Status Close(const Status& reason = Status::OK());
 
   // TEST ONLY (planted kBugDirectWalSkipsSyncPadding): Sync does not pad.
   void PlantSkipSyncPadding() { plant_skip_sync_padding_ = true; }
