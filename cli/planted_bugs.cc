@@ -67,6 +67,10 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "a hosted engine's Env renames over a file by deleting it first (hosting layer)"},
       {kBugSchedulerTwoTasksRun, "scheduler_two_tasks_run",
        "the simulator lets a yielding thread task run on beside the next one (hosting layer)"},
+      {kBugWriteReturnsCorruption, "write_returns_corruption",
+       "about one write in 500 returns Corruption though no I/O failed"},
+      {kBugOpenFailsSpuriously, "open_fails_spuriously",
+       "Open fails with an IOError no I/O caused, once (its retry succeeds)"},
   };
   return kBugs;
 }

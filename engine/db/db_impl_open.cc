@@ -44,6 +44,9 @@ Status DBImpl::OpenImpl() {
     edit.SetLogNumber(logfile_number_);
     SetMinLogToKeep(logfile_number_, &edit);
     s = runtime_->InjectedFault("recovery.log_and_apply");
+    if (s.ok() && HasBug(kBugOpenFailsSpuriously) && logfile_number_ % 3 == 0) {
+      s = Status::IOError("recovery", "resource temporarily unavailable");
+    }
     if (s.ok()) s = LogAndApply(&edit);
   }
   for (const auto& [level, meta] : edit.new_files()) pending_outputs_.erase(meta.number);

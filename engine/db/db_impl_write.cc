@@ -26,6 +26,7 @@
 #include "db/db_impl.h"
 #include "db/write_batch_internal.h"
 #include "memtable/memtable.h"
+#include "util/hash.h"
 #include "util/mutexlock.h"
 #include "wal/log_writer.h"
 
@@ -46,6 +47,12 @@ Status DB::Delete(const WriteOptions& options, const Slice& key) {
 }
 
 Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
+  if (HasBug(kBugWriteReturnsCorruption) && batch != nullptr) {
+    const Slice rep = WriteBatchInternal::Contents(batch);
+    if (Hash64(rep.data(), rep.size()) % 500 == 0) {
+      return Status::Corruption("write batch has a bad count");
+    }
+  }
   return WriteWithHooks(options, batch, nullptr);
 }
 

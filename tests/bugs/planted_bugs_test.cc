@@ -175,6 +175,11 @@ const BugRow kRows[] = {
     {"filter_skips_first_key",
      "crash-recovery",
      {"read consistency", "immutable snapshots", "durability"}},
+    // Errors no I/O caused, in campaigns with faults on in every seed:
+    // each error must carry a proof (an injected fault's tag, or damage),
+    // so the invented ones stand out among the injected.
+    {"write_returns_corruption", "crash-recovery", {"no spurious errors"}, kFaultsOn},
+    {"open_fails_spuriously", "crash-recovery", {"no spurious errors"}, kFaultsOn},
 };
 
 RunConfig CampaignConfig(const std::string& scenario, uint64_t seed, uint64_t bugs,

@@ -156,6 +156,14 @@ enum PlantedBug : uint32_t {
   // without stopping (at each task's 64th yield; scenario_run.cc), so two
   // tasks run at once.
   kBugSchedulerTwoTasksRun = 1u << 28,
+  // About one DB::Write call in 500 (those whose batch hashes to 0 mod
+  // 500) returns Corruption without writing: an error the engine invents,
+  // no I/O failed.
+  kBugWriteReturnsCorruption = 1u << 29,
+  // Open fails with an IOError, after creating its new WAL, when that
+  // log's number is a multiple of 3 (an error the engine invents; the
+  // retry gets another number and succeeds).
+  kBugOpenFailsSpuriously = 1u << 30,
 };
 
 struct Options {
