@@ -42,6 +42,23 @@ void PrintFlashFigures(const report::Totals::Flash& f, std::ostream& out) {
       << f.chunks_offline << " chunks offline\n";
 }
 
+// What the runs with I/O faults on checked: their writes, their crash
+// checks' reach, and the proof behind every error they accepted.
+void PrintFaultsOnFigures(const report::Totals::FaultsOn& f, std::ostream& out) {
+  const auto percent = [](uint64_t a, uint64_t b) {
+    return b == 0 ? std::string("-")
+                  : Fixed(100.0 * static_cast<double>(a) / static_cast<double>(b), 1) + "%";
+  };
+  out << "  faults on (" << f.seeds << " seeds): writes failed " << f.writes_failed << " of "
+      << f.writes_acked + f.writes_failed << " (median per seed "
+      << Fixed(static_cast<double>(report::MedianFailedWritePermille(f)) / 10.0, 1)
+      << "%), crash checks read " << percent(f.keys_read_at_checks, f.keys_at_checks)
+      << " of their keys (" << f.narrowed_checks << " narrowed, at most "
+      << Fixed(static_cast<double>(f.worst_check_permille) / 10.0, 1) << "% left out), "
+      << f.dead_db_crashes << " crashes after a failed write; accepted errors by proof: "
+      << JoinCounts(f.accepted_errors) << "\n";
+}
+
 // How many probes the simulated seeds reached, and which none did.
 void PrintProbes(const report::Totals& t, std::ostream& out) {
   if (t.probe_counted_seeds == 0) return;
@@ -96,6 +113,7 @@ void PrintRunSummary(const report::CampaignTally& tally, uint64_t wall_ms,
   out << "  runs ending before their last phase: " << ended_early << " of " << t.seeds
       << (ended_early ? " (" + JoinCounts(t.ended_early) + ")" : "") << "\n";
   if (t.flash.seeds > 0) PrintFlashFigures(t.flash, out);
+  if (t.faults_on.seeds > 0) PrintFaultsOnFigures(t.faults_on, out);
   const std::string study =
       report::TableCacheMarkdown(report::ComputeTableCacheStudy(t.table_cache));
   if (!study.empty()) out << "\n" << study << "\n";

@@ -5,6 +5,7 @@
 
 #include "report/json_internal.h"
 #include "report/promises.h"
+#include "scenarios/crash_recovery/fault_figures.h"
 #include "scenarios/crash_recovery/flash_figures.h"
 #include "scenarios/table_cache/table_cache_figures.h"
 #include "util/probes.h"
@@ -88,6 +89,20 @@ json FlashToJson(const Totals::Flash& f) {
               {"max_wear", f.max_wear}};
 }
 
+json FaultsOnToJson(const Totals::FaultsOn& f) {
+  if (f.seeds == 0) return json(nullptr);
+  return json{{"seeds", f.seeds},
+              {"writes_acknowledged", f.writes_acked},
+              {"writes_failed", f.writes_failed},
+              {"median_failed_write_permille", MedianFailedWritePermille(f)},
+              {"keys_at_crash_checks", f.keys_at_checks},
+              {"keys_read_at_crash_checks", f.keys_read_at_checks},
+              {"narrowed_checks", f.narrowed_checks},
+              {"largest_share_a_check_left_out_permille", f.worst_check_permille},
+              {"crashes_after_a_failed_write", f.dead_db_crashes},
+              {"accepted_errors_by_proof", f.accepted_errors}};
+}
+
 json TotalsToJson(const Totals& t) {
   return json{{"seeds", t.seeds},
               {"passed", t.passed},
@@ -103,6 +118,7 @@ json TotalsToJson(const Totals& t) {
               {"pct_runs", t.pct_runs},
               {"pct_change_points", t.pct_change_points},
               {"flash", FlashToJson(t.flash)},
+              {"faults_on", FaultsOnToJson(t.faults_on)},
               {"table_cache", t.table_cache},
               {"rechecked", t.rechecked},
               {"probes", json{{"counted_seeds", t.probe_counted_seeds},
@@ -137,12 +153,15 @@ std::string EngineDescription(const CampaignInfo& c) {
 
 namespace {
 
+// r.observed[name], or 0.
+uint64_t Observed(const scenario::RunResult& r, const char* name) {
+  const auto it = r.observed.find(name);
+  return it == r.observed.end() ? uint64_t{0} : it->second;
+}
+
 void AddFlashFigures(const scenario::RunResult& r, Totals::Flash* f) {
   namespace names = scenario::flash_figures;
-  const auto figure = [&r](const char* name) {
-    const auto it = r.observed.find(name);
-    return it == r.observed.end() ? uint64_t{0} : it->second;
-  };
+  const auto figure = [&r](const char* name) { return Observed(r, name); };
   if (r.observed.count(names::kChunks) == 0) return;
   ++f->seeds;
   f->bytes_written += figure(names::kBytesWritten);
@@ -153,7 +172,37 @@ void AddFlashFigures(const scenario::RunResult& r, Totals::Flash* f) {
   f->max_wear = std::max(f->max_wear, figure(names::kMaxWear));
 }
 
+void AddFaultFigures(const scenario::RunResult& r, Totals::FaultsOn* f) {
+  namespace names = scenario::fault_figures;
+  const auto figure = [&r](const char* name) { return Observed(r, name); };
+  if (r.observed.count(names::kWritesAcked) == 0) return;
+  ++f->seeds;
+  const uint64_t acked = figure(names::kWritesAcked), failed = figure(names::kWritesFailed);
+  f->writes_acked += acked;
+  f->writes_failed += failed;
+  ++f->seeds_by_failed_write_permille[acked + failed == 0 ? 0 : failed * 1000 / (acked + failed)];
+  f->keys_at_checks += figure(names::kKeysAtChecks);
+  f->keys_read_at_checks += figure(names::kKeysReadAtChecks);
+  f->narrowed_checks += figure(names::kNarrowedChecks);
+  f->worst_check_permille = std::max(f->worst_check_permille, figure(names::kWorstCheckPermille));
+  f->dead_db_crashes += figure(names::kDeadDbCrashes);
+  const std::string prefix = names::kAcceptedErrorsPrefix;
+  for (auto it = r.observed.lower_bound(prefix);
+       it != r.observed.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+    f->accepted_errors[it->first.substr(prefix.size())] += it->second;
+  }
+}
+
 }  // namespace
+
+uint64_t MedianFailedWritePermille(const Totals::FaultsOn& f) {
+  uint64_t passed = 0;
+  for (const auto& [permille, seeds] : f.seeds_by_failed_write_permille) {
+    passed += seeds;
+    if (passed * 2 >= f.seeds) return permille;
+  }
+  return 0;
+}
 
 void AddToTotals(const SeedEntry& e, Totals* t) {
   const scenario::RunResult& r = e.result;
@@ -172,6 +221,7 @@ void AddToTotals(const SeedEntry& e, Totals* t) {
     t->pct_change_points += r.pct_change_points;
   }
   AddFlashFigures(r, &t->flash);
+  AddFaultFigures(r, &t->faults_on);
   for (const auto& [name, n] : r.observed) {
     if (name.rfind(scenario::table_cache_figures::kPrefix, 0) == 0) t->table_cache[name] += n;
   }

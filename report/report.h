@@ -103,6 +103,24 @@ struct Totals {
     uint64_t chunks_offline = 0;
     uint64_t max_wear = 0;
   } flash;
+  // Runs with I/O faults on (those reporting fault_figures::kWritesAcked):
+  // what their checks covered. Sums, but for the largest share one check
+  // left out, and seeds by their share of failed writes (per mille), for
+  // the median.
+  struct FaultsOn {
+    uint64_t seeds = 0;
+    uint64_t writes_acked = 0;
+    uint64_t writes_failed = 0;
+    std::map<uint64_t, uint64_t> seeds_by_failed_write_permille;
+    uint64_t keys_at_checks = 0;
+    uint64_t keys_read_at_checks = 0;
+    uint64_t narrowed_checks = 0;
+    uint64_t worst_check_permille = 0;
+    uint64_t dead_db_crashes = 0;
+    // Accepted errors by proof; "none" is always listed (an error without
+    // one fails its run, so it stays 0).
+    std::map<std::string, uint64_t> accepted_errors = {{"none", 0}};
+  } faults_on;
   // Table-cache runs' figures (RunResult::observed names starting
   // "table-cache: "), summed; report/table_cache_study.h reads them.
   std::map<std::string, uint64_t> table_cache;
@@ -113,6 +131,9 @@ struct Totals {
   uint64_t probe_counted_seeds = 0;
   std::map<std::string, uint64_t> probe_seeds;
 };
+
+// The median of FaultsOn::seeds_by_failed_write_permille (0 without seeds).
+uint64_t MedianFailedWritePermille(const Totals::FaultsOn& f);
 
 // Every probe no seed that counts probes reached, sorted; empty when no
 // seed counted them.

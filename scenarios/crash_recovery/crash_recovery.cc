@@ -10,13 +10,23 @@
 // recovered state becomes the model's new base. At the end, close cleanly,
 // reopen, and require exactly the model's state.
 //
-// Injected damage the engine detects narrows the checks instead of ending
-// the run: a read that fails naming a damaged file is accepted, and a
-// crash check whose scan fails so reads the keys one by one and leaves out
-// those it cannot read (they keep the values the check allowed them).
-// A recovery-mode refusal of a torn or flipped WAL reopens point-in-time.
-// Only an Open that still fails on damage after its retries (a flipped
-// live MANIFEST or CURRENT) ends a run early.
+// With I/O faults on, an error is accepted only with a proof that the
+// plan caused it (FaultPlan::Prove): the tag of a fault of its kind
+// injected during the call (for a write, flush or compaction: since the
+// DB was opened, as a background error carries its cause), or damage to a
+// file it names that still exists. Any other error fails the run (no
+// spurious errors), on every Open and scan attempt too. A write that fails
+// so may leave the DB refusing writes: the clients stop and the DB is
+// crashed and reopened at once, so no client writes into a dead DB.
+//
+// Injected damage the engine detects narrows the checks: a read that fails
+// naming a damaged file is accepted, and a crash check whose scan fails so
+// reads the keys one by one and leaves out those it cannot read (they keep
+// the values the check allowed them). A recovery-mode refusal of a torn or
+// flipped WAL reopens point-in-time. The run ends early when an Open still
+// fails on damage after its retries (a flipped live MANIFEST or CURRENT),
+// when a check cannot read a quarter of the key space, or when the DB
+// refuses writes after every reopen (damage a table holds is for good).
 //
 // Half the seeds run on a TransactionDB (write-committed or WritePrepared,
 // one write queue: the model orders writes by sequence, which is WAL order
@@ -34,6 +44,7 @@
 #include "scenarios/crash_recovery/crash_trigger.h"
 #include "scenarios/crash_recovery/disk_under_test.h"
 #include "scenarios/crash_recovery/drawn_config.h"
+#include "scenarios/crash_recovery/fault_figures.h"
 #include "scenarios/crash_recovery/fault_plan.h"
 #include "scenarios/crash_recovery/recovered_txns.h"
 #include "scenarios/crash_recovery/workload.h"
@@ -47,6 +58,8 @@ namespace shale::scenario {
 
 namespace {
 
+using namespace fault_figures;
+
 constexpr const char* kDbPath = "/db";
 constexpr int kDefaultOps = 2000;
 // RunResult::observed counters: process-crash checks that held every
@@ -57,10 +70,6 @@ constexpr const char* kRelaxedCheck = "process-crash checks, power-loss rules";
 // Power losses that kept some, but not all, of the uncommitted metadata
 // operations (creates, renames, unlinks) in the disk's journal.
 constexpr const char* kJournalPrefix = "power losses keeping part of the metadata journal";
-// Crash checks that read the DB key by key because a scan failed on
-// detected damage, and the keys they could not read (left out of them).
-constexpr const char* kNarrowedCheck = "crash checks narrowed by detected damage";
-constexpr const char* kUnreadableKeys = "keys unreadable at crash checks (damage)";
 // Recovery-mode refusals of a WAL a power loss tore, or that carries an
 // injected flip; both reopen point-in-time.
 constexpr const char* kRefusedTorn = "refusals of a torn WAL, reopened point-in-time";
@@ -109,6 +118,7 @@ class CrashRecoveryRun {
                                                                   : draw,
                                         detect);
     plan_->set_wal_damage_allowed(WalDamageReported(drawn_.options.wal_recovery_mode));
+    plan_->set_name_visible([this](const std::string& path) { return disk_->NameVisible(path); });
     disk_->set_fault_policy(plan_.get());
     WatchWindowsRules();
     WatchDeviceRules();
@@ -129,6 +139,14 @@ class CrashRecoveryRun {
       state_.Fail(SimulationFailureProperty(s), "", "", "", s.ToString());
     }
     for (const auto& [kind, n] : plan_->counts()) result_->faults_by_kind[kind] += n;
+    if (plan_->enabled()) {
+      result_->observed[kDamagedFiles] = plan_->damaged_paths().size();
+      result_->observed[kWritesAcked] = state_.writes_acked;
+      result_->observed[kWritesFailed] = state_.writes_failed;
+    }
+    for (const auto& [proof, n] : state_.accepted_errors) {
+      result_->observed[std::string(kAcceptedErrorsPrefix) + proof] += n;
+    }
     result_->options_drawn["deepest_level"] = std::to_string(deepest_level_);
     // Whether Gets started compactions (each incarnation's count, summed).
     if (!drawn_.options.disable_seek_compaction) {
@@ -244,10 +262,8 @@ class CrashRecoveryRun {
     state_.fold = [this](uint64_t hash) { sim_.Fold(hash); };
     if (config_.trace) state_.story = [this](const std::string& line) { sim_.TraceEvent(line); };
     if (plan_->enabled()) {
-      state_.injected_errors = [this] { return plan_->error_total(); };
-      state_.names_damage = [this](const Status& s) {
-        return NamesAnyPath(s, plan_->damaged_paths());
-      };
+      state_.fault_mark = [this] { return plan_->Mark(); };
+      state_.prove_error = [this](const Status& s, uint64_t mark) { return plan_->Prove(s, mark); };
     }
     history_ = std::make_unique<History>(State{}, drawn_.read_visibility);
     if (!Open()) return;
@@ -260,11 +276,9 @@ class CrashRecoveryRun {
       // (a phase is one incarnation: operation indices, and the values and
       // transaction names built from them, are unique within it).
       const bool crash = phase < crashes && sim_.rng()->Proceed(kCrashOneIn);
-      RunClients(ops_per_phase, /*crash_after=*/crash);
-      // A task parked at a crash point may hold the DB's mutex.
-      if (!state_.crash_point_reached) NoteDeepestLevel();
-      if (db_ != nullptr) seek_compactions_ += db_->GetStats().seek_compactions;
-      if (state_.failed || !crash) break;
+      RunPhase(ops_per_phase, /*crash_after=*/crash);
+      NoteIncarnationEnd();
+      if (state_.failed || detected() || !crash) break;
       CrashAndRecover();
     }
     if (!state_.failed && !detected() && db_ != nullptr) CloseAndVerify();
@@ -279,6 +293,48 @@ class CrashRecoveryRun {
     if (disk_->flash() != nullptr) disk_->flash()->Shutdown();
   }
 
+  // One phase's clients (RunClients). A write that fails on a proven error
+  // may leave the DB refusing writes (a background error), so the clients
+  // stop, the DB is crashed and reopened soon (WorkloadState::RecoveryDue)
+  // and checked, and the
+  // phase goes on with the operations left, at most kMaxRecoveriesPerPhase
+  // times; a crash phase then still ends in its own crash.
+  void RunPhase(int ops, bool crash_after) {
+    const uint64_t end = state_.ops_done + static_cast<uint64_t>(ops);
+    for (int recoveries = 0;; recoveries++) {
+      const int left = static_cast<int>(end - std::min(end, state_.ops_done));
+      const bool stopped_for_recovery = RunClients(left, crash_after);
+      if (!stopped_for_recovery || recoveries == kMaxRecoveriesPerPhase) return;
+      if (EndIfDeadAfterReopens()) return;
+      NoteIncarnationEnd();
+      CrashAndRecover();
+      if (state_.failed || detected() || db_ == nullptr) return;
+    }
+  }
+
+  // Damage the engine reports on every reopen (a damaged table every
+  // compaction reads, a recovered transaction whose commit reads it), or
+  // faults drawn so dense that each incarnation meets one, kill the DB
+  // again at once: after kMaxDeadReopens crashes for a dead DB with no
+  // write acknowledged between them, the run ends early ("writes refused
+  // after every reopen", with the last proven error).
+  bool EndIfDeadAfterReopens() {
+    if (state_.writes_acked != writes_acked_at_dead_crash_) dead_reopens_ = 0;
+    writes_acked_at_dead_crash_ = state_.writes_acked;
+    if (++dead_reopens_ <= kMaxDeadReopens) return false;
+    detected_reason_ = "writes refused after every reopen";
+    detected_what_ = "the DB refuses writes after every reopen (" + state_.recovery_cause + ")";
+    sim_.TraceEvent("check: " + detected_what_ + "; the run ends here");
+    return true;
+  }
+
+  // Figures from the DB about to be crashed or closed.
+  void NoteIncarnationEnd() {
+    // A task parked at a crash point may hold the DB's mutex.
+    if (!state_.crash_point_reached) NoteDeepestLevel();
+    if (db_ != nullptr) seek_compactions_ += db_->GetStats().seek_compactions;
+  }
+
   // Records the deepest level holding a file: the report shows whether the
   // drawn sizes made the LSM tree deep (a test requires it often enough).
   void NoteDeepestLevel() {
@@ -290,17 +346,19 @@ class CrashRecoveryRun {
     }
   }
 
-  // Opens (recovers) the DB. Injected I/O errors and detected damage are
-  // retried (recovery writes new tables, so damage to one it wrote is
-  // gone on the next try), the last attempt with injection paused
+  // Opens (recovers) the DB. An attempt's error that the plan proves
+  // (FaultPlan::Prove: injected during the attempt, or damage) is retried
+  // (recovery writes new tables, so damage to one it wrote is gone on the
+  // next try), the last attempt with injection paused
   // (PauseOnLastAttempt). If that one still fails naming a file the plan
   // damaged, the run ends as detected (returns false, no failure); any
-  // other error is a failure.
+  // other error, on any attempt, is a failure.
   bool Open() {
     Status s;
     for (int attempt = 0; attempt < kMaxOpenAttempts; attempt++) {
       std::unique_ptr<DB> db;
       TransactionDB* txn_db = nullptr;
+      const uint64_t mark = plan_->Mark();
       {
         PauseOnLastAttempt paused(plan_.get(), attempt, kMaxOpenAttempts);
         trigger_->Count();
@@ -314,6 +372,7 @@ class CrashRecoveryRun {
         state_.txn_db = txn_db;
         state_.write_prepared =
             txn_db != nullptr && drawn_.txn_options.write_policy == TxnWritePolicy::kWritePrepared;
+        state_.incarnation_mark = mark;
         return true;
       }
       // A refusal switches to point in time, which refuses nothing: the
@@ -327,12 +386,23 @@ class CrashRecoveryRun {
         attempt--;
         continue;
       }
-      if (!plan_->enabled()) break;
+      if (!plan_->enabled() || !state_.AcceptError(s, mark)) break;
     }
     if (!detected() && !Detected(s)) {
-      state_.Fail("recovery", "", "Open OK", s.ToString(), "DB::Open failed");
+      state_.Fail(UnprovenErrorProperty(s), "", "Open OK", s.ToString(),
+                  plan_->enabled() ? "DB::Open failed with an error no fault injected during it "
+                                     "and no damaged file explains"
+                                   : "DB::Open failed");
     }
     return false;
+  }
+
+  // The property an unproven error of Open or of a crash check's scan
+  // breaks: with faults off, or when the engine reports its own files
+  // damaged or missing, recovery; else no spurious errors.
+  const char* UnprovenErrorProperty(const Status& s) const {
+    const bool own_files = s.IsCorruption() || s.IsNotFound() || s.IsPathNotFound();
+    return !plan_->enabled() || own_files ? "recovery" : "no spurious errors";
   }
 
   // DB::Open, or TransactionDB::Open when transactions are on (*txn_db is
@@ -415,15 +485,16 @@ class CrashRecoveryRun {
   // may find it cut short where its writes are already in tables. An error
   // naming no such file proves nothing.
   bool Detected(const Status& s) {
-    const bool names_damage = NamesAnyPath(s, plan_->damaged_paths()) ||
-                              (s.IsCorruption() && NamesAnyPath(s, plan_->lossy_sync_logs()));
-    if (!(s.IsCorruption() || s.IsIOError()) || !names_damage) return false;
+    // Marked now: no tag can prove it, only damage.
+    if (plan_->Prove(s, plan_->Mark()) != ErrorProof::kDamagedFile) return false;
     detected_reason_ = "damage detected";
     detected_what_ = s.ToString();
     return true;
   }
 
-  void RunClients(int ops, bool crash_after) {
+  // Returns true if the clients stopped because recovery is wanted
+  // (WorkloadState::recovery_wanted) before the crash this call planned.
+  bool RunClients(int ops, bool crash_after) {
     const int clients = drawn_.clients;
     state_.crash_point_reached = false;
     std::vector<std::unique_ptr<Thread>> threads;
@@ -437,8 +508,15 @@ class CrashRecoveryRun {
           }));
     }
     if (!crash_after) {
+      state_.WaitForOps(kNoOpTarget);
+      // A client may wait on a lock a stuck transaction holds: the crash
+      // that comes next ends it.
+      if (state_.recovery_wanted && !state_.failed) {
+        for (auto& t : threads) (void)t.release();
+        return true;
+      }
       for (auto& t : threads) t->Join();
-      return;
+      return false;
     }
     // Where the crash lands: half the time once a random share of this
     // phase's operations is done (the clients, flush and compaction are
@@ -446,8 +524,10 @@ class CrashRecoveryRun {
     // reaches a named engine point (or when the clients are done, if none
     // did); 1 in 8 at a random step of a Close after the clients finish.
     const uint64_t roll = sim_.rng()->Uniform(8);
+    uint64_t crash_at_ops = kNoOpTarget;
     if (roll < 4) {
-      state_.WaitForOps(state_.ops_done + sim_.rng()->Uniform(static_cast<uint64_t>(ops) + 1));
+      crash_at_ops = state_.ops_done + sim_.rng()->Uniform(static_cast<uint64_t>(ops) + 1);
+      state_.WaitForOps(crash_at_ops);
     } else if (roll < 7) {
       const auto& targets =
           hosted_ == nullptr ? CrashTrigger::WorkloadTargets() : CrashTrigger::DiskTargets();
@@ -457,11 +537,13 @@ class CrashRecoveryRun {
       trigger_->Disarm();
     } else {
       state_.WaitForOps(kNoOpTarget);
-      if (!state_.failed) CrashDuringClose();
+      if (!state_.failed && !state_.recovery_wanted) CrashDuringClose();
     }
     // The crashed process's threads and DB are abandoned, never destroyed
     // (their stacks are gone); see Simulation::Crash.
     for (auto& t : threads) (void)t.release();
+    return state_.recovery_wanted && !state_.failed && !state_.crash_point_reached &&
+           state_.ops_done < crash_at_ops;
   }
 
   // Arms the trigger so that the hit-th point named name (any, if empty)
@@ -516,7 +598,9 @@ class CrashRecoveryRun {
       result_->faults_by_kind["process_crash"]++;
     }
     NoteTornLogs(power_loss);
-    plan_->AfterCrash(disk_->media());
+    // Crash-time damage comes at the run's own crashes (a rate per crash),
+    // not at those a failed write brings forward.
+    if (!state_.recovery_wanted) plan_->AfterCrash(disk_->media());
     return power_loss;
   }
 
@@ -548,7 +632,12 @@ class CrashRecoveryRun {
   }
 
   void CrashAndRecover() {
+    if (state_.recovery_wanted) {
+      result_->observed[kDeadDbCrashes]++;
+      sim_.TraceEvent("a write failed on an injected fault: crashing and reopening the DB");
+    }
     bool power_loss = CrashOnce();
+    state_.recovery_wanted = false;
     result_->crashes++;
     state_.phase++;
     (void)db_.release();  // abandoned with the crashed process
@@ -588,6 +677,7 @@ class CrashRecoveryRun {
                       LostTxnCommitNote(state_, v, scope));
       return;
     }
+    if (EndIfMostlyUnreadable(scope.unreadable)) return;
     std::vector<std::string> prepared;
     if (state_.txn_db != nullptr) {
       const bool ok = CheckRecoveredPrepared(&state_, scope, v.cut, &prepared);
@@ -602,58 +692,88 @@ class CrashRecoveryRun {
     }
   }
 
-  // Reads the whole DB into *out. Injected read errors are retried (the
-  // last attempt paused, as in Open). If a read fails naming a file the
-  // plan damaged, the keys are read one by one instead, and those whose
-  // reads fail on damage go to *unreadable (the check is narrowed to the
-  // rest). Any other error is a failure (returns false).
+  // Reads the whole DB into *out. A read error injected during an
+  // attempt is retried (the last attempt paused, as in Open). If a read
+  // fails on damage the plan did (FaultPlan::Prove), the keys are read one
+  // by one instead, and those whose reads fail on damage go to
+  // *unreadable (the check is narrowed to the rest). Any other error, on
+  // any attempt, is a failure (returns false).
   bool Scan(State* out, std::set<std::string>* unreadable) {
     Status s;
     for (int attempt = 0; attempt < kMaxOpenAttempts; attempt++) {
+      const uint64_t mark = plan_->Mark();
       PauseOnLastAttempt paused(plan_.get(), attempt, kMaxOpenAttempts);
       std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
       s = ReadAll(it.get(), out);
       if (s.ok()) break;
-      if (!plan_->enabled()) break;
-      if (NamesAnyPath(s, plan_->damaged_paths())) {
+      const ErrorProof proof = state_.ProveError(s, mark);
+      if (proof == ErrorProof::kNone) break;
+      if (proof == ErrorProof::kDamagedFile) {
         s = ScanKeyByKey(out, unreadable);
         break;
       }
     }
     if (!s.ok()) {
-      state_.Fail("recovery", "", "a readable DB", s.ToString(),
+      state_.Fail(UnprovenErrorProperty(s), "", "a readable DB", s.ToString(),
                   "scanning the recovered DB failed");
       return false;
     }
     for (const auto& [key, value] : *out) sim_.Fold(HashKeyValue(key, Value(value)));
     for (const std::string& key : *unreadable) sim_.Fold(HashKeyValue(key, Value("<unreadable>")));
+    if (plan_->enabled()) NoteCheckCoverage(unreadable->size());
+    return true;
+  }
+
+  // What one crash check read of the key space (fault_figures.h).
+  void NoteCheckCoverage(size_t unreadable) {
+    const uint64_t key_space = static_cast<uint64_t>(drawn_.workload.key_space);
+    const uint64_t left_out = std::min<uint64_t>(unreadable, key_space);
+    result_->observed[kKeysAtChecks] += key_space;
+    result_->observed[kKeysReadAtChecks] += key_space - left_out;
+    uint64_t& worst = result_->observed[kWorstCheckPermille];
+    worst = std::max(worst, left_out * 1000 / std::max<uint64_t>(key_space, 1));
+  }
+
+  // A narrowed check that could not read a quarter of the key space or
+  // more checks too little: the run ends after it as detected ("damage
+  // detected: K of N keys unreadable (the first error)"). True if so.
+  bool EndIfMostlyUnreadable(const std::set<std::string>& unreadable) {
+    const size_t key_space = static_cast<size_t>(drawn_.workload.key_space);
+    if (unreadable.empty() || unreadable.size() * 4 < key_space) return false;
+    detected_reason_ = "damage detected";
+    detected_what_ = std::to_string(unreadable.size()) + " of " + std::to_string(key_space) +
+                     " keys unreadable (" + first_unreadable_error_ + ")";
+    sim_.TraceEvent("check: " + detected_what_ + "; the run ends here");
     return true;
   }
 
   // Scan's narrowed read: every key of the workload's key space by Get
   // (keys outside it stay as the failed scan found them: phantoms). A Get
-  // that fails is tried once more with injection paused; if that fails
-  // naming a damaged file, the key is unreadable. Returns the first other
-  // error.
+  // that fails on a proven error is tried once more with injection paused;
+  // if that fails on damage the plan did, the key is unreadable. Returns
+  // the first other error.
   Status ScanKeyByKey(State* out, std::set<std::string>* unreadable) {
     sim_.TraceEvent("check: the recovered DB has detected damage; reading it key by key");
     for (int i = 0; i < drawn_.workload.key_space; i++) {
       const std::string key = KeyName(i);
       out->erase(key);
       std::string value;
+      const uint64_t mark = plan_->Mark();
       Status s = db_->Get(ReadOptions(), key, &value);
       if (!s.ok() && !s.IsNotFound()) {
+        if (!state_.AcceptError(s, mark)) return s;
         PauseOnLastAttempt paused(plan_.get(), 0, 1);
         s = db_->Get(ReadOptions(), key, &value);
       }
       if (s.ok()) {
         (*out)[key] = value;
       } else if (!s.IsNotFound()) {
-        if (!NamesAnyPath(s, plan_->damaged_paths())) return s;
+        if (state_.ProveError(s, mark) != ErrorProof::kDamagedFile) return s;
+        if (unreadable->empty()) first_unreadable_error_ = s.ToString();
         unreadable->insert(key);
       }
     }
-    result_->observed[kNarrowedCheck]++;
+    result_->observed[kNarrowedChecks]++;
     result_->observed[kUnreadableKeys] += unreadable->size();
     return Status::OK();
   }
@@ -666,9 +786,9 @@ class CrashRecoveryRun {
     if (state_.failed) return;
     const uint64_t close_token = history_->DurabilityBarrierStart();
     const State expected = history_->ExpectedState();
-    const uint64_t errors_before_close = plan_->error_total();
+    const uint64_t close_mark = plan_->Mark();
     const Status s = db_->Close();
-    if (!s.ok() && plan_->InjectedErrorSince(errors_before_close)) {
+    if (!s.ok() && state_.AcceptError(s, close_mark)) {
       // A fault injected during Close failed it (the first of the run, or
       // the branch above would have run): its flush is indeterminate, so
       // check the DB as after a crash.
@@ -701,11 +821,12 @@ class CrashRecoveryRun {
                   "after a clean close, the reopened DB differs from the model");
       return;
     }
+    if (EndIfMostlyUnreadable(scope.unreadable)) return;
     // Faults may have been injected since the first Close (the reopen, the
     // scan): one injected during this Close may fail it, and only that.
-    const uint64_t errors_before_final_close = plan_->error_total();
+    const uint64_t final_close_mark = plan_->Mark();
     const Status closed = db_->Close();
-    if (!closed.ok() && plan_->InjectedErrorSince(errors_before_final_close)) {
+    if (!closed.ok() && state_.AcceptError(closed, final_close_mark)) {
       sim_.TraceEvent("close failed on an injected fault (the final close): " + closed.ToString());
     } else if (!closed.ok()) {
       state_.Fail("no spurious errors", "", "OK", closed.ToString(), "final Close failed");
@@ -713,9 +834,17 @@ class CrashRecoveryRun {
     db_.reset();
   }
 
+  // A Close that fails here may carry a background error from the
+  // reopen: proven since it began (else it is spurious).
   void EndWithCrashCheck() {
     CrashAndRecover();
-    if (db_ != nullptr && !state_.failed && db_->Close().ok()) db_.reset();
+    if (db_ == nullptr || state_.failed) return;
+    const Status closed = db_->Close();
+    if (closed.ok()) return db_.reset();
+    if (state_.AcceptError(closed, state_.incarnation_mark)) return;
+    state_.Fail("no spurious errors", "", "OK", closed.ToString(),
+                "Close after the last crash check failed with an error no injected fault "
+                "or damaged file explains");
   }
 
   const RunConfig config_;
@@ -745,10 +874,16 @@ class CrashRecoveryRun {
   int deepest_level_ = 0;
   uint64_t seek_compactions_ = 0;
   uint64_t recovered_prepared_ = 0;  // prepared transactions found after crashes
-  // Why injected damage ended the run (RunResult::ended_early); empty while it runs on.
+  // Why the run ended early (RunResult::ended_early: injected damage
+  // detected, or writes refused after every reopen); empty while it runs on.
   bool detected() const { return !detected_reason_.empty(); }
   std::string detected_reason_;
   std::string detected_what_;
+  std::string first_unreadable_error_;  // of the last narrowed check
+  static constexpr int kMaxRecoveriesPerPhase = 8;
+  static constexpr int kMaxDeadReopens = 3;
+  int dead_reopens_ = 0;                     // see EndIfDeadAfterReopens
+  uint64_t writes_acked_at_dead_crash_ = 0;  // WorkloadState::writes_acked then
   static constexpr int kMaxOpenAttempts = 8;
   // A WaitForOps target no phase reaches: wait for the tasks or a crash point.
   static constexpr uint64_t kNoOpTarget = ~uint64_t{0};

@@ -69,17 +69,18 @@ void DrawTransactions(sim::ChoiceTape* tape, Drawn* d) {
                                                   : "write-committed";
 }
 
-// Lock waits, in simulated time (a run may use one simulated hour). With
-// faults off nothing holds a key for long, so a plain write that waits 10
-// minutes has met a lost wakeup or a leaked lock: its TimedOut fails the run
-// (no spurious errors). A transaction may meet a deadlock that a plain write
-// closed (plain writes do not detect deadlocks): it times out after 10 s and
-// rolls back, no failure. With faults on, a transaction whose Commit failed
-// may hold its keys until the next crash; both waits are short then, their
-// errors indeterminate.
+// Lock waits, in simulated time (a run may use one simulated hour). Nothing
+// holds a key for long, however slow the disk, so a plain write that waits
+// 10 minutes has met a lost wakeup or a leaked lock: its TimedOut fails the
+// run (no spurious errors), unless a proven error left a prepared
+// transaction holding its keys until the next crash (faults on; see
+// WorkloadState::stuck_prepared_phase). A transaction may meet a deadlock
+// that a plain write closed (plain writes do not detect deadlocks): it
+// times out after 10 s (1 s with faults on, where it may also meet such a
+// stuck transaction) and rolls back, no failure.
 void SetLockTimeouts(bool faults_enabled, TransactionDBOptions* o) {
   o->transaction_lock_timeout_ms = faults_enabled ? 1'000 : 10'000;
-  o->default_lock_timeout_ms = faults_enabled ? 1'000 : 600'000;
+  o->default_lock_timeout_ms = 600'000;
 }
 
 // The write queues:

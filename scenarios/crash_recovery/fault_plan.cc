@@ -46,6 +46,23 @@ uint64_t DetectableBytes(sim::DiskMedia* disk, const std::string& path) {
   return disk->ReadDurable(path, &contents).ok() ? LastWholeFragmentStart(contents) : 0;
 }
 
+// The injector's tag (faults/disk_fault_injector.cc, Env::InjectedFault):
+// "injected fault: KIND".
+constexpr std::string_view kTag = "injected fault: ";
+
+bool IsKindChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+}
+
+// The kind the first tag in text names ("" if none).
+std::string TagKind(const std::string& text) {
+  const size_t at = text.find(kTag);
+  if (at == std::string::npos) return "";
+  size_t end = at + kTag.size();
+  while (end < text.size() && IsKindChar(text[end])) end++;
+  return text.substr(at + kTag.size(), end - at - kTag.size());
+}
+
 uint64_t Sum(const faults::FaultCounts& counts) {
   uint64_t total = 0;
   for (const auto& [name, n] : counts) total += n;
@@ -53,6 +70,18 @@ uint64_t Sum(const faults::FaultCounts& counts) {
 }
 
 }  // namespace
+
+const char* ErrorProofName(ErrorProof proof) {
+  switch (proof) {
+    case ErrorProof::kNone:
+      return "none";
+    case ErrorProof::kInjectedFault:
+      return "injected fault";
+    case ErrorProof::kDamagedFile:
+      return "damaged file";
+  }
+  return "none";
+}
 
 bool WalDamageReported(WALRecoveryMode mode) {
   return mode == WALRecoveryMode::kAbsoluteConsistency;
@@ -110,25 +139,42 @@ FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled, bool detect)
     return;
   }
   const faults::FaultConfig drawn = faults::DrawFaultConfig(sim->rng());
+  // Damage a table holds is for good (the engine refuses what reads it:
+  // compactions fail, so writes stop after every reopen), so a damaged run
+  // soon ends as detected. Half the runs damage nothing, so that the
+  // faults the engine must survive reach every phase.
+  const bool damage = detect && sim->rng()->OneIn(2);
   survive_config_ = drawn;
   for (FaultKind kind : kDetectKinds) {
     survive_config_.set(kind, 0);
-    detect_config_.set(kind, detect ? drawn.rate_one_in(kind) : 0);
+    detect_config_.set(kind, damage ? drawn.rate_one_in(kind) : 0);
   }
   survive_ = std::make_unique<faults::DiskFaultInjector>(survive_config_, sim);
   detect_ = std::make_unique<faults::DiskFaultInjector>(detect_config_, sim);
   if (detect_config_.enabled(FaultKind::kBitFlip)) crash_flip_one_in_ = 1 + sim->rng()->Uniform(8);
-  sim->set_fault_point_hook(
-      [this, hook = faults::MakeFaultPointHook(survive_config_, sim, &point_counts_)](
-          const char* name) { return !paused_ && hook(name); });
+  sim->set_fault_point_hook([this, hook = faults::MakeFaultPointHook(
+                                       survive_config_, sim, &point_counts_)](const char* name) {
+    if (paused_ || !hook(name)) return false;
+    // Env::InjectedFault's tag names the point.
+    injected_tags_.push_back({++clock_, name, "", false});
+    return true;
+  });
 }
 
 faults::FaultPolicy::Decision FaultPlan::Decide(const Request& request) {
+  const uint64_t now = ++clock_;
+  if (request.op == Op::kDelete && damaged_paths_.count(*request.path) != 0) {
+    deleted_at_[*request.path] = now;
+  }
   if (!enabled_ || paused_) return Decision();
   Decision d = survive_->Decide(request);
   const bool lost_pages =
       request.op == Op::kSync && !d.status.ok() && d.failed_sync != sim::FailedSync::kKeepsPages;
   if (lost_pages && IsLogFile(*request.path)) lossy_sync_logs_.insert(*request.path);
+  if (!d.status.ok()) {
+    injected_tags_.push_back(
+        {now, TagKind(d.status.ToString()), *request.path, request.op == Op::kCreate});
+  }
   if (d.status.ok() && IsTableFile(*request.path)) {
     const Decision media = detect_->Decide(request);
     if (media.unreadable_sector.has_value() || media.misdirect_to_sector.has_value()) {
@@ -167,26 +213,49 @@ void FaultPlan::AfterCrash(sim::DiskMedia* disk) {
     damaged_paths_.insert(path);  // counted then
 }
 
+bool FaultPlan::CarriesTagSince(const std::string& text, uint64_t mark) const {
+  const auto since =
+      std::upper_bound(injected_tags_.begin(), injected_tags_.end(), mark,
+                       [](uint64_t m, const InjectedTag& tag) { return m < tag.clock; });
+  for (auto tag = since; tag != injected_tags_.end(); ++tag) {
+    if (tag->create && text.find(tag->path + "/") != std::string::npos) return true;
+  }
+  for (size_t at = text.find(kTag); at != std::string::npos; at = text.find(kTag, at + 1)) {
+    const std::string kind = TagKind(text.substr(at));
+    if (std::any_of(since, injected_tags_.end(),
+                    [&kind](const InjectedTag& tag) { return tag.kind == kind; })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+ErrorProof FaultPlan::Prove(const Status& s, uint64_t mark) const {
+  const std::string text = s.ToString();
+  if (CarriesTagSince(text, mark)) return ErrorProof::kInjectedFault;
+  const bool media_error =
+      s.IsCorruption() || (s.IsIOError() && !s.IsPathNotFound() && !s.IsNoSpace());
+  if (!media_error) return ErrorProof::kNone;
+  // Present now, or deleted since the mark (the engine may discard a
+  // damaged output it failed on, after the error was made).
+  const auto named_and_present = [&](const std::set<std::string>& paths) {
+    return std::any_of(paths.begin(), paths.end(), [&](const std::string& p) {
+      if (text.find(p) == std::string::npos) return false;
+      const auto deleted = deleted_at_.find(p);
+      return name_visible_(p) || (deleted != deleted_at_.end() && deleted->second > mark);
+    });
+  };
+  if (named_and_present(damaged_paths_)) return ErrorProof::kDamagedFile;
+  if (s.IsCorruption() && named_and_present(lossy_sync_logs_)) return ErrorProof::kDamagedFile;
+  return ErrorProof::kNone;
+}
+
 uint64_t FaultPlan::total() const { return Sum(counts()); }
 
 uint64_t FaultPlan::page_loss_total() const {
   const faults::FaultCounts& survive = survive_->counts();
   const auto dropped = survive.find(faults::FaultKindName(FaultKind::kFsyncDropsPages));
   return dropped == survive.end() ? 0 : dropped->second;
-}
-
-uint64_t FaultPlan::error_total() const {
-  // Called around every workload read: sums in place, no merged map.
-  const std::string_view slow = faults::FaultKindName(FaultKind::kSlowIo);
-  const std::string_view short_read = faults::FaultKindName(FaultKind::kShortRead);
-  uint64_t total = 0;
-  for (const faults::FaultCounts* counts :
-       {&survive_->counts(), &detect_->counts(), &point_counts_}) {
-    for (const auto& [name, n] : *counts) {
-      if (name != slow && name != short_read) total += n;
-    }
-  }
-  return total;
 }
 
 faults::FaultCounts FaultPlan::counts() const {

@@ -26,9 +26,12 @@
 // Thread safety: none (the simulation runs one task at a time).
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "faults/disk_fault_injector.h"
 #include "faults/swarm.h"
@@ -81,10 +84,26 @@ Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,
                         const std::set<std::string>& injected,
                         const std::set<std::string>& torn_logs);
 
+// What proves that an error a call returned came from the plan's faults
+// (FaultPlan::Prove). With faults on, an error is accepted only with one.
+enum class ErrorProof : uint8_t {
+  kNone,           // nothing: the error is spurious
+  kInjectedFault,  // it carries the injector's tag ("injected fault: KIND")
+                   // for a fault of that kind injected since the call's mark,
+                   // or names a file in a directory whose creation an
+                   // injected fault failed since then (an engine may ignore
+                   // that error and fail on the missing directory later)
+  kDamagedFile,    // a Corruption or a media IOError naming a file the plan
+                   // damaged that still exists
+};
+// "none", "injected fault", "damaged file".
+const char* ErrorProofName(ErrorProof proof);
+
 class FaultPlan final : public faults::FaultPolicy {
  public:
   // Draws the swarm config from sim's PRNG; installs the fault-point hook.
-  // detect: whether the DETECT kinds may be drawn at all. An engine that
+  // Half the runs draw no DETECT kind (see the .cc). detect: whether the
+  // DETECT kinds may be drawn at all. An engine that
   // does not promise to detect damage (a hosted engine whose promise table
   // keeps no "damage detected") gets the SURVIVE kinds only: a flip it
   // reads back silently would be its documented behaviour, not a bug.
@@ -111,16 +130,6 @@ class FaultPlan final : public faults::FaultPolicy {
   // it costs only the keys a check cannot read (left out of it), and an
   // injected WAL flip waives durability while recovery reads that log.
   uint64_t page_loss_total() const;
-  // Faults injected so far that can make an operation fail or damage data:
-  // all but slow_io and short_read (the disk retries a short read itself,
-  // so both only cost time).
-  uint64_t error_total() const;
-  // True if such a fault was injected since error_total() returned
-  // error_faults_before: the proof a run needs before it may take an error
-  // seen since then for an injected one.
-  bool InjectedErrorSince(uint64_t error_faults_before) const {
-    return error_total() > error_faults_before;
-  }
   faults::FaultCounts counts() const;
   std::map<std::string, std::string> Describe() const;
   // Every file the plan damaged so far (bit flips, sticky unreadable
@@ -131,7 +140,30 @@ class FaultPlan final : public faults::FaultPolicy {
   // tail may be lost (at once, or at a power loss) as if torn.
   const std::set<std::string>& lossy_sync_logs() const { return lossy_sync_logs_; }
 
+  // A point in the plan's history (it counts the calls it decided on and
+  // the fault points it fired): Prove accepts only a tag injected, or a
+  // damaged file deleted, after it. Take it when a call begins (an Open
+  // attempt, a read), or when the DB's incarnation began (for a call a
+  // background error of that incarnation can fail).
+  uint64_t Mark() const { return clock_; }
+  // Why s (not OK) may be taken for the plan's doing (see ErrorProof): a
+  // tag of a fault injected since mark, or damage the plan did to a file
+  // that still exists or was deleted since mark (never a missing file's
+  // error: an engine that deleted a live file that once took damage must
+  // not read as detecting it). A
+  // Corruption naming a log a failed sync lost pages of counts as damage
+  // too (lossy_sync_logs).
+  // REQUIRES: set_name_visible was called.
+  ErrorProof Prove(const Status& s, uint64_t mark) const;
+  // How Prove learns whether a damaged file still exists.
+  void set_name_visible(std::function<bool(const std::string& path)> visible) {
+    name_visible_ = std::move(visible);
+  }
+
  private:
+  // True if text carries the tag of a fault injected since mark.
+  bool CarriesTagSince(const std::string& text, uint64_t mark) const;
+
   const bool enabled_;
   bool paused_ = false;
   bool wal_damage_allowed_ = false;
@@ -144,6 +176,19 @@ class FaultPlan final : public faults::FaultPolicy {
   faults::FaultCounts point_counts_;
   std::set<std::string> damaged_paths_;
   std::set<std::string> lossy_sync_logs_;
+  // Ticks at every call decided on and every fault point fired (Mark).
+  uint64_t clock_ = 0;
+  // Every error injected, in order: what a tag may name.
+  struct InjectedTag {
+    uint64_t clock = 0;
+    std::string kind;     // a disk call's fault kind, or an engine fault point's name
+    std::string path;     // a disk call's path ("" for a fault point)
+    bool create = false;  // the call created path (a file or a directory)
+  };
+  std::vector<InjectedTag> injected_tags_;
+  // Damaged files deleted, and the clock when last deleted.
+  std::map<std::string, uint64_t> deleted_at_;
+  std::function<bool(const std::string& path)> name_visible_;
 };
 
 // Retries of an operation that injected transient faults may fail (Open,

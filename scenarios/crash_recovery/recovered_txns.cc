@@ -130,11 +130,13 @@ void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepa
       continue;
     }
     failed = true;
-    if (!faults_enabled) {
+    state->stuck_prepared_phase = state->phase;
+    if (!faults_enabled || !state->AcceptError(st, state->incarnation_mark)) {
       return state->Fail("no spurious errors", name, "OK", st.ToString(),
                          std::string(commit ? "Commit" : "Rollback") +
                              " of a recovered prepared transaction failed");
     }
+    state->WantRecovery(st, /*grace_ops=*/0);  // it holds its keys until then
   }
   if (!failed) RequireNoPrepared(state, "after the recovered prepared transactions were resolved");
 }

@@ -48,8 +48,11 @@ bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope, uint6
 
 // Commits or rolls back each of prepared (rng decides), recording commits in
 // state->history (the fresh one); then requires none left, unless an
-// operation failed with faults_enabled (it stays prepared until the next
-// crash check). An error with faults off fails state (no spurious errors).
+// operation failed with faults_enabled on an error the plan proves
+// (WorkloadState::AcceptError; it stays prepared, and holds its keys,
+// until the next crash check, which is wanted at once:
+// WorkloadState::WantRecovery). Any other error fails state (no spurious
+// errors).
 // trace gets one line per transaction.
 void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepared,
                      sim::ChoiceTape* rng, bool faults_enabled,

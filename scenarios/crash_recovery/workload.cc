@@ -24,7 +24,7 @@ class Client {
       : s_(state), o_(options), rng_(tape), id_(id) {}
 
   void Run(int ops) {
-    for (int i = 0; i < ops && !s_->failed && MoreOps(rng_); i++) {
+    for (int i = 0; i < ops && !s_->failed && !s_->RecoveryDue() && MoreOps(rng_); i++) {
       op_index_ = i;
       Step(i);
       s_->ops_done++;
@@ -219,6 +219,7 @@ class Client {
       if (s_->txn_changed) s_->txn_changed(txn->GetName());
     }
     CheckStatus(st, commit ? "Commit" : "Rollback");
+    if (!st.ok() && named != nullptr && !s_->failed) s_->stuck_prepared_phase = s_->phase;
   }
 
   // Rolls back a transaction that is still started: no WAL write, so it
@@ -233,7 +234,7 @@ class Client {
   void Get() {
     const std::string key = KeyName(PickKey());
     const ReadStart start = s_->history->BeginRead();
-    const uint64_t token = s_->ReadErrorToken();
+    const uint64_t token = s_->FaultMark();
     std::string value;
     const Status st = s_->db->Get(ReadOptions(), key, &value);
     s_->engine_ops++;
@@ -261,7 +262,7 @@ class Client {
     ReadOptions ro;
     ro.snapshot = snapshot;
     const int start = PickKey();
-    const uint64_t token = s_->ReadErrorToken();
+    const uint64_t token = s_->FaultMark();
     Scan scan;
     {
       std::unique_ptr<Iterator> it(s_->db->NewIterator(ro));
@@ -370,7 +371,7 @@ class Client {
     }
     if (!passed_over.empty()) probes.emplace_back(passed_over.front(), Value());
     for (const auto& [key, expected] : probes) {
-      const uint64_t token = s_->ReadErrorToken();
+      const uint64_t token = s_->FaultMark();
       std::string value;
       const Status st = s_->db->Get(ro, key, &value);
       s_->engine_ops++;
@@ -393,7 +394,7 @@ class Client {
     std::vector<Value> first;
     for (int j = 0; j < 4; j++) {
       keys.push_back(KeyName(PickKey()));
-      const uint64_t token = s_->ReadErrorToken();
+      const uint64_t token = s_->FaultMark();
       std::string v;
       const Status st = s_->db->Get(ro, keys.back(), &v);
       if (!st.ok() && !st.IsNotFound()) {
@@ -485,18 +486,30 @@ class Client {
              std::string(what) + " returned a value the key never had during the call");
   }
 
+  // Any call but a read: its error may come from a fault injected since
+  // the DB was opened.
   void CheckStatus(const Status& st, const char* what) {
-    if (st.ok() || o_.faults_enabled) return;
+    if (st.ok()) return;
+    if (s_->AcceptError(st, s_->incarnation_mark)) {
+      return s_->WantRecovery(st, rng_->Uniform(WorkloadState::kRecoveryGraceOps + 1));
+    }
+    if (st.IsTimedOut() && s_->stuck_prepared_phase == s_->phase) {
+      s_->accepted_errors[kStuckTransactionProof]++;
+      return;
+    }
     s_->Fail("no spurious errors", "", "OK", st.ToString(),
-             std::string(what) + " failed with no I/O fault injected");
+             std::string(what) + (o_.faults_enabled ? " failed with an error no fault injected "
+                                                      "since Open and no damaged file explains"
+                                                    : " failed with no I/O fault injected"));
   }
 
-  // A read's error (token: WorkloadState::ReadErrorToken before the read).
-  void CheckReadStatus(const Status& st, uint64_t token, const char* what) {
-    if (st.ok() || (o_.faults_enabled && s_->ReadErrorExplained(st, token))) return;
-    s_->Fail(
-        "no spurious errors", "", "OK", st.ToString(),
-        std::string(what) + " failed with no I/O fault injected during it and no damage it names");
+  // A read's error (mark: WorkloadState::FaultMark before the read).
+  void CheckReadStatus(const Status& st, uint64_t mark, const char* what) {
+    if (st.ok() || s_->AcceptError(st, mark)) return;
+    s_->Fail("no spurious errors", "", "OK", st.ToString(),
+             std::string(what) + (o_.faults_enabled ? " failed with an error no fault injected "
+                                                      "during it and no damaged file explains"
+                                                    : " failed with no I/O fault injected"));
   }
 
   WorkloadState* const s_;
@@ -554,6 +567,7 @@ void WorkloadState::EndWrite(uint64_t id, const Status& status, const Transactio
 void WorkloadState::EndWrite(uint64_t id, const Status& status, uint64_t sequence,
                              uint64_t visible_at) {
   history->EndWrite(id, status, sequence, visible_at);
+  ++(status.ok() ? writes_acked : writes_failed);
   const WriteRecord& w = history->writes()[id];
   if (w.outcome != WriteRecord::Outcome::kAcked || w.ops.empty()) return;
   if (w.sequence > w.sequence_floor) return;
@@ -573,9 +587,11 @@ const Snapshot* WorkloadState::GetFreshSnapshot() {
   return snapshot;
 }
 
-bool WorkloadState::ReadErrorExplained(const Status& st, uint64_t token) const {
-  if (injected_errors && injected_errors() > token) return true;
-  return names_damage && names_damage(st);
+ErrorProof WorkloadState::ProveError(const Status& st, uint64_t mark) {
+  if (!prove_error) return ErrorProof::kNone;
+  const ErrorProof proof = prove_error(st, mark);
+  if (proof != ErrorProof::kNone) accepted_errors[ErrorProofName(proof)]++;
+  return proof;
 }
 
 void WorkloadState::Fail(const std::string& property, const std::string& key,

@@ -12,9 +12,10 @@
 //   * immutable snapshots: reads at a snapshot repeat exactly after a flush
 //     and a full compaction;
 //   * no spurious errors: with I/O faults off, no operation fails; with
-//     them on, a read fails only on a fault injected during it or on
-//     damage it names (writes, flushes and compactions may fail on any
-//     earlier fault: its background error stops them until a reopen);
+//     them on, an error needs a proof (FaultPlan::Prove): the tag of a
+//     fault injected during the read, or, for writes, flushes and
+//     compactions, since the DB was opened (a background error stops them
+//     until a reopen), or damage to a file that still exists and is named;
 //   * real-time order: a write that began after another was acknowledged
 //     has a higher sequence; a snapshot is at or past every write
 //     acknowledged before GetSnapshot was called (fresh snapshots).
@@ -47,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/crash_recovery/fault_plan.h"
 #include "scenarios/engine/hosted_engine.h"
 #include "scenarios/oracle/history.h"
 #include "scenarios/scenario.h"
@@ -121,6 +123,10 @@ struct NamedTxn {
   bool settled = false;
 };
 
+// The proof of a write's lock timeout (TimedOut) while a proven error has
+// left a prepared transaction holding its locks.
+inline constexpr const char* kStuckTransactionProof = "lock held by a stuck prepared transaction";
+
 // The state the client tasks share: the DB, the history, the first failure.
 struct WorkloadState {
   DB* db = nullptr;
@@ -149,12 +155,47 @@ struct WorkloadState {
   // called with one line per workload operation, what it did and what it
   // got back. Null otherwise (no line is built).
   std::function<void(const std::string&)> story;
-  // With I/O faults on: the count of injected faults that can fail an
-  // operation (FaultPlan::error_total), and whether an error names a file
-  // the plan damaged. A read's error is accepted only if a fault injected
-  // during the read, or damage it names, explains it (ReadErrorExplained).
-  std::function<uint64_t()> injected_errors;
-  std::function<bool(const Status&)> names_damage;
+  // With I/O faults on (null otherwise): the plan's mark and its proof of
+  // an error (FaultPlan::Mark, FaultPlan::Prove). An error is accepted only
+  // with a proof: a read's from a fault injected since the read began; any
+  // other call's since the incarnation began (incarnation_mark: a
+  // background error of this incarnation fails later calls with its cause).
+  std::function<uint64_t()> fault_mark;
+  std::function<ErrorProof(const Status&, uint64_t mark)> prove_error;
+  uint64_t incarnation_mark = 0;
+  // Errors accepted so far, by proof (ErrorProofName, or
+  // kStuckTransactionProof).
+  std::map<std::string, uint64_t> accepted_errors;
+  // The phase in which a proven error left a prepared transaction holding
+  // its locks (a failed Commit or Rollback: it stays prepared until the
+  // next crash check); -1 if none. A write may then time out on a lock.
+  int stuck_prepared_phase = -1;
+  // Set when a write, commit, flush, compaction or WAL sync failed on a
+  // proven error (faults on): the DB may have stopped taking writes (a
+  // background error). Once recovery is due (RecoveryDue: after a drawn
+  // grace of up to kRecoveryGraceOps more operations, so that an engine
+  // that wrongly takes writes after a failure is seen to), the clients
+  // stop and the scenario crashes and reopens the DB, rather than let them
+  // write into a dead DB.
+  bool recovery_wanted = false;
+  uint64_t recovery_at_ops = 0;  // ops_done when recovery is due
+  std::string recovery_cause;    // the error that first set recovery_wanted
+  static constexpr uint64_t kRecoveryGraceOps = 8;
+  // Wants recovery for the error cause, due after grace_ops more
+  // operations (an earlier want keeps its cause and its due point).
+  void WantRecovery(const Status& cause, uint64_t grace_ops) {
+    if (!recovery_wanted) {
+      recovery_wanted = true;
+      recovery_at_ops = ops_done + grace_ops;
+      recovery_cause = cause.ToString();
+    }
+    NoteProgress();
+  }
+  bool RecoveryDue() const { return recovery_wanted && ops_done >= recovery_at_ops; }
+  // Writes (plain writes, batches, prepares, commits, rollbacks) that
+  // returned OK, and that failed, over the whole run.
+  uint64_t writes_acked = 0;
+  uint64_t writes_failed = 0;
 
   // Transactions. named_txns: every name a client gave a transaction it
   // prepared, whole run (names are unique: "t<phase>.<client>.<op>").
@@ -174,7 +215,8 @@ struct WorkloadState {
   std::function<void()> failed_hook;
 
   // Blocks the calling task (the scenario's main) until ops_done reaches
-  // target, no client runs, a crash point was reached, or the run failed.
+  // target, no client runs, a crash point was reached, recovery is due,
+  // or the run failed.
   // The task that gets there
   // wakes it, so a waiting main costs no scheduling points.
   // REQUIRES: runtime set; one waiter at a time.
@@ -192,19 +234,24 @@ struct WorkloadState {
   // The same for a transaction's Commit or Rollback: ordered by its log
   // sequence, visible at its commit sequence.
   void EndWrite(uint64_t id, const Status& status, const Transaction& txn);
-  // Call before a read: the token ReadErrorExplained takes.
-  uint64_t ReadErrorToken() const { return injected_errors ? injected_errors() : 0; }
-  // True if st, from a read that began at token, may be an injected error:
-  // a fault that can fail an operation was injected since, or st names a
-  // damaged file. REQUIRES: !st.ok().
-  bool ReadErrorExplained(const Status& st, uint64_t token) const;
+  // The plan's mark now (0 with faults off): take it before a read.
+  uint64_t FaultMark() const { return fault_mark ? fault_mark() : 0; }
+  // The plan's proof that st came from its faults since mark, counted in
+  // accepted_errors unless kNone; always kNone with faults off (a spurious
+  // error). REQUIRES: !st.ok().
+  ErrorProof ProveError(const Status& st, uint64_t mark);
+  // ProveError(st, mark) != kNone.
+  bool AcceptError(const Status& st, uint64_t mark) {
+    return ProveError(st, mark) != ErrorProof::kNone;
+  }
   // DB::GetSnapshot, checked fresh: its sequence is at or past every
   // write acknowledged before the call.
   const Snapshot* GetFreshSnapshot();
 
  private:
   bool WaitOver() const {
-    return ops_done >= wake_at_ops_ || clients_running == 0 || crash_point_reached || failed;
+    return ops_done >= wake_at_ops_ || clients_running == 0 || crash_point_reached || failed ||
+           RecoveryDue();
   }
 
   // One mutex and condvar per wait: a crash may abandon a client that holds
@@ -236,7 +283,7 @@ Status RollbackPrepared(WorkloadState* state, Transaction* txn, const std::vecto
 
 // One client task's loop: up to `ops` operations drawn from tape. Before
 // each it asks the tape "one more operation?" (kMoreOpsOneIn); it stops
-// early once the state has failed. REQUIRES: state and tape outlive the
+// early once the state has failed or recovery is due. REQUIRES: state and tape outlive the
 // task.
 void RunClient(WorkloadState* state, const WorkloadOptions& options, sim::ChoiceTape* tape, int ops,
                int client_id);

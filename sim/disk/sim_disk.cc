@@ -144,6 +144,10 @@ Status SimDisk::FileExists(const std::string& path) {
   });
 }
 
+bool SimDisk::HasVisibleName(const std::string& path) const {
+  return state_->FindVisible(DiskState::Normalize(path)) != nullptr;
+}
+
 Status SimDisk::GetChildren(const std::string& dir, std::vector<std::string>* names) {
   const std::string p = DiskState::Normalize(dir);
   return state_->RunOp(MetaSpec(*state_, "disk.children", p), [&] {

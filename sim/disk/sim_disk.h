@@ -222,6 +222,9 @@ class SimDisk final : public FileSystem, public DiskMedia {
   // For tests and reports: the page-cache / durable contents of a path
   // (NotFound if no such name in that view).
   Status ReadVisible(const std::string& path, std::string* data) const;
+  // Whether path is a name in the page-cache view now (no disk call, no
+  // scheduling point): for checkers, between a task's calls.
+  bool HasVisibleName(const std::string& path) const;
   Status ReadDurable(const std::string& path, std::string* data) const override;
 
  private:

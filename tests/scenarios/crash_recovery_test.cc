@@ -239,10 +239,12 @@ TEST_CASE("crash-recovery workload: a sequence below an earlier acked write brea
   REQUIRE(state.failure.key == "d");
 }
 
-// Detected damage narrows the checks instead of ending the run: with
-// faults on, nearly every run reaches its last phase; some of them read a
-// damaged DB key by key and still pass; a run that ends early names the
-// file it ended on.
+// Detected damage narrows the checks instead of ending the run, until a
+// check cannot read a quarter of the key space or the DB refuses writes
+// after every reopen (damage a table holds is for good). Half the
+// faults-on runs damage nothing, so most runs reach their last phase; some
+// read a damaged DB key by key and still pass; a run that ends on damage
+// names the file it ended on.
 TEST_CASE("crash-recovery runs on past detected damage", "[scenario][faults]") {
   constexpr const char* kDamageable[] = {".log", ".sst", "/db/MANIFEST-", "/db/CURRENT"};
   int ended = 0;
@@ -260,6 +262,7 @@ TEST_CASE("crash-recovery runs on past detected damage", "[scenario][faults]") {
     if (it != r.observed.end()) narrowed += it->second;
     if (r.ended_early.empty()) continue;
     ended++;
+    if (r.ended_early != "damage detected") continue;
     const std::string& why = r.options_drawn.at("ended");
     const bool names_file =
         std::any_of(std::begin(kDamageable), std::end(kDamageable),
@@ -267,7 +270,7 @@ TEST_CASE("crash-recovery runs on past detected damage", "[scenario][faults]") {
     REQUIRE(names_file);
   }
   REQUIRE(narrowed >= 5);
-  REQUIRE(ended * 5 <= kSeeds);
+  REQUIRE(ended * 5 <= kSeeds * 2);
 }
 
 // The engine's named fault points (Runtime::InjectedFault) span the WAL

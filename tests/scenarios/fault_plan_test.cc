@@ -2,9 +2,9 @@
 //   * a paused plan injects nothing, and retries pause on their last attempt,
 //     so a retried Open or scan can always tell injected errors from the
 //     engine's own, however high the drawn rates;
-//   * InjectedErrorSince is the proof a run needs before it takes an error
-//     (a failed Close) for an injected one; short reads and slow I/O, which
-//     fail nothing, are no such proof;
+//   * Prove is the proof a run needs before it accepts an error: the tag
+//     of a fault of its kind injected since the call's mark, or damage to
+//     a file that still exists;
 //   * only absolute-consistency recovery reports every WAL bit flip.
 #include <catch2/catch.hpp>
 
@@ -48,9 +48,9 @@ uint64_t SeedWith(const std::string& kind, uint64_t max_one_in, const std::strin
   return 0;
 }
 
-// Reads of a whole durable file, n times; returns the failed ones. A table
-// file draws media faults too; a WAL only the survive kinds.
-int FailedReads(FaultPlan* plan, int n, const std::string& path = "/db/000009.sst") {
+// A read of the whole of path, a durable 4 KiB file. REQUIRES: path
+// outlives the request.
+Request WholeRead(const std::string& path) {
   Request read;
   read.op = faults::FaultPolicy::Op::kRead;
   read.path = &path;
@@ -58,6 +58,13 @@ int FailedReads(FaultPlan* plan, int n, const std::string& path = "/db/000009.ss
   read.length_bytes = 4096;
   read.file_size_bytes = 4096;
   read.durable_size_bytes = 4096;
+  return read;
+}
+
+// Reads of a whole durable file, n times; returns the failed ones. A table
+// file draws media faults too; a WAL only the survive kinds.
+int FailedReads(FaultPlan* plan, int n, const std::string& path = "/db/000009.sst") {
+  const Request read = WholeRead(path);
   int failed = 0;
   for (int i = 0; i < n; i++) failed += plan->Decide(read).status.ok() ? 0 : 1;
   return failed;
@@ -88,30 +95,99 @@ TEST_CASE("a paused fault plan injects nothing, and retries pause on their last 
   REQUIRE(FailedReads(&plan, 20'000) > 0);  // resumed
 }
 
-TEST_CASE("only a fault that can fail an operation proves an error injected",
+namespace {
+
+// The first error n reads of path get from plan (OK if none).
+Status FirstFailedRead(FaultPlan* plan, int n, const std::string& path) {
+  const Request read = WholeRead(path);
+  for (int i = 0; i < n; i++) {
+    const Status s = plan->Decide(read).status;
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+TEST_CASE("fault plan: only the tag of a fault of its kind injected since the mark proves an error",
           "[faults][scenario]") {
-  {
-    sim::SimulationOptions options;
-    options.seed = SeedWith("eio_read", 1000);
-    sim::Simulation sim(options);
-    FaultPlan plan(&sim, /*enabled=*/true);
-    const uint64_t before = plan.error_total();
-    REQUIRE_FALSE(plan.InjectedErrorSince(before));
-    REQUIRE(FailedReads(&plan, 20'000) > 0);
-    REQUIRE(plan.InjectedErrorSince(before));
-    REQUIRE_FALSE(plan.InjectedErrorSince(plan.error_total()));
-  }
-  {
-    // Short reads cost time and fail nothing: injected, yet no proof.
-    sim::SimulationOptions options;
-    options.seed = SeedWith("short_read", 1000, "eio_read");
-    sim::Simulation sim(options);
-    FaultPlan plan(&sim, /*enabled=*/true);
-    const uint64_t before = plan.error_total();
-    REQUIRE(FailedReads(&plan, 20'000, "/db/000009.log") == 0);
-    REQUIRE(plan.total() > 0);
-    REQUIRE_FALSE(plan.InjectedErrorSince(before));
-  }
+  sim::SimulationOptions options;
+  options.seed = SeedWith("eio_read", 1000, "eio_sync");
+  sim::Simulation sim(options);
+  FaultPlan plan(&sim, /*enabled=*/true);
+  plan.set_name_visible([](const std::string&) { return true; });
+  const uint64_t before = plan.Mark();
+  const Status injected = FirstFailedRead(&plan, 20'000, "/db/000009.log");
+  REQUIRE_FALSE(injected.ok());
+  REQUIRE(injected.ToString().find("injected fault: eio_read") != std::string::npos);
+  CHECK(plan.Prove(injected, before) == ErrorProof::kInjectedFault);
+  // Wrapped by the engine, the tag still proves it.
+  const Status wrapped = Status::IOError("compaction of /db/000012.sst", injected.ToString());
+  CHECK(plan.Prove(wrapped, before) == ErrorProof::kInjectedFault);
+  // Not since a later mark; not a kind never injected; not without a tag.
+  CHECK(plan.Prove(injected, plan.Mark()) == ErrorProof::kNone);
+  CHECK(plan.Prove(Status::IOError("injected fault", "eio_sync"), before) == ErrorProof::kNone);
+  CHECK(plan.Prove(Status::IOError("log is closed", "9"), before) == ErrorProof::kNone);
+  CHECK(plan.Prove(Status::Corruption("write batch has a bad count"), before) == ErrorProof::kNone);
+  CHECK(std::string(ErrorProofName(ErrorProof::kInjectedFault)) == "injected fault");
+}
+
+// An engine may ignore a failed directory creation (LevelDB's Open does)
+// and fail later on a file in it: the error names no fault, but a file in
+// the directory a fault kept from being created during the call.
+TEST_CASE("fault plan: a failed directory creation proves errors about its files",
+          "[faults][scenario]") {
+  sim::SimulationOptions options;
+  options.seed = SeedWith("enospc", 100);
+  sim::Simulation sim(options);
+  FaultPlan plan(&sim, /*enabled=*/true);
+  plan.set_name_visible([](const std::string&) { return true; });
+  const uint64_t before = plan.Mark();
+  const std::string dir = "/db";
+  Request create;
+  create.op = faults::FaultPolicy::Op::kCreate;
+  create.path = &dir;
+  bool failed = false;
+  for (int i = 0; i < 20'000 && !failed; i++) failed = !plan.Decide(create).status.ok();
+  REQUIRE(failed);
+  const Status missing = Status::NotFound("lock /db/LOCK", "No such file or directory");
+  CHECK(plan.Prove(missing, before) == ErrorProof::kInjectedFault);
+  CHECK(plan.Prove(missing, plan.Mark()) == ErrorProof::kNone);
+  CHECK(plan.Prove(Status::NotFound("lock /dbx/LOCK"), before) == ErrorProof::kNone);
+}
+
+// Damage proves only a Corruption or media IOError naming a file the plan
+// damaged that still exists, or was deleted since the mark (an engine may
+// discard a damaged output it failed on); never a missing file's error.
+TEST_CASE("fault plan: damage proves an error only while its file exists", "[faults][scenario]") {
+  sim::SimulationOptions options;
+  options.seed = SeedWith("sticky_unreadable_sector", 100);
+  sim::Simulation sim(options);
+  FaultPlan plan(&sim, /*enabled=*/true);
+  std::set<std::string> visible = {"/db/000009.sst"};
+  plan.set_name_visible([&visible](const std::string& p) { return visible.count(p) != 0; });
+  const std::string table = "/db/000009.sst";
+  for (int i = 0; i < 200 && plan.damaged_paths().empty(); i++)
+    (void)FailedReads(&plan, 100, table);
+  REQUIRE(plan.damaged_paths() == std::set<std::string>{table});
+  const Status checksum = Status::Corruption("block checksum mismatch", table);
+  const Status unreadable = Status::IOError("unreadable sector (injected media error)", table);
+  CHECK(plan.Prove(checksum, plan.Mark()) == ErrorProof::kDamagedFile);
+  CHECK(plan.Prove(unreadable, plan.Mark()) == ErrorProof::kDamagedFile);
+  CHECK(plan.Prove(Status::PathNotFound("open", table), plan.Mark()) == ErrorProof::kNone);
+  CHECK(plan.Prove(Status::NoSpace("append", table), plan.Mark()) == ErrorProof::kNone);
+  CHECK(plan.Prove(Status::Corruption("bad magic number", "/db/000032.sst"), plan.Mark()) ==
+        ErrorProof::kNone);
+  const uint64_t before_delete = plan.Mark();
+  Request remove;
+  remove.op = faults::FaultPolicy::Op::kDelete;
+  remove.path = &table;
+  plan.set_paused(true);  // deletions are seen even while paused
+  (void)plan.Decide(remove);
+  plan.set_paused(false);
+  visible.clear();
+  CHECK(plan.Prove(checksum, before_delete) == ErrorProof::kDamagedFile);
+  CHECK(plan.Prove(checksum, plan.Mark()) == ErrorProof::kNone);
 }
 
 TEST_CASE("WAL bit flips are expected detected only under absolute consistency",
