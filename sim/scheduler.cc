@@ -6,6 +6,7 @@
 
 #include "sim/fiber.h"
 #include "sim/thread_fiber.h"
+#include "util/check.h"
 
 namespace shale::sim {
 
@@ -22,6 +23,17 @@ constexpr uint64_t kFoldCrash = 0x4352;   // "CR"
 [[noreturn]] void Die(const char* what) {
   std::fprintf(stderr, "shale scheduler: %s\n", what);
   std::abort();
+}
+
+// The scheduler whose Run is on this thread (its fiber tasks run here).
+thread_local Scheduler* running_here = nullptr;
+
+// A failed SHALE_CHECK (util/check.h) inside a task ends the run with the
+// check's message, as a hosted engine's failed assertion does; outside a
+// task, CheckFailed aborts.
+void FailRunOnCheck(const char* message) {
+  if (running_here == nullptr || !running_here->in_task()) return;
+  running_here->FailFromTask(std::string("engine assertion failed: ") + message);
 }
 
 const char* StateName(TaskState state) {
@@ -59,7 +71,9 @@ const char* WaitName(WaitKind kind) {
 }  // namespace
 
 Scheduler::Scheduler(const SimulationOptions& options, SchedulerState state)
-    : options_(options), s_(state) {}
+    : options_(options), s_(state) {
+  SetCheckFailedHook(&FailRunOnCheck);
+}
 
 Scheduler::~Scheduler() {
   // Abandon whatever is left (a failed run): free stacks, never unwind.
@@ -76,6 +90,8 @@ Status Scheduler::Run(std::function<void()> main) {
     std::sort(change_points_.begin(), change_points_.end(), std::greater<>());
   }
   next_ = Spawn("main", std::move(main));
+  Scheduler* const outer = running_here;
+  running_here = this;
   while (true) {
     current_ = next_;
     Task* task = tasks_[current_].get();
@@ -91,6 +107,7 @@ Status Scheduler::Run(std::function<void()> main) {
     }
   }
   current_ = kNoTask;
+  running_here = outer;
   return end_;
 }
 

@@ -1,9 +1,9 @@
 #include "cache/lru_cache.h"
 
-#include <cassert>
 #include <string_view>
 #include <vector>
 
+#include "util/check.h"
 #include "util/hash.h"
 #include "util/mutexlock.h"
 #include "util/probes.h"
@@ -107,10 +107,10 @@ class LRUCacheShard {
         runtime_(runtime),
         eviction_probe_(eviction_probe) {}
   ~LRUCacheShard() {
-    assert(in_use_.empty());  // a handle outlived the cache
+    SHALE_CHECK(in_use_.empty());  // a handle outlived the cache
     while (!lru_.empty()) {
       LRUEntry* e = lru_.head.next;
-      assert(e->refs == 1 && e->in_table);
+      SHALE_CHECK(e->refs == 1 && e->in_table);
       EntryList::Remove(e);
       e->refs = 0;
       e->in_table = false;
@@ -168,7 +168,7 @@ class LRUCacheShard {
  private:
   // REQUIRES: mu_ held; e already removed from table_.
   void DropFromTable(LRUEntry* e) {
-    assert(e->in_table);
+    SHALE_CHECK(e->in_table);
     e->in_table = false;
     usage_bytes_ -= e->charge;
     Unref(e);
@@ -176,7 +176,7 @@ class LRUCacheShard {
 
   // REQUIRES: mu_ held.
   void Unref(LRUEntry* e) {
-    assert(e->refs > 0);
+    SHALE_CHECK(e->refs > 0);
     e->refs--;
     if (e->refs == 0) {
       EntryList::Remove(e);
@@ -191,16 +191,16 @@ class LRUCacheShard {
   void EvictWhileOverCapacity() {
     while (usage_bytes_ > capacity_bytes_ && !lru_.empty()) {
       LRUEntry* oldest = lru_.head.next;
-      assert(oldest->refs == 1 && oldest->in_table);
+      SHALE_CHECK(oldest->refs == 1 && oldest->in_table);
       LRUEntry* removed = table_.Remove(oldest->key, oldest->hash);
-      assert(removed == oldest);
+      SHALE_CHECK(removed == oldest);
       DropFromTable(removed);
       runtime_->Probe(eviction_probe_);
     }
   }
 
   static void Free(LRUEntry* e) {
-    assert(e->refs == 0 && !e->in_table);
+    SHALE_CHECK(e->refs == 0 && !e->in_table);
     if (e->deleter != nullptr) e->deleter(Slice(e->key), e->value);
     delete e;
   }
@@ -218,8 +218,8 @@ class LRUCacheShard {
 LRUCache::LRUCache(size_t capacity_bytes, int num_shard_bits, Runtime* runtime,
                    size_t eviction_probe)
     : capacity_bytes_(capacity_bytes), num_shard_bits_(num_shard_bits) {
-  assert(num_shard_bits >= 0 && num_shard_bits <= 16);
-  assert(runtime != nullptr);
+  SHALE_CHECK(num_shard_bits >= 0 && num_shard_bits <= 16);
+  SHALE_CHECK(runtime != nullptr);
   const size_t num_shards = size_t{1} << num_shard_bits;
   const size_t per_shard = (capacity_bytes + num_shards - 1) / num_shards;
   for (size_t i = 0; i < num_shards; i++) {

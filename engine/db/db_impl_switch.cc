@@ -2,6 +2,7 @@
 // the WAL switch that goes with each, and waiting for a flush.
 #include "db/db_impl.h"
 #include "memtable/memtable.h"
+#include "util/check.h"
 #include "util/file_options.h"
 #include "util/mutexlock.h"
 #include "version/filename.h"
@@ -122,7 +123,7 @@ Status DBImpl::NewWAL() {
     RecordBackgroundError(old_log_status);  // the old log's tail may be lost
     return old_log_status;
   }
-  assert(swapped);
+  SHALE_CHECK(swapped);
   (void)swapped;
   logfile_number_ = number;
   return Status::OK();

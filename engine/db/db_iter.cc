@@ -6,6 +6,7 @@
 // the current user key (on the previous user key's entries, or invalid), and
 // the current entry is copied into saved_key_/saved_value_.
 #include "db/db_iter.h"
+#include "util/check.h"
 
 #include <string>
 
@@ -25,11 +26,11 @@ class DBIter final : public Iterator {
 
   bool Valid() const override { return valid_; }
   Slice key() const override {
-    assert(valid_);
+    SHALE_CHECK(valid_);
     return direction_ == kForward ? ExtractUserKey(iter_->key()) : Slice(saved_key_);
   }
   Slice value() const override {
-    assert(valid_);
+    SHALE_CHECK(valid_);
     return direction_ == kForward ? iter_->value() : Slice(saved_value_);
   }
   Status status() const override { return status_.ok() ? iter_->status() : status_; }
@@ -86,7 +87,7 @@ bool DBIter::ParseKey(ParsedInternalKey* ikey) {
 }
 
 void DBIter::Next() {
-  assert(valid_);
+  SHALE_CHECK(valid_);
   if (direction_ == kReverse) {
     direction_ = kForward;
     // iter_ is before all entries of saved_key_: step into them, then skip
@@ -115,8 +116,8 @@ void DBIter::Next() {
 }
 
 void DBIter::FindNextUserEntry(bool skipping, std::string* skip) {
-  assert(iter_->Valid());
-  assert(direction_ == kForward);
+  SHALE_CHECK(iter_->Valid());
+  SHALE_CHECK(direction_ == kForward);
   do {
     ParsedInternalKey ikey;
     if (!ParseKey(&ikey)) {
@@ -143,10 +144,10 @@ void DBIter::FindNextUserEntry(bool skipping, std::string* skip) {
 }
 
 void DBIter::Prev() {
-  assert(valid_);
+  SHALE_CHECK(valid_);
   if (direction_ == kForward) {
     // iter_ is on the current entry: back up until before all its versions.
-    assert(iter_->Valid());
+    SHALE_CHECK(iter_->Valid());
     SaveKey(ExtractUserKey(iter_->key()), &saved_key_);
     while (true) {
       iter_->Prev();
@@ -164,7 +165,7 @@ void DBIter::Prev() {
 }
 
 void DBIter::FindPrevUserEntry() {
-  assert(direction_ == kReverse);
+  SHALE_CHECK(direction_ == kReverse);
   ValueType value_type = kTypeDeletion;
   if (iter_->Valid()) {
     do {

@@ -1,4 +1,5 @@
 #include "db/dbformat.h"
+#include "util/check.h"
 
 #include <cstdio>
 
@@ -58,8 +59,8 @@ void InternalKeyComparator::FindShortestSeparator(std::string* start, const Slic
   user_comparator_->FindShortestSeparator(&tmp, user_limit);
   if (tmp.size() < user_start.size() && user_comparator_->Compare(user_start, tmp) < 0) {
     PutFixed64(&tmp, PackSequenceAndType(kMaxSequenceNumber, kValueTypeForSeek));
-    assert(this->Compare(*start, tmp) < 0);
-    assert(this->Compare(tmp, limit) < 0);
+    SHALE_CHECK(this->Compare(*start, tmp) < 0);
+    SHALE_CHECK(this->Compare(tmp, limit) < 0);
     start->swap(tmp);
   }
 }
@@ -70,7 +71,7 @@ void InternalKeyComparator::FindShortSuccessor(std::string* key) const {
   user_comparator_->FindShortSuccessor(&tmp);
   if (tmp.size() < user_key.size() && user_comparator_->Compare(user_key, tmp) < 0) {
     PutFixed64(&tmp, PackSequenceAndType(kMaxSequenceNumber, kValueTypeForSeek));
-    assert(this->Compare(*key, tmp) < 0);
+    SHALE_CHECK(this->Compare(*key, tmp) < 0);
     key->swap(tmp);
   }
 }

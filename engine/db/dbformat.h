@@ -9,12 +9,12 @@
 // Thread safety: all types here are values or immutable after construction.
 #pragma once
 
-#include <cassert>
 #include <cstdint>
 #include <string>
 
 #include "shale/comparator.h"
 #include "shale/slice.h"
+#include "util/check.h"
 #include "util/coding.h"
 
 namespace shale {
@@ -34,7 +34,7 @@ constexpr SequenceNumber kMaxSequenceNumber = (uint64_t{1} << 56) - 1;
 constexpr size_t kInternalKeyTrailerBytes = 8;
 
 inline uint64_t PackSequenceAndType(SequenceNumber seq, ValueType t) {
-  assert(seq <= kMaxSequenceNumber);
+  SHALE_CHECK(seq <= kMaxSequenceNumber);
   return (seq << 8) | t;
 }
 
@@ -55,11 +55,11 @@ void AppendInternalKey(std::string* result, const ParsedInternalKey& key);
 
 // REQUIRES: internal_key.size() >= 8
 inline Slice ExtractUserKey(const Slice& internal_key) {
-  assert(internal_key.size() >= kInternalKeyTrailerBytes);
+  SHALE_CHECK(internal_key.size() >= kInternalKeyTrailerBytes);
   return Slice(internal_key.data(), internal_key.size() - kInternalKeyTrailerBytes);
 }
 inline uint64_t ExtractTrailer(const Slice& internal_key) {
-  assert(internal_key.size() >= kInternalKeyTrailerBytes);
+  SHALE_CHECK(internal_key.size() >= kInternalKeyTrailerBytes);
   return DecodeFixed64(internal_key.data() + internal_key.size() - kInternalKeyTrailerBytes);
 }
 inline SequenceNumber ExtractSequence(const Slice& internal_key) {
@@ -112,7 +112,7 @@ class InternalKey {
     return !rep_.empty();
   }
   Slice Encode() const {
-    assert(!rep_.empty());
+    SHALE_CHECK(!rep_.empty());
     return rep_;
   }
   Slice user_key() const { return ExtractUserKey(rep_); }

@@ -1,26 +1,25 @@
 #include "db/memtable_list.h"
 
-#include <cassert>
-
 #include "memtable/memtable.h"
+#include "util/check.h"
 
 namespace shale {
 
-MemTableList::~MemTableList() { assert(entries_.empty()); }
+MemTableList::~MemTableList() { SHALE_CHECK(entries_.empty()); }
 
 void MemTableList::Add(MemTable* mem, uint64_t id) {
-  assert(mem != nullptr);
-  assert(entries_.empty() || id > entries_.back().id);
+  SHALE_CHECK(mem != nullptr);
+  SHALE_CHECK(entries_.empty() || id > entries_.back().id);
   entries_.push_back(Entry{mem, id});
 }
 
 MemTable* MemTableList::oldest() const {
-  assert(!entries_.empty());
+  SHALE_CHECK(!entries_.empty());
   return entries_.front().mem;
 }
 
 uint64_t MemTableList::oldest_id() const {
-  assert(!entries_.empty());
+  SHALE_CHECK(!entries_.empty());
   return entries_.front().id;
 }
 
@@ -29,7 +28,7 @@ MemTable* MemTableList::second_oldest() const {
 }
 
 void MemTableList::RemoveOldest() {
-  assert(!entries_.empty());
+  SHALE_CHECK(!entries_.empty());
   MemTable* mem = entries_.front().mem;
   entries_.pop_front();
   mem->Unref();

@@ -4,11 +4,11 @@
 // SnapshotImpl objects; users hold const Snapshot* until ReleaseSnapshot.
 #pragma once
 
-#include <cassert>
 #include <vector>
 
 #include "db/dbformat.h"
 #include "shale/db.h"
+#include "util/check.h"
 
 namespace shale {
 
@@ -34,17 +34,17 @@ class SnapshotList {
     head_.prev_ = &head_;
     head_.next_ = &head_;
   }
-  ~SnapshotList() { assert(empty()); }
+  ~SnapshotList() { SHALE_CHECK(empty()); }
 
   bool empty() const { return head_.next_ == &head_; }
   SequenceNumber oldest_sequence() const {
-    assert(!empty());
+    SHALE_CHECK(!empty());
     return head_.next_->sequence_;
   }
 
   // REQUIRES: seq >= every live snapshot's sequence.
   SnapshotImpl* New(SequenceNumber seq) {
-    assert(empty() || head_.prev_->sequence_ <= seq);
+    SHALE_CHECK(empty() || head_.prev_->sequence_ <= seq);
     SnapshotImpl* s = new SnapshotImpl(seq);
     s->list_ = this;
     s->next_ = &head_;
@@ -54,7 +54,7 @@ class SnapshotList {
     return s;
   }
   void Delete(const SnapshotImpl* s) {
-    assert(s->list_ == this);
+    SHALE_CHECK(s->list_ == this);
     s->prev_->next_ = s->next_;
     s->next_->prev_ = s->prev_;
     delete s;

@@ -1,4 +1,5 @@
 #include "db/table_file_builder.h"
+#include "util/check.h"
 
 #include <algorithm>
 
@@ -9,7 +10,7 @@ TableFileBuilder::~TableFileBuilder() {
 }
 
 Status TableFileBuilder::Open(const std::string& path, uint64_t number) {
-  assert(builder_ == nullptr);
+  SHALE_CHECK(builder_ == nullptr);
   path_ = path;
   meta_ = FileMetaData();
   meta_.number = number;
@@ -26,7 +27,7 @@ Status TableFileBuilder::Open(const std::string& path, uint64_t number) {
 }
 
 void TableFileBuilder::Add(const Slice& internal_key, const Slice& value) {
-  assert(builder_ != nullptr);
+  SHALE_CHECK(builder_ != nullptr);
   if (builder_->NumEntries() == 0) meta_.smallest.DecodeFrom(internal_key);
   meta_.largest.DecodeFrom(internal_key);
   const SequenceNumber seq = ExtractSequence(internal_key);
@@ -36,8 +37,8 @@ void TableFileBuilder::Add(const Slice& internal_key, const Slice& value) {
 }
 
 Status TableFileBuilder::Finish() {
-  assert(builder_ != nullptr);
-  assert(builder_->NumEntries() > 0);
+  SHALE_CHECK(builder_ != nullptr);
+  SHALE_CHECK(builder_->NumEntries() > 0);
   Status s = builder_->Finish();
   meta_.file_size = builder_->FileSize();
   if (s.ok()) meta_.tail_size_bytes = builder_->TailSizeBytes();

@@ -6,11 +6,10 @@
 // nothing.
 #include "shale/write_batch.h"
 
-#include <cassert>
-
 #include "db/dbformat.h"
 #include "db/write_batch_internal.h"
 #include "memtable/memtable.h"
+#include "util/check.h"
 #include "util/coding.h"
 
 namespace shale {
@@ -125,27 +124,27 @@ uint32_t WriteBatch::Count() const { return WriteBatchInternal::Count(this); }
 uint64_t WriteBatch::Sequence() const { return WriteBatchInternal::Sequence(this); }
 
 Status WriteBatch::Iterate(Handler* handler) const {
-  assert(handler != nullptr);
+  SHALE_CHECK(handler != nullptr);
   return ParseRecords(rep_, handler);
 }
 
 uint32_t WriteBatchInternal::Count(const WriteBatch* batch) {
-  assert(batch->rep_.size() >= kHeaderBytes);
+  SHALE_CHECK(batch->rep_.size() >= kHeaderBytes);
   return DecodeFixed32(batch->rep_.data() + kCountOffset);
 }
 
 void WriteBatchInternal::SetCount(WriteBatch* batch, uint32_t n) {
-  assert(batch->rep_.size() >= kHeaderBytes);
+  SHALE_CHECK(batch->rep_.size() >= kHeaderBytes);
   EncodeFixed32(batch->rep_.data() + kCountOffset, n);
 }
 
 SequenceNumber WriteBatchInternal::Sequence(const WriteBatch* batch) {
-  assert(batch->rep_.size() >= kHeaderBytes);
+  SHALE_CHECK(batch->rep_.size() >= kHeaderBytes);
   return DecodeFixed64(batch->rep_.data());
 }
 
 void WriteBatchInternal::SetSequence(WriteBatch* batch, SequenceNumber seq) {
-  assert(batch->rep_.size() >= kHeaderBytes);
+  SHALE_CHECK(batch->rep_.size() >= kHeaderBytes);
   EncodeFixed64(batch->rep_.data(), seq);
 }
 
@@ -159,7 +158,7 @@ Status WriteBatchInternal::SetContents(WriteBatch* batch, const Slice& contents)
 
 Status WriteBatchInternal::InsertInto(const WriteBatch* batch, MemTable* memtable,
                                       bool concurrent) {
-  assert(!concurrent || memtable->allows_concurrent_add());
+  SHALE_CHECK(!concurrent || memtable->allows_concurrent_add());
   Status s = ParseRecords(batch->rep_, nullptr);  // validate all before inserting any
   if (!s.ok()) return s;
   const SequenceNumber first = Sequence(batch);
@@ -169,26 +168,26 @@ Status WriteBatchInternal::InsertInto(const WriteBatch* batch, MemTable* memtabl
   }
   MemTableInserter inserter(first, memtable, concurrent);
   s = ParseRecords(batch->rep_, &inserter);
-  assert(s.ok());  // the same bytes parsed cleanly above
+  SHALE_CHECK(s.ok());  // the same bytes parsed cleanly above
   return s;
 }
 
 void WriteBatchInternal::MarkBeginPrepare(WriteBatch* batch) {
-  assert(Count(batch) == 0);
+  SHALE_CHECK(Count(batch) == 0);
   SetCount(batch, 1);
   batch->rep_.push_back(static_cast<char>(kTagBeginPrepare));
 }
 
 void WriteBatchInternal::AppendMarker(WriteBatch* batch, uint8_t tag, const Slice& xid) {
-  assert(tag >= kTagEndPrepare && tag <= kTagRollback);
+  SHALE_CHECK(tag >= kTagEndPrepare && tag <= kTagRollback);
   SetCount(batch, Count(batch) + 1);
   batch->rep_.push_back(static_cast<char>(tag));
   PutLengthPrefixedSlice(&batch->rep_, xid);
 }
 
 void WriteBatchInternal::Append(WriteBatch* dst, const WriteBatch* src) {
-  assert(src->rep_.size() >= kHeaderBytes);
-  assert(dst->rep_.size() >= kHeaderBytes);
+  SHALE_CHECK(src->rep_.size() >= kHeaderBytes);
+  SHALE_CHECK(dst->rep_.size() >= kHeaderBytes);
   SetCount(dst, Count(dst) + Count(src));
   dst->rep_.append(src->rep_, kHeaderBytes, std::string::npos);
 }

@@ -1,8 +1,7 @@
 #include "db/write_thread.h"
 
-#include <cassert>
-
 #include "db/write_batch_internal.h"
+#include "util/check.h"
 #include "util/mutexlock.h"
 
 namespace shale {
@@ -53,7 +52,7 @@ static bool JoinsGroupOf(const WriteThread::Writer* first, const WriteThread::Wr
 WriteBatch* WriteThread::BuildBatchGroup(Writer* leader, WriteGroup* group) {
   db_mutex_->AssertHeld();
   std::deque<Writer*>& queue = *leader->queue;
-  assert(IsLeader(leader) && leader->batch != nullptr);
+  SHALE_CHECK(IsLeader(leader) && leader->batch != nullptr);
   WriteBatch* scratch = &queue == &writers_ ? &main_scratch_ : &wal_only_scratch_;
   WriteBatch* result = leader->batch;
   size_t size = WriteBatchInternal::ByteSize(leader->batch);
@@ -66,7 +65,7 @@ WriteBatch* WriteThread::BuildBatchGroup(Writer* leader, WriteGroup* group) {
     if (size > max_size) break;
     if (result == leader->batch) {
       result = scratch;
-      assert(WriteBatchInternal::Count(result) == 0);
+      SHALE_CHECK(WriteBatchInternal::Count(result) == 0);
       WriteBatchInternal::Append(result, leader->batch);
     }
     WriteBatchInternal::Append(result, w->batch);
@@ -108,7 +107,7 @@ void WriteThread::EnterMemtableStage(Writer* w, WriteGroup* group) {
 
 void WriteThread::LeaveMemtableStage(WriteGroup* group) {
   db_mutex_->AssertHeld();
-  assert(memtable_stage_.front() == group);
+  SHALE_CHECK(memtable_stage_.front() == group);
   (void)group;
   memtable_stage_.pop_front();
   if (!memtable_stage_.empty()) WakeWriter(memtable_stage_.front()->writers.front());

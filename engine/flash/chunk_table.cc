@@ -1,8 +1,8 @@
 // ChunkTable: the open-channel chunk rules as pure state (chunk_table.h).
 #include "flash/chunk_table.h"
+#include "util/check.h"
 
 #include <algorithm>
-#include <cassert>
 
 namespace shale::flash {
 
@@ -20,7 +20,7 @@ std::string StateArticle(ChunkState state) {
 
 ChunkTable::ChunkTable(const FlashGeometry& geometry)
     : geometry_(geometry), chunks_(geometry.chunks()) {
-  assert(geometry.Invalid().empty());
+  SHALE_CHECK(geometry.Invalid().empty());
 }
 
 std::vector<ChunkDescriptor> ChunkTable::Report() const {
@@ -31,7 +31,7 @@ std::vector<ChunkDescriptor> ChunkTable::Report() const {
 }
 
 void ChunkTable::MarkFactoryBad(uint32_t chunk) {
-  assert(chunk < chunks_.size());
+  SHALE_CHECK(chunk < chunks_.size());
   Chunk& c = chunks_[chunk];
   if (c.d.state == ChunkState::kOpen) --open_chunks_;
   c.d.state = ChunkState::kOffline;
@@ -40,7 +40,7 @@ void ChunkTable::MarkFactoryBad(uint32_t chunk) {
 }
 
 void ChunkTable::Restore(uint32_t chunk, const ChunkDescriptor& d, bool grown_bad) {
-  assert(chunk < chunks_.size());
+  SHALE_CHECK(chunk < chunks_.size());
   Chunk& c = chunks_[chunk];
   if (c.d.state == ChunkState::kOpen) --open_chunks_;
   c.d = d;
@@ -84,7 +84,7 @@ std::string ChunkTable::CheckWrite(uint32_t chunk, uint32_t sector, uint32_t cou
 
 void ChunkTable::ApplyWrite(uint32_t chunk, uint32_t count) {
   Chunk& c = chunks_[chunk];
-  assert(c.d.state == ChunkState::kFree || c.d.state == ChunkState::kOpen);
+  SHALE_CHECK(c.d.state == ChunkState::kFree || c.d.state == ChunkState::kOpen);
   if (c.d.state == ChunkState::kFree) {
     c.d.state = ChunkState::kOpen;
     ++open_chunks_;
@@ -102,7 +102,7 @@ void ChunkTable::ApplyWrite(uint32_t chunk, uint32_t count) {
 
 void ChunkTable::ApplyProgramFailure(uint32_t chunk) {
   Chunk& c = chunks_[chunk];
-  assert(c.d.state == ChunkState::kFree || c.d.state == ChunkState::kOpen);
+  SHALE_CHECK(c.d.state == ChunkState::kFree || c.d.state == ChunkState::kOpen);
   if (c.d.state == ChunkState::kOpen) --open_chunks_;
   c.d.state = ChunkState::kClosed;
   c.cache_start = c.d.write_pointer;
@@ -146,7 +146,7 @@ bool ChunkTable::ResetWillFail(uint32_t chunk) const {
 
 void ChunkTable::ApplyReset(uint32_t chunk, bool failed) {
   Chunk& c = chunks_[chunk];
-  assert(c.d.state != ChunkState::kOffline);
+  SHALE_CHECK(c.d.state != ChunkState::kOffline);
   if (c.d.state == ChunkState::kOpen) --open_chunks_;
   c.d.state = failed ? ChunkState::kOffline : ChunkState::kFree;
   c.d.write_pointer = 0;
@@ -159,7 +159,7 @@ void ChunkTable::ApplyReset(uint32_t chunk, bool failed) {
 
 void ChunkTable::ApplyPowerLoss(uint32_t chunk, uint32_t write_pointer) {
   Chunk& c = chunks_[chunk];
-  assert(write_pointer >= c.cache_start && write_pointer <= c.d.write_pointer);
+  SHALE_CHECK(write_pointer >= c.cache_start && write_pointer <= c.d.write_pointer);
   c.d.write_pointer = write_pointer;
   c.cache_start = write_pointer;
   if (c.d.state == ChunkState::kOpen && write_pointer == 0) {

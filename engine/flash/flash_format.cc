@@ -1,8 +1,8 @@
 #include "flash/flash_format.h"
 
-#include <cassert>
 #include <cstring>
 
+#include "util/check.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 
@@ -115,7 +115,7 @@ std::string EncodeTruncate(uint64_t new_size) {
 bool DecodeTruncate(Slice in, uint64_t* new_size) { return GetFixed64(&in, new_size); }
 
 void SectorBatch::Add(const SectorTag& tag, Slice payload) {
-  assert(payload.size() <= sector_bytes_);
+  SHALE_CHECK(payload.size() <= sector_bytes_);
   kinds_[static_cast<size_t>(tag.kind)]++;
   const size_t data_at = data_.size();
   data_.resize(data_at + sector_bytes_, '\0');

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "shale/env.h"
+#include "util/check.h"
 
 namespace shale {
 
@@ -33,7 +34,7 @@ Arena::Arena(size_t block_bytes, Runtime* huge_page_advisor)
 }
 
 char* Arena::AllocateAligned(size_t bytes) {
-  assert(bytes > 0);
+  SHALE_CHECK(bytes > 0);
   static_assert((kAlignBytes & (kAlignBytes - 1)) == 0, "alignment must be a power of two");
   const size_t misalign = reinterpret_cast<uintptr_t>(alloc_ptr_) & (kAlignBytes - 1);
   const size_t slop = misalign == 0 ? 0 : kAlignBytes - misalign;
@@ -46,7 +47,7 @@ char* Arena::AllocateAligned(size_t bytes) {
   } else {
     result = AllocateFallback(bytes);  // new blocks are aligned
   }
-  assert((reinterpret_cast<uintptr_t>(result) & (kAlignBytes - 1)) == 0);
+  SHALE_CHECK((reinterpret_cast<uintptr_t>(result) & (kAlignBytes - 1)) == 0);
   return result;
 }
 
@@ -72,7 +73,7 @@ char* Arena::AllocateNewBlock(size_t block_bytes) {
   blocks_.push_back(std::make_unique_for_overwrite<char[]>(block_bytes));
   memory_usage_bytes_.fetch_add(block_bytes + sizeof(blocks_.back()), std::memory_order_relaxed);
   char* block = blocks_.back().get();
-  assert((reinterpret_cast<uintptr_t>(block) & (kAlignBytes - 1)) == 0);
+  SHALE_CHECK((reinterpret_cast<uintptr_t>(block) & (kAlignBytes - 1)) == 0);
   return block;
 }
 

@@ -23,10 +23,10 @@
 #pragma once
 
 #include <atomic>
-#include <cassert>
 #include <cstddef>
 #include <memory>
 #include <vector>
+#include "util/check.h"
 
 namespace shale {
 
@@ -80,7 +80,7 @@ class Arena {
 };
 
 inline char* Arena::Allocate(size_t bytes) {
-  assert(bytes > 0);
+  SHALE_CHECK(bytes > 0);
   if (bytes <= alloc_remaining_bytes_) {
     char* result = alloc_ptr_;
     alloc_ptr_ += bytes;

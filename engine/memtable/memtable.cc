@@ -1,6 +1,5 @@
 #include "memtable/memtable.h"
 
-#include <cassert>
 #include <cstring>
 
 #include "memtable/arena.h"
@@ -20,7 +19,7 @@ inline Slice DecodeEntryKey(const char* entry) {
   if (first < 0x80) return Slice(entry + 1, first);  // keys under 128 bytes
   uint32_t len = 0;
   const char* p = GetVarint32Ptr(entry, entry + 5, &len);
-  assert(p != nullptr);
+  SHALE_CHECK(p != nullptr);
   return Slice(p, len);
 }
 
@@ -29,7 +28,7 @@ inline Slice DecodeEntryValue(const Slice& key) {
   const char* p = key.data() + key.size();
   uint32_t len = 0;
   p = GetVarint32Ptr(p, p + 5, &len);
-  assert(p != nullptr);
+  SHALE_CHECK(p != nullptr);
   return Slice(p, len);
 }
 
@@ -65,7 +64,7 @@ inline void EncodeEntry(char* entry, size_t entry_bytes, SequenceNumber seq, Val
   p += kInternalKeyTrailerBytes;
   p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
   if (!value.empty()) std::memcpy(p, value.data(), value.size());
-  assert(p + value.size() == entry + entry_bytes);
+  SHALE_CHECK(p + value.size() == entry + entry_bytes);
   (void)entry_bytes;
 }
 
@@ -112,7 +111,7 @@ class MemTableIterator final : public Iterator {
   static constexpr size_t kInlineBytes = 64;
 
   const char* EncodeSeekKey(const Slice& target) {
-    assert(target.size() >= kInternalKeyTrailerBytes);
+    SHALE_CHECK(target.size() >= kInternalKeyTrailerBytes);
     const size_t needed = target.size() + 5;
     char* dst = seek_inline_;
     if (needed > kInlineBytes) {
@@ -134,11 +133,11 @@ class MemTableIterator final : public Iterator {
 MemTable::MemTable(const InternalKeyComparator& comparator, const MemTableOptions& options)
     : rep_(std::make_unique<Rep>(comparator, options)), concurrent_mu_(options.concurrent_mu) {}
 
-MemTable::~MemTable() { assert(refs_.load(std::memory_order_relaxed) == 0); }
+MemTable::~MemTable() { SHALE_CHECK(refs_.load(std::memory_order_relaxed) == 0); }
 
 void MemTable::Unref() {
   const int before = refs_.fetch_sub(1, std::memory_order_acq_rel);
-  assert(before >= 1);
+  SHALE_CHECK(before >= 1);
   if (before == 1) delete this;
 }
 
@@ -159,7 +158,7 @@ void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& key, const S
 
 void MemTable::AddConcurrently(SequenceNumber seq, ValueType type, const Slice& key,
                                const Slice& value) {
-  assert(concurrent_mu_ != nullptr);
+  SHALE_CHECK(concurrent_mu_ != nullptr);
   SHALE_CHECK(seq <= kMaxSequenceNumber);
   SHALE_CHECK(type == kTypeValue || type == kTypeDeletion);
   const size_t entry_bytes = EntryBytes(key, value);
@@ -181,7 +180,7 @@ void MemTable::CountEntry(SequenceNumber seq, ValueType type) {
   SequenceNumber first = first_seq_.load(std::memory_order_relaxed);
   while (seq < first && !first_seq_.compare_exchange_weak(first, seq, std::memory_order_relaxed)) {
   }
-  assert(first_seq_.load(std::memory_order_relaxed) <= seq);
+  SHALE_CHECK(first_seq_.load(std::memory_order_relaxed) <= seq);
 }
 
 bool MemTable::Get(const LookupKey& key, std::string* value, Status* s) {
@@ -194,14 +193,14 @@ bool MemTable::Get(const LookupKey& key, std::string* value, Status* s) {
   const Slice entry_key = DecodeEntryKey(iter.key());
   const Comparator* ucmp = rep_->icmp.user_comparator();
   if (ucmp->Compare(ExtractUserKey(entry_key), key.user_key()) != 0) return false;
-  assert(ExtractSequence(entry_key) <= ExtractSequence(key.internal_key()));
+  SHALE_CHECK(ExtractSequence(entry_key) <= ExtractSequence(key.internal_key()));
   const ValueType type = static_cast<ValueType>(ExtractTrailer(entry_key) & 0xff);
   if (type == kTypeValue) {
     const Slice v = DecodeEntryValue(entry_key);
     value->assign(v.data(), v.size());
     *s = Status::OK();
   } else {
-    assert(type == kTypeDeletion);
+    SHALE_CHECK(type == kTypeDeletion);
     *s = Status::NotFound();
   }
   return true;

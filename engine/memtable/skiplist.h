@@ -28,11 +28,11 @@
 #pragma once
 
 #include <atomic>
-#include <cassert>
 #include <cstdint>
 #include <new>
 
 #include "memtable/arena.h"
+#include "util/check.h"
 #include "util/random.h"
 
 namespace shale {
@@ -92,17 +92,17 @@ class SkipList {
     bool Valid() const { return node_ != nullptr; }
     // REQUIRES: Valid()
     const Key& key() const {
-      assert(Valid());
+      SHALE_CHECK(Valid());
       return node_->key;
     }
     // REQUIRES: Valid()
     void Next() {
-      assert(Valid());
+      SHALE_CHECK(Valid());
       node_ = node_->Next(0);
     }
     // REQUIRES: Valid(). No back links: searches for the last node < key().
     void Prev() {
-      assert(Valid());
+      SHALE_CHECK(Valid());
       node_ = list_->FindLessThan(node_->key);
       if (node_ == list_->head_) node_ = nullptr;
     }
@@ -201,18 +201,18 @@ struct SkipList<Key, Cmp>::Node {
   explicit Node(const Key& k) : key(k) {}
 
   Node* Next(int level) const {
-    assert(level >= 0);
+    SHALE_CHECK(level >= 0);
     return next_[level].load(std::memory_order_acquire);
   }
   void SetNext(int level, Node* x) {
-    assert(level >= 0);
+    SHALE_CHECK(level >= 0);
     next_[level].store(x, std::memory_order_release);
   }
   Node* NoBarrierNext(int level) const { return next_[level].load(std::memory_order_relaxed); }
   // Replaces the link expected with x; on success publishes x (release).
   // Returns false, changing nothing, if the link is no longer expected.
   bool CasNext(int level, Node* expected, Node* x) {
-    assert(level >= 0);
+    SHALE_CHECK(level >= 0);
     return next_[level].compare_exchange_strong(expected, x, std::memory_order_release,
                                                 std::memory_order_relaxed);
   }
@@ -232,7 +232,7 @@ SkipList<Key, Cmp>::SkipList(Cmp cmp, Arena* arena)
 
 template <typename Key, class Cmp>
 typename SkipList<Key, Cmp>::Node* SkipList<Key, Cmp>::NewNode(const Key& key, int height) {
-  assert(height >= 1 && height <= kMaxHeight);
+  SHALE_CHECK(height >= 1 && height <= kMaxHeight);
   return ConstructNode(arena_->AllocateAligned(NodeBytes(height)), key, height);
 }
 
@@ -250,7 +250,7 @@ template <typename Key, class Cmp>
 int SkipList<Key, Cmp>::RandomHeight() {
   int height = 1;
   while (height < kMaxHeight && rnd_.OneIn(kBranching)) height++;
-  assert(height >= 1 && height <= kMaxHeight);
+  SHALE_CHECK(height >= 1 && height <= kMaxHeight);
   return height;
 }
 
@@ -301,7 +301,7 @@ typename SkipList<Key, Cmp>::Node* SkipList<Key, Cmp>::FindLessThan(const Key& k
   Node* x = head_;
   int level = GetMaxHeight() - 1;
   while (true) {
-    assert(x == head_ || cmp_(x->key, key) < 0);
+    SHALE_CHECK(x == head_ || cmp_(x->key, key) < 0);
     Node* next = x->Next(level);
     if (next != nullptr && cmp_(next->key, key) < 0) {
       x = next;
@@ -331,7 +331,7 @@ typename SkipList<Key, Cmp>::Node* SkipList<Key, Cmp>::FindLast() const {
 
 template <typename Key, class Cmp>
 void SkipList<Key, Cmp>::Insert(const Key& key) {
-  assert(pending_node_ == nullptr);
+  SHALE_CHECK(pending_node_ == nullptr);
   const int height = RandomHeight();
   LinkNode(NewNode(key, height), height);
 }
@@ -346,7 +346,7 @@ char* SkipList<Key, Cmp>::AllocatePayload(size_t payload_bytes) {
 
 template <typename Key, class Cmp>
 void SkipList<Key, Cmp>::InsertPayload(const Key& key) {
-  assert(pending_node_ != nullptr);
+  SHALE_CHECK(pending_node_ != nullptr);
   Node* x = ConstructNode(pending_node_, key, pending_height_);
   pending_node_ = nullptr;
   LinkNode(x, pending_height_);
@@ -356,7 +356,7 @@ template <typename Key, class Cmp>
 void SkipList<Key, Cmp>::LinkNode(Node* x, int height) {
   const Key& key = x->key;
   Node* prev[kMaxHeight];
-  Node* next[kMaxHeight];
+  Node* next[kMaxHeight] = {};  // the checks read next[0]; gcc cannot see it is set
   const int max_height = GetMaxHeight();
   if (splice_height_ == max_height && SpliceBrackets(key)) {
     for (int i = 0; i < max_height; i++) {
@@ -367,7 +367,7 @@ void SkipList<Key, Cmp>::LinkNode(Node* x, int height) {
     next[0] = FindGreaterOrEqual(key, prev);
     for (int i = 1; i < max_height; i++) next[i] = prev[i]->NoBarrierNext(i);
   }
-  assert(next[0] == nullptr || cmp_(key, next[0]->key) != 0);  // duplicates are not allowed
+  SHALE_CHECK(next[0] == nullptr || cmp_(key, next[0]->key) != 0);  // duplicates are not allowed
   if (height > max_height) {
     for (int i = max_height; i < height; i++) {
       prev[i] = head_;
@@ -383,8 +383,8 @@ void SkipList<Key, Cmp>::LinkNode(Node* x, int height) {
     x->NoBarrierSetNext(i, next[i]);
     prev[i]->SetNext(i, x);
   }
-  assert(prev[0] == head_ || cmp_(prev[0]->key, key) < 0);
-  assert(x->Next(0) == nullptr || cmp_(key, x->Next(0)->key) < 0);
+  SHALE_CHECK(prev[0] == head_ || cmp_(prev[0]->key, key) < 0);
+  SHALE_CHECK(x->Next(0) == nullptr || cmp_(key, x->Next(0)->key) < 0);
   // The splice for the next insert: x at its levels, the old neighbours above.
   splice_height_ = height > max_height ? height : max_height;
   for (int i = 0; i < splice_height_; i++) {
@@ -401,7 +401,7 @@ typename SkipList<Key, Cmp>::Reservation SkipList<Key, Cmp>::ReserveNode(size_t 
 
 template <typename Key, class Cmp>
 typename SkipList<Key, Cmp>::Reservation SkipList<Key, Cmp>::AllocateNode(size_t payload_bytes) {
-  assert(pending_node_ == nullptr);  // no AllocatePayload waiting for its InsertPayload
+  SHALE_CHECK(pending_node_ == nullptr);  // no AllocatePayload waiting for its InsertPayload
   Reservation r;
   r.height = RandomHeight();
   const size_t node_bytes = NodeBytes(r.height);
@@ -412,8 +412,8 @@ typename SkipList<Key, Cmp>::Reservation SkipList<Key, Cmp>::AllocateNode(size_t
 
 template <typename Key, class Cmp>
 void SkipList<Key, Cmp>::InsertConcurrently(const Reservation& r, const Key& key) {
-  assert(r.node_mem != nullptr);
-  assert(r.height >= 1 && r.height <= kMaxHeight);
+  SHALE_CHECK(r.node_mem != nullptr);
+  SHALE_CHECK(r.height >= 1 && r.height <= kMaxHeight);
   LinkNodeConcurrently(ConstructNode(r.node_mem, key, r.height), r.height);
 }
 
@@ -423,18 +423,18 @@ void SkipList<Key, Cmp>::RaiseMaxHeight(int height) {
   while (height > current &&
          !max_height_.compare_exchange_weak(current, height, std::memory_order_relaxed)) {
   }
-  assert(max_height_.load(std::memory_order_relaxed) >= height);
+  SHALE_CHECK(max_height_.load(std::memory_order_relaxed) >= height);
 }
 
 template <typename Key, class Cmp>
 void SkipList<Key, Cmp>::FindSpliceForLevel(const Key& key, Node* before, int level, Node** prev,
                                             Node** next) const {
-  assert(before == head_ || cmp_(before->key, key) < 0);
+  SHALE_CHECK(before == head_ || cmp_(before->key, key) < 0);
   Node* x = before;
   while (true) {
     Node* after = x->Next(level);
     if (!KeyIsAfterNode(key, after)) {
-      assert(after == nullptr || cmp_(key, after->key) != 0);  // duplicates are not allowed
+      SHALE_CHECK(after == nullptr || cmp_(key, after->key) != 0);  // duplicates are not allowed
       *prev = x;
       *next = after;
       return;
@@ -476,7 +476,7 @@ void SkipList<Key, Cmp>::LinkNodeConcurrently(Node* x, int height) {
       FindSpliceForLevel(key, prev[i], i, &prev[i], &next[i]);
     }
   }
-  assert(x->Next(0) == nullptr || cmp_(key, x->Next(0)->key) < 0);
+  SHALE_CHECK(x->Next(0) == nullptr || cmp_(key, x->Next(0)->key) < 0);
 }
 
 template <typename Key, class Cmp>

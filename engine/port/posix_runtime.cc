@@ -5,13 +5,13 @@
 #include <time.h>
 
 #include <atomic>
-#include <cassert>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
 #include "port/posix_env.h"
+#include "util/check.h"
 
 namespace shale {
 
@@ -35,7 +35,7 @@ class PosixMutex final : public Mutex {
     mu_.unlock();
   }
   void AssertHeld() override {
-    assert(owner_.load(std::memory_order_relaxed) == std::this_thread::get_id());
+    SHALE_CHECK(owner_.load(std::memory_order_relaxed) == std::this_thread::get_id());
   }
 
  private:
@@ -94,7 +94,7 @@ class PosixThread final : public Thread {
           fn();
         }) {}
   // Destroying an unjoined thread is a bug; std::thread also terminates.
-  ~PosixThread() override { assert(!thread_.joinable()); }
+  ~PosixThread() override { SHALE_CHECK(!thread_.joinable()); }
   void Join() override { thread_.join(); }
 
  private:
@@ -107,7 +107,8 @@ std::unique_ptr<Mutex> PosixRuntime::NewMutex() { return std::make_unique<PosixM
 
 std::unique_ptr<CondVar> PosixRuntime::NewCondVar(Mutex* mu) {
   // One per write (each writer waits on its own): checked in debug builds only.
-  assert(dynamic_cast<PosixMutex*>(mu) != nullptr && "CondVar needs a Mutex from the same Runtime");
+  SHALE_CHECK(dynamic_cast<PosixMutex*>(mu) != nullptr &&
+              "CondVar needs a Mutex from the same Runtime");
   auto* posix_mu = static_cast<PosixMutex*>(mu);
   return std::make_unique<PosixCondVar>(posix_mu, clock_);
 }
@@ -134,7 +135,7 @@ inline void CpuRelax() {
 }  // namespace
 
 void PosixRuntime::AdviseHugePages(char* memory, size_t bytes) {
-  assert(reinterpret_cast<uintptr_t>(memory) % kHugePageBytes == 0);
+  SHALE_CHECK(reinterpret_cast<uintptr_t>(memory) % kHugePageBytes == 0);
   // A hint: where transparent huge pages are off (or not built in), the
   // call fails and the memory keeps its normal pages.
   (void)madvise(memory, bytes, MADV_HUGEPAGE);

@@ -1,8 +1,8 @@
 #include "table/block.h"
 
 #include <algorithm>
-#include <cassert>
 
+#include "util/check.h"
 #include "util/coding.h"
 
 namespace shale {
@@ -46,7 +46,7 @@ inline const char* DecodeEntry(const char* p, const char* limit, uint32_t* share
 
 void BlockIter::Init(const Comparator* comparator, const char* data, uint32_t restarts_offset,
                      uint32_t num_restarts, size_t min_key_bytes) {
-  assert(num_restarts >= 1);
+  SHALE_CHECK(num_restarts >= 1);
   comparator_ = comparator;
   min_key_bytes_ = min_key_bytes;
   data_ = data;
@@ -65,7 +65,7 @@ void BlockIter::InitError(const Status& status) {
 }
 
 uint32_t BlockIter::RestartPoint(uint32_t index) const {
-  assert(index < num_restarts_);
+  SHALE_CHECK(index < num_restarts_);
   return DecodeFixed32(data_ + restarts_ + index * sizeof(uint32_t));
 }
 
@@ -141,12 +141,12 @@ void BlockIter::SeekToLast() {
 }
 
 void BlockIter::Next() {
-  assert(Valid());
+  SHALE_CHECK(Valid());
   ParseNextEntry();
 }
 
 void BlockIter::Prev() {
-  assert(Valid());
+  SHALE_CHECK(Valid());
   const uint32_t original = current_;
   while (RestartPoint(restart_index_) >= original) {
     if (restart_index_ == 0) return MarkInvalid();  // before the first entry

@@ -1,7 +1,6 @@
 #include "table/block_builder.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstdint>
 
 #include "util/check.h"
@@ -10,7 +9,7 @@
 namespace shale {
 
 BlockBuilder::BlockBuilder(int restart_interval) : restart_interval_(restart_interval) {
-  assert(restart_interval_ >= 1);
+  SHALE_CHECK(restart_interval_ >= 1);
   restarts_.push_back(0);
 }
 
@@ -28,8 +27,8 @@ size_t BlockBuilder::CurrentSizeEstimate() const {
 }
 
 void BlockBuilder::Add(const Slice& key, const Slice& value) {
-  assert(!finished_);
-  assert(counter_ <= restart_interval_);
+  SHALE_CHECK(!finished_);
+  SHALE_CHECK(counter_ <= restart_interval_);
   size_t shared = 0;
   if (counter_ < restart_interval_) {
     const size_t limit = std::min(last_key_.size(), key.size());
@@ -46,7 +45,7 @@ void BlockBuilder::Add(const Slice& key, const Slice& value) {
   buffer_.append(value.data(), value.size());
   last_key_.resize(shared);
   last_key_.append(key.data() + shared, non_shared);
-  assert(Slice(last_key_) == key);
+  SHALE_CHECK(Slice(last_key_) == key);
   counter_++;
 }
 

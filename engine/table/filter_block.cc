@@ -1,8 +1,8 @@
 #include "table/filter_block.h"
 
 #include <algorithm>
-#include <cassert>
 
+#include "util/check.h"
 #include "util/hash.h"
 
 namespace shale {
@@ -32,7 +32,7 @@ int BloomNumProbes(int bits_per_key) {
 
 BloomFilterBuilder::BloomFilterBuilder(int bits_per_key)
     : bits_per_key_(bits_per_key), num_probes_(BloomNumProbes(bits_per_key)) {
-  assert(bits_per_key_ >= 1);
+  SHALE_CHECK(bits_per_key_ >= 1);
 }
 
 void BloomFilterBuilder::AddKey(const Slice& user_key) {

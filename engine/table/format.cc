@@ -1,7 +1,6 @@
 #include "table/format.h"
 
-#include <cassert>
-
+#include "util/check.h"
 #include "util/coding.h"
 #include "util/compression.h"
 #include "util/crc32c.h"
@@ -26,16 +25,16 @@ void Footer::EncodeTo(std::string* dst) const {
   const size_t start = dst->size();
   metaindex_handle.EncodeTo(dst);
   index_handle.EncodeTo(dst);
-  assert(dst->size() - start <= kHandlesBytes);
+  SHALE_CHECK(dst->size() - start <= kHandlesBytes);
   dst->resize(start + kHandlesBytes, '\0');
   PutFixed32(dst, kShaleTableFormatVersion);
   PutFixed32(dst, crc32c::Mask(crc32c::Value(dst->data() + start, kFooterCrcOffset)));
   PutFixed64(dst, kShaleTableMagicNumber);
-  assert(dst->size() - start == kEncodedLength);
+  SHALE_CHECK(dst->size() - start == kEncodedLength);
 }
 
 Status Footer::DecodeFrom(const Slice& input) {
-  assert(input.size() == kEncodedLength);
+  SHALE_CHECK(input.size() == kEncodedLength);
   const char* base = input.data();
   if (DecodeFixed64(base + kFooterCrcOffset + 4) != kShaleTableMagicNumber) {
     return Status::Corruption("not a Shale table (bad magic number)");

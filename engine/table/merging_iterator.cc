@@ -14,12 +14,12 @@
 // (k = current key), which for distinct keys is LevelDB's rule.
 #include "table/merging_iterator.h"
 
-#include <cassert>
 #include <memory>
 #include <utility>
 #include <vector>
 
 #include "db/dbformat.h"
+#include "util/check.h"
 #include "util/iterator_wrapper.h"
 
 namespace shale {
@@ -31,10 +31,10 @@ template <typename Cmp>
 class MergingIterator final : public Iterator {
  public:
   MergingIterator(const Cmp* cmp, Iterator** children, int n) : cmp_(cmp) {
-    assert(n >= 0);
+    SHALE_CHECK(n >= 0);
     children_.reserve(static_cast<size_t>(n));
     for (int i = 0; i < n; i++) {
-      assert(children[i] != nullptr);
+      SHALE_CHECK(children[i] != nullptr);
       children_.emplace_back(children[i]);
     }
     heap_.reserve(static_cast<size_t>(n));
@@ -60,14 +60,14 @@ class MergingIterator final : public Iterator {
   }
 
   void Next() override {
-    assert(Valid());
+    SHALE_CHECK(Valid());
     if (direction_ != Direction::kForward) SwitchToForward();
     IteratorWrapper& top = children_[static_cast<size_t>(heap_[0])];
     top.Next();
     FixTop(top.Valid());
   }
   void Prev() override {
-    assert(Valid());
+    SHALE_CHECK(Valid());
     if (direction_ != Direction::kReverse) SwitchToReverse();
     IteratorWrapper& top = children_[static_cast<size_t>(heap_[0])];
     top.Prev();
@@ -75,11 +75,11 @@ class MergingIterator final : public Iterator {
   }
 
   Slice key() const override {
-    assert(Valid());
+    SHALE_CHECK(Valid());
     return current()->key();
   }
   Slice value() const override {
-    assert(Valid());
+    SHALE_CHECK(Valid());
     return current()->value();
   }
   Status status() const override {
@@ -153,7 +153,7 @@ class MergingIterator final : public Iterator {
       }
     }
     Rebuild(Direction::kForward);
-    assert(heap_[0] == cur);
+    SHALE_CHECK(heap_[0] == cur);
   }
 
   // REQUIRES: Valid(), direction kForward.
@@ -174,7 +174,7 @@ class MergingIterator final : public Iterator {
       }
     }
     Rebuild(Direction::kReverse);
-    assert(heap_[0] == cur);
+    SHALE_CHECK(heap_[0] == cur);
   }
 
   const Cmp* const cmp_;

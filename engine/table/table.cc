@@ -1,11 +1,10 @@
 #include "table/table.h"
 
-#include <cassert>
-
 #include "table/block.h"
 #include "table/filter_block.h"
 #include "table/format.h"
 #include "table/two_level_iterator.h"
+#include "util/check.h"
 #include "util/coding.h"
 #include "util/probes.h"
 
@@ -184,7 +183,7 @@ static Status ReadTail(const RandomAccessFileReader& file, uint64_t file_size, u
 
 Status Table::Open(const TableOptions& options, std::unique_ptr<RandomAccessFileReader> file,
                    uint64_t file_size, uint64_t tail_size_bytes, std::unique_ptr<Table>* table) {
-  assert(options.comparator != nullptr);
+  SHALE_CHECK(options.comparator != nullptr);
   table->reset();
   if (file_size < Footer::kEncodedLength) {
     return Status::Corruption("file too short to be a table", file->path());

@@ -1,7 +1,5 @@
 #include "table/table_builder.h"
 
-#include <cassert>
-
 #include "db/dbformat.h"
 #include "table/block_builder.h"
 #include "table/filter_block.h"
@@ -19,7 +17,7 @@ struct TableBuilder::Rep {
         offset(f->GetFileSize()),
         data_block(opts.block_restart_interval),
         index_block(1) {
-    assert(options.comparator != nullptr);
+    SHALE_CHECK(options.comparator != nullptr);
     if (options.bloom_bits_per_key > 0) {
       filter = std::make_unique<BloomFilterBuilder>(options.bloom_bits_per_key);
     }
@@ -80,26 +78,26 @@ struct TableBuilder::Rep {
 TableBuilder::TableBuilder(const TableOptions& options, WritableFileWriter* file)
     : rep_(std::make_unique<Rep>(options, file)) {}
 
-TableBuilder::~TableBuilder() { assert(rep_->closed); }
+TableBuilder::~TableBuilder() { SHALE_CHECK(rep_->closed); }
 
 Status TableBuilder::status() const { return rep_->status; }
 uint64_t TableBuilder::NumEntries() const { return rep_->props.num_entries; }
 uint64_t TableBuilder::FileSize() const { return rep_->offset; }
 
 void TableBuilder::PlantFilterSkipsFirstKey() {
-  assert(rep_->props.num_entries == 0);
+  SHALE_CHECK(rep_->props.num_entries == 0);
   rep_->plant_filter_skips_first_key = true;
 }
 
 uint64_t TableBuilder::TailSizeBytes() const {
-  assert(rep_->closed && rep_->status.ok());
-  assert(rep_->tail_start_offset < rep_->offset);
+  SHALE_CHECK(rep_->closed && rep_->status.ok());
+  SHALE_CHECK(rep_->tail_start_offset < rep_->offset);
   return rep_->offset - rep_->tail_start_offset;
 }
 
 void TableBuilder::Add(const Slice& internal_key, const Slice& value) {
   Rep* r = rep_.get();
-  assert(!r->closed);
+  SHALE_CHECK(!r->closed);
   if (!r->status.ok()) return;
   ParsedInternalKey parsed;
   if (!ParseInternalKey(internal_key, &parsed)) {
@@ -140,7 +138,7 @@ void TableBuilder::Add(const Slice& internal_key, const Slice& value) {
 void TableBuilder::Rep::FlushDataBlock() {
   Rep* r = this;
   if (!r->status.ok() || r->data_block.empty()) return;
-  assert(!r->pending_index_entry);
+  SHALE_CHECK(!r->pending_index_entry);
   const Slice contents = r->data_block.Finish();
   WriteBlock(contents, &r->pending_handle);
   r->data_block.Reset();
@@ -152,7 +150,7 @@ void TableBuilder::Rep::FlushDataBlock() {
 
 Status TableBuilder::Finish() {
   Rep* r = rep_.get();
-  assert(!r->closed);
+  SHALE_CHECK(!r->closed);
   r->FlushDataBlock();
   r->closed = true;
   r->tail_start_offset = r->offset;
@@ -202,7 +200,7 @@ Status TableBuilder::Finish() {
 }
 
 void TableBuilder::Abandon() {
-  assert(!rep_->closed);
+  SHALE_CHECK(!rep_->closed);
   rep_->closed = true;
 }
 

@@ -1,9 +1,9 @@
 #include "table/two_level_iterator.h"
 
-#include <cassert>
 #include <memory>
 #include <string>
 
+#include "util/check.h"
 #include "util/iterator_wrapper.h"
 
 namespace shale {
@@ -48,21 +48,21 @@ class TwoLevelIterator final : public Iterator {
     SkipEmptyBackward();
   }
   void Next() override {
-    assert(Valid());
+    SHALE_CHECK(Valid());
     data_.Next();
     if (!data_.Valid()) SkipEmptyForward();
   }
   void Prev() override {
-    assert(Valid());
+    SHALE_CHECK(Valid());
     data_.Prev();
     if (!data_.Valid()) SkipEmptyBackward();
   }
   Slice key() const override {
-    assert(Valid());
+    SHALE_CHECK(Valid());
     return data_.key();
   }
   Slice value() const override {
-    assert(Valid());
+    SHALE_CHECK(Valid());
     return data_.value();
   }
   Status status() const override { return status_; }

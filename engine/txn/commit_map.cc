@@ -1,7 +1,6 @@
 #include "txn/commit_map.h"
 
-#include <cassert>
-
+#include "util/check.h"
 #include "util/mutexlock.h"
 
 namespace shale {
@@ -9,18 +8,18 @@ namespace shale {
 CommitMap::CommitMap(Runtime* runtime) : mu_(runtime->NewMutex()) {}
 
 void CommitMap::AddPrepared(SequenceNumber first, SequenceNumber last) {
-  assert(first <= last);
+  SHALE_CHECK(first <= last);
   MutexLock l(mu_.get());
-  assert(Find(first) == nullptr && Find(last) == nullptr);
+  SHALE_CHECK(Find(first) == nullptr && Find(last) == nullptr);
   ranges_[first] = Range{last, kMaxSequenceNumber};
 }
 
 void CommitMap::AddCommitted(SequenceNumber first, SequenceNumber commit_seq, uint64_t marker_log) {
   MutexLock l(mu_.get());
   auto it = ranges_.find(first);
-  assert(it != ranges_.end() && it->second.commit == kMaxSequenceNumber);
+  SHALE_CHECK(it != ranges_.end() && it->second.commit == kMaxSequenceNumber);
   if (it == ranges_.end() || it->second.commit != kMaxSequenceNumber) return;
-  assert(commit_seq > it->second.last);
+  SHALE_CHECK(commit_seq > it->second.last);
   it->second.commit = commit_seq;
   it->second.marker_log = marker_log;
   if (marker_log == kDurable) {

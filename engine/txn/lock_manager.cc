@@ -1,9 +1,9 @@
 // LockManager (see lock_manager.h).
 #include "txn/lock_manager.h"
 
-#include <cassert>
 #include <limits>
 
+#include "util/check.h"
 #include "util/mutexlock.h"
 
 namespace shale {
@@ -24,17 +24,17 @@ std::string TxnName(uint64_t txn_id) { return "txn " + std::to_string(txn_id); }
 
 LockManager::LockManager(Runtime* runtime, Clock* clock, const LockManagerOptions& options)
     : runtime_(runtime), clock_(clock), options_(options), mu_(runtime->NewMutex()) {
-  assert(runtime_ != nullptr && clock_ != nullptr);
-  assert(options_.deadlock_detect_depth >= 0);
+  SHALE_CHECK(runtime_ != nullptr && clock_ != nullptr);
+  SHALE_CHECK(options_.deadlock_detect_depth >= 0);
 }
 
 LockManager::~LockManager() {
   MutexLock l(mu_.get());
   CheckInvariantsLocked();
-  assert(waits_for_.empty());  // a thread is still inside Lock()
+  SHALE_CHECK(waits_for_.empty());  // a thread is still inside Lock()
   for (const auto& [key, entry] : locks_) {
     (void)key;
-    assert(entry.num_waiters == 0 && entry.cv == nullptr);
+    SHALE_CHECK(entry.num_waiters == 0 && entry.cv == nullptr);
     (void)entry;
   }
 }
@@ -42,7 +42,7 @@ LockManager::~LockManager() {
 Status LockManager::Lock(uint64_t txn_id, const std::string& key, uint64_t timeout_ns,
                          bool deadlock_detect) {
   MutexLock l(mu_.get());
-  assert(waits_for_.count(txn_id) == 0);  // one Lock() per txn at a time
+  SHALE_CHECK(waits_for_.count(txn_id) == 0);  // one Lock() per txn at a time
   const auto it = locks_.find(key);
   Status s;
   if (it == locks_.end() || !it->second.held) {
@@ -61,7 +61,7 @@ Status LockManager::Lock(uint64_t txn_id, const std::string& key, uint64_t timeo
 
 Status LockManager::AcquireFreeLocked(uint64_t txn_id, const std::string& key,
                                       LockMap::iterator it) {
-  assert(it == locks_.end() || !it->second.held);
+  SHALE_CHECK(it == locks_.end() || !it->second.held);
   if (num_held_ >= options_.max_num_locks) {
     return Status::Busy("lock limit: " + std::to_string(num_held_) +
                         " keys locked (max_num_locks " + std::to_string(options_.max_num_locks) +
@@ -71,18 +71,18 @@ Status LockManager::AcquireFreeLocked(uint64_t txn_id, const std::string& key,
   it->second.held = true;
   it->second.holder = txn_id;
   num_held_++;
-  assert(num_held_ <= options_.max_num_locks);
+  SHALE_CHECK(num_held_ <= options_.max_num_locks);
   return Status::OK();
 }
 
 Status LockManager::WaitLocked(uint64_t txn_id, LockMap::iterator it, uint64_t timeout_ns,
                                bool deadlock_detect) {
   LockEntry& entry = it->second;
-  assert(entry.held && entry.holder != txn_id && timeout_ns > 0);
+  SHALE_CHECK(entry.held && entry.holder != txn_id && timeout_ns > 0);
   const uint64_t deadline_ns = DeadlineFor(clock_, timeout_ns);
   // Registered as a waiter, the entry (and `entry`) cannot be erased under us.
   if (entry.num_waiters == 0) {
-    assert(entry.cv == nullptr);
+    SHALE_CHECK(entry.cv == nullptr);
     entry.cv = runtime_->NewCondVar(mu_.get());
   }
   entry.num_waiters++;
@@ -96,7 +96,7 @@ Status LockManager::WaitLocked(uint64_t txn_id, LockMap::iterator it, uint64_t t
       s = AcquireFreeLocked(txn_id, it->first, it);
       break;
     }
-    assert(entry.holder != txn_id);
+    SHALE_CHECK(entry.holder != txn_id);
     if (timed_out) {
       s = Status::TimedOut("lock timeout: " + TxnName(txn_id) + " waited for a key held by " +
                            TxnName(entry.holder));
@@ -125,7 +125,7 @@ Status LockManager::WaitLocked(uint64_t txn_id, LockMap::iterator it, uint64_t t
 
   // The wait is over, whatever ended it: drop the edge and the waiter count.
   waits_for_.erase(txn_id);
-  assert(entry.num_waiters > 0);
+  SHALE_CHECK(entry.num_waiters > 0);
   entry.num_waiters--;
   if (entry.num_waiters == 0) entry.cv.reset();
   if (!entry.held && entry.num_waiters == 0) locks_.erase(it);  // only if we failed
@@ -150,7 +150,7 @@ void LockManager::UnlockAll(uint64_t txn_id, const std::vector<std::string>& key
     if (it == locks_.end() || !it->second.held || it->second.holder != txn_id) continue;
     LockEntry& entry = it->second;
     entry.held = false;
-    assert(num_held_ > 0);
+    SHALE_CHECK(num_held_ > 0);
     num_held_--;
     if (entry.num_waiters > 0) {
       entry.cv->SignalAll();  // every waiter re-checks: one takes it, the rest see the new holder
@@ -188,8 +188,8 @@ bool LockManager::IsHeldBy(const std::string& key, uint64_t txn_id) const {
 }
 
 void LockManager::CheckInvariantsLocked() const {
-  assert(num_held_ <= options_.max_num_locks);
-  assert(num_held_ <= locks_.size());
+  SHALE_CHECK(num_held_ <= options_.max_num_locks);
+  SHALE_CHECK(num_held_ <= locks_.size());
 #ifndef NDEBUG
   // The full scan is O(keys): debug builds only, and only while small.
   constexpr size_t kMaxKeysForFullCheck = 4096;
@@ -198,15 +198,15 @@ void LockManager::CheckInvariantsLocked() const {
   size_t waiters = 0;
   for (const auto& [key, entry] : locks_) {
     (void)key;
-    assert(entry.held || entry.num_waiters > 0);  // no stale entries
-    assert((entry.num_waiters > 0) == (entry.cv != nullptr));
+    SHALE_CHECK(entry.held || entry.num_waiters > 0);  // no stale entries
+    SHALE_CHECK((entry.num_waiters > 0) == (entry.cv != nullptr));
     if (entry.held) held++;
     waiters += entry.num_waiters;
   }
-  assert(held == num_held_);
+  SHALE_CHECK(held == num_held_);
   // Called only by a thread that is not waiting, while every waiter sits in
   // TimedWait (it releases mu_ nowhere else) with its edge set.
-  assert(waits_for_.size() == waiters);
+  SHALE_CHECK(waits_for_.size() == waiters);
 #endif
 }
 

@@ -2,11 +2,11 @@
 // alignment (for direct I/O). Ownership: owns its memory. Not thread safe.
 #pragma once
 
-#include <cassert>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include "util/check.h"
 
 namespace shale {
 
@@ -21,11 +21,11 @@ class AlignedBuffer {
   // Allocates capacity bytes (rounded up to alignment), aligned to alignment.
   // REQUIRES: alignment is a power of two.
   void Allocate(size_t alignment, size_t capacity) {
-    assert(alignment > 0 && (alignment & (alignment - 1)) == 0);
+    SHALE_CHECK(alignment > 0 && (alignment & (alignment - 1)) == 0);
     alignment_ = alignment;
     capacity_ = RoundUp(capacity, alignment);
     void* p = std::aligned_alloc(alignment < sizeof(void*) ? sizeof(void*) : alignment, capacity_);
-    assert(p != nullptr);
+    SHALE_CHECK(p != nullptr);
     data_.reset(static_cast<char*>(p));
     size_ = 0;
   }
@@ -43,17 +43,17 @@ class AlignedBuffer {
     return take;
   }
   void set_size(size_t n) {
-    assert(n <= capacity_);
+    SHALE_CHECK(n <= capacity_);
     size_ = n;
   }
   // Keeps bytes [from, size) and moves them to the start.
   void DropPrefix(size_t from) {
-    assert(from <= size_);
+    SHALE_CHECK(from <= size_);
     std::memmove(data_.get(), data_.get() + from, size_ - from);
     size_ -= from;
   }
   void Zero(size_t from, size_t to) {
-    assert(from <= to && to <= capacity_);
+    SHALE_CHECK(from <= to && to <= capacity_);
     std::memset(data_.get() + from, 0, to - from);
   }
 

@@ -4,9 +4,9 @@
 #include <snappy.h>
 #include <zstd.h>
 
-#include <cassert>
 #include <climits>
 
+#include "util/check.h"
 #include "util/coding.h"
 
 namespace shale {
@@ -49,7 +49,7 @@ bool ParseCompressionType(std::string_view name, CompressionType* type) {
 }
 
 BlockCompressor::BlockCompressor(CompressionType type) : type_(type) {
-  assert(IsBlockCompressionType(type));
+  SHALE_CHECK(IsBlockCompressionType(type));
   if (type == kZSTD) zstd_context_ = ZSTD_createCCtx();
 }
 
@@ -163,7 +163,7 @@ Status UncompressZstd(Slice framed, std::unique_ptr<char[]>* out, size_t* n) {
 
 Status UncompressBlock(uint8_t type, const Slice& framed, std::unique_ptr<char[]>* decoded,
                        size_t* decoded_bytes) {
-  assert(type != kNoCompression);
+  SHALE_CHECK(type != kNoCompression);
   switch (type) {
     case kSnappyCompression:
       return UncompressSnappy(framed, decoded, decoded_bytes);

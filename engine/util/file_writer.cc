@@ -1,6 +1,5 @@
 #include "util/file_writer.h"
-
-#include <cassert>
+#include "util/check.h"
 
 namespace shale {
 
@@ -20,7 +19,7 @@ WritableFileWriter::~WritableFileWriter() {
 }
 
 Status WritableFileWriter::Append(const Slice& data) {
-  assert(!closed_);
+  SHALE_CHECK(!closed_);
   const char* src = data.data();
   size_t left = data.size();
   file_size_bytes_ += left;

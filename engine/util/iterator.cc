@@ -1,4 +1,5 @@
 #include "shale/iterator.h"
+#include "util/check.h"
 
 namespace shale {
 
@@ -16,14 +17,14 @@ class EmptyIterator final : public Iterator {
   void SeekForPrev(const Slice&) override {}
   void SeekToFirst() override {}
   void SeekToLast() override {}
-  void Next() override { assert(false); }
-  void Prev() override { assert(false); }
+  void Next() override { SHALE_CHECK(false); }
+  void Prev() override { SHALE_CHECK(false); }
   Slice key() const override {
-    assert(false);
+    SHALE_CHECK(false);
     return Slice();
   }
   Slice value() const override {
-    assert(false);
+    SHALE_CHECK(false);
     return Slice();
   }
   Status status() const override { return status_; }

@@ -6,10 +6,10 @@
 // Thread safety: as the wrapped iterator (one thread at a time).
 #pragma once
 
-#include <cassert>
 #include <memory>
 
 #include "shale/iterator.h"
+#include "util/check.h"
 
 namespace shale {
 
@@ -37,12 +37,12 @@ class IteratorWrapper {
   bool Valid() const { return valid_; }
   // REQUIRES: Valid().
   Slice key() const {
-    assert(Valid());
-    assert(key_ == iter_->key());  // the remembered key is the iterator's
+    SHALE_CHECK(Valid());
+    SHALE_CHECK(key_ == iter_->key());  // the remembered key is the iterator's
     return key_;
   }
   Slice value() const {
-    assert(Valid());
+    SHALE_CHECK(Valid());
     return iter_->value();
   }
   Status status() const { return iter_->status(); }

@@ -6,8 +6,8 @@
 // Thread safety: none; one Random per user.
 #pragma once
 
-#include <cassert>
 #include <cstdint>
+#include "util/check.h"
 
 namespace shale {
 
@@ -33,7 +33,7 @@ class Random {
   // Uniform in [0, n). REQUIRES: n > 0. (Lemire's multiply-shift; the tiny
   // bias for huge n is irrelevant here and keeps it one draw per call.)
   uint64_t Uniform(uint64_t n) {
-    assert(n > 0);
+    SHALE_CHECK(n > 0);
     return static_cast<uint64_t>((static_cast<unsigned __int128>(Next64()) * n) >> 64);
   }
   // True with probability 1/n. REQUIRES: n > 0.

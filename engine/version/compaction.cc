@@ -1,6 +1,7 @@
 // Compaction (see compaction.h).
 #include "version/compaction.h"
 
+#include "util/check.h"
 #include "version/version.h"
 #include "version/version_set.h"
 
@@ -99,7 +100,7 @@ void Compaction::ReleaseInputs() {
   vset_->ForgetRunning(this);
   for (auto& which : inputs_) {
     for (FileMetaData* f : which) {
-      assert(f->being_compacted);
+      SHALE_CHECK(f->being_compacted);
       f->being_compacted = false;
     }
   }

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "util/check.h"
 #include "util/probes.h"
 #include "version/version_set.h"
 
@@ -25,7 +26,7 @@ namespace {
 // The smallest and largest internal keys of files (non-empty).
 void GetRange(const InternalKeyComparator& icmp, const std::vector<FileMetaData*>& files,
               InternalKey* smallest, InternalKey* largest) {
-  assert(!files.empty());
+  SHALE_CHECK(!files.empty());
   *smallest = files[0]->smallest;
   *largest = files[0]->largest;
   for (const FileMetaData* f : files) {
@@ -149,7 +150,7 @@ bool VersionSet::OutputRangeBusy(int output_level, const InternalKey& smallest,
 void VersionSet::MarkRunning(Compaction* c) {
   for (int which = 0; which < 2; which++) {
     for (FileMetaData* f : c->inputs_[which]) {
-      assert(!f->being_compacted);
+      SHALE_CHECK(!f->being_compacted);
       f->being_compacted = true;
     }
   }
@@ -159,7 +160,7 @@ void VersionSet::MarkRunning(Compaction* c) {
 
 void VersionSet::ForgetRunning(const Compaction* c) {
   const auto it = std::find(running_compactions_.begin(), running_compactions_.end(), c);
-  assert(it != running_compactions_.end());
+  SHALE_CHECK(it != running_compactions_.end());
   if (it != running_compactions_.end()) running_compactions_.erase(it);
 }
 
@@ -196,7 +197,7 @@ Compaction* VersionSet::PickCompaction() {
 
 Compaction* VersionSet::CompactRange(int level, const InternalKey* begin, const InternalKey* end,
                                      bool* busy) {
-  assert(level >= 0 && level < num_levels_);
+  SHALE_CHECK(level >= 0 && level < num_levels_);
   *busy = false;
   std::vector<FileMetaData*> inputs;
   current_->GetOverlappingInputs(level, begin, end, &inputs);

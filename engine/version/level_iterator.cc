@@ -2,6 +2,7 @@
 #include "version/level_iterator.h"
 
 #include "table/two_level_iterator.h"
+#include "util/check.h"
 #include "util/coding.h"
 #include "version/version.h"
 
@@ -30,19 +31,19 @@ class LevelFileNumIterator final : public Iterator {
     }
   }
   void Next() override {
-    assert(Valid());
+    SHALE_CHECK(Valid());
     index_++;
   }
   void Prev() override {
-    assert(Valid());
+    SHALE_CHECK(Valid());
     index_ = index_ == 0 ? files_->size() : index_ - 1;
   }
   Slice key() const override {
-    assert(Valid());
+    SHALE_CHECK(Valid());
     return (*files_)[index_]->largest.Encode();
   }
   Slice value() const override {
-    assert(Valid());
+    SHALE_CHECK(Valid());
     EncodeFixed64(value_buf_, (*files_)[index_]->number);
     EncodeFixed64(value_buf_ + 8, (*files_)[index_]->file_size);
     EncodeFixed64(value_buf_ + 16, (*files_)[index_]->tail_size_bytes);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "cache/lru_cache.h"
+#include "util/check.h"
 #include "util/coding.h"
 #include "util/probes.h"
 #include "version/filename.h"
@@ -40,7 +41,7 @@ TableCache::TableCache(std::string dbname, const TableOptions& table_options, in
       env_(env),
       stats_(stats),
       file_options_(file_options) {
-  assert(table_options_.comparator != nullptr);
+  SHALE_CHECK(table_options_.comparator != nullptr);
   const size_t capacity = CapacityFor(max_open_files);
   // One shard when bounded, so eviction is exact LRU over all readers (the
   // behaviour the table-cache scenario measures); sharded when unbounded.

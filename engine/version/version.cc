@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "util/check.h"
 #include "version/level_iterator.h"
 #include "version/table_cache.h"
 #include "version/version_set.h"
@@ -28,12 +29,12 @@ size_t FindFile(const InternalKeyComparator& icmp, const std::vector<FileMetaDat
 Version::Version(VersionSet* vset) : vset_(vset), files_(vset->num_levels_) {}
 
 Version::~Version() {
-  assert(refs_ == 0);
+  SHALE_CHECK(refs_ == 0);
   prev_->next_ = next_;
   next_->prev_ = prev_;
   for (auto& level_files : files_) {
     for (FileMetaData* f : level_files) {
-      assert(f->refs > 0);
+      SHALE_CHECK(f->refs > 0);
       if (--f->refs == 0) delete f;
     }
   }
@@ -42,8 +43,8 @@ Version::~Version() {
 void Version::Ref() { ++refs_; }
 
 void Version::Unref() {
-  assert(this != &vset_->dummy_versions_);
-  assert(refs_ >= 1);
+  SHALE_CHECK(this != &vset_->dummy_versions_);
+  SHALE_CHECK(refs_ >= 1);
   if (--refs_ == 0) delete this;
 }
 
@@ -118,8 +119,8 @@ bool Version::Get(const ReadOptions& options, const LookupKey& key, std::string*
 bool Version::ChargeSeek(const SeekCharge& seek) {
   FileMetaData* f = seek.file;
   if (f == nullptr) return false;
-  assert(f->refs > 0);
-  assert(seek.level >= 0 && static_cast<size_t>(seek.level) < files_.size());
+  SHALE_CHECK(f->refs > 0);
+  SHALE_CHECK(seek.level >= 0 && static_cast<size_t>(seek.level) < files_.size());
   if (--f->allowed_seeks > 0 || file_to_compact_ != nullptr) return false;
   file_to_compact_ = f;
   file_to_compact_level_ = seek.level;
@@ -138,7 +139,7 @@ void Version::AddIterators(const ReadOptions& options, std::vector<Iterator*>* i
 
 void Version::GetOverlappingInputs(int level, const InternalKey* begin, const InternalKey* end,
                                    std::vector<FileMetaData*>* inputs) const {
-  assert(level >= 0 && level < NumLevels());
+  SHALE_CHECK(level >= 0 && level < NumLevels());
   inputs->clear();
   const Comparator* ucmp = vset_->icmp_->user_comparator();
   std::string user_begin = begin != nullptr ? begin->user_key().ToString() : std::string();

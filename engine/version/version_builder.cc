@@ -1,5 +1,6 @@
 // VersionBuilder (see version_builder.h).
 #include "version/version_builder.h"
+#include "util/check.h"
 
 #include <algorithm>
 #include <set>
@@ -10,7 +11,7 @@ namespace shale {
 namespace {
 
 void UnrefFile(FileMetaData* f) {
-  assert(f->refs > 0);
+  SHALE_CHECK(f->refs > 0);
   if (--f->refs == 0) delete f;
 }
 
@@ -61,11 +62,11 @@ Status VersionBuilder::Apply(const VersionEdit& edit) {
 }
 
 Status VersionBuilder::SaveTo(Version* v) const {
-  assert(v->NumLevels() == num_levels_);
+  SHALE_CHECK(v->NumLevels() == num_levels_);
   std::set<uint64_t> numbers;
   for (int level = 0; level < num_levels_; level++) {
     std::vector<FileMetaData*>& out = v->files_[level];
-    assert(out.empty());
+    SHALE_CHECK(out.empty());
     for (const auto& [number, f] : levels_[level]) {
       if (!numbers.insert(number).second) {
         return Status::Corruption("file in two levels", std::to_string(number));

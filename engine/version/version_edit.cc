@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "util/check.h"
 #include "util/coding.h"
 
 namespace shale {
@@ -92,20 +93,20 @@ void VersionEdit::EncodeTo(std::string* dst) const {
     PutVarint64(dst, last_sequence_);
   }
   for (const auto& [level, key] : compact_pointers_) {
-    assert(level >= 0 && level < kMaxNumLevels);
+    SHALE_CHECK(level >= 0 && level < kMaxNumLevels);
     PutVarint32(dst, kCompactPointer);
     PutVarint32(dst, static_cast<uint32_t>(level));
     PutLengthPrefixedSlice(dst, key.Encode());
   }
   for (const auto& [level, number] : deleted_files_) {
-    assert(level >= 0 && level < kMaxNumLevels);
+    SHALE_CHECK(level >= 0 && level < kMaxNumLevels);
     PutVarint32(dst, kDeletedFile);
     PutVarint32(dst, static_cast<uint32_t>(level));
     PutVarint64(dst, number);
   }
   for (const auto& [level, f] : new_files_) {
-    assert(level >= 0 && level < kMaxNumLevels);
-    assert(f.smallest_seqno <= f.largest_seqno);
+    SHALE_CHECK(level >= 0 && level < kMaxNumLevels);
+    SHALE_CHECK(f.smallest_seqno <= f.largest_seqno);
     PutVarint32(dst, f.tail_size_bytes != 0 ? kNewFileWithTail : kNewFile);
     PutVarint32(dst, static_cast<uint32_t>(level));
     PutVarint64(dst, f.number);

@@ -28,13 +28,13 @@ VersionSet::VersionSet(std::string dbname, const Options* options, TableCache* t
       stats_(stats),
       num_levels_(options->num_levels),
       dummy_versions_(this) {
-  assert(num_levels_ >= 2 && num_levels_ <= kMaxNumLevels);
+  SHALE_CHECK(num_levels_ >= 2 && num_levels_ <= kMaxNumLevels);
   AppendVersion(new Version(this));
 }
 
 VersionSet::~VersionSet() {
   current_->Unref();
-  assert(dummy_versions_.next_ == &dummy_versions_);  // every Version released
+  SHALE_CHECK(dummy_versions_.next_ == &dummy_versions_);  // every Version released
   if (descriptor_log_ != nullptr) {
     // Every record was synced by LogAndApply; closing only frees the handle.
     descriptor_log_->Close().PermitUncheckedError();
@@ -42,7 +42,7 @@ VersionSet::~VersionSet() {
 }
 
 void VersionSet::AppendVersion(Version* v) {
-  assert(v->refs_ == 0 && v != current_);
+  SHALE_CHECK(v->refs_ == 0 && v != current_);
   if (current_ != nullptr) current_->Unref();
   current_ = v;
   v->Ref();
@@ -115,10 +115,10 @@ Status VersionSet::WriteManifest(const std::string& snapshot, const std::string&
 
 Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
   mu->AssertHeld();
-  assert(!in_log_and_apply_);
+  SHALE_CHECK(!in_log_and_apply_);
   in_log_and_apply_ = true;
   if (edit->has_log_number()) {
-    assert(edit->log_number() >= log_number_ && edit->log_number() < next_file_number_);
+    SHALE_CHECK(edit->log_number() >= log_number_ && edit->log_number() < next_file_number_);
   } else {
     edit->SetLogNumber(log_number_);
   }
@@ -292,7 +292,7 @@ void VersionSet::AddLiveFiles(std::set<uint64_t>* live) const {
 }
 
 uint64_t VersionSet::MaxBytesForLevel(int level) const {
-  assert(level >= 1);
+  SHALE_CHECK(level >= 1);
   double bytes = static_cast<double>(options_->max_bytes_for_level_base);
   for (int l = 1; l < level; l++) bytes *= options_->max_bytes_for_level_multiplier;
   return bytes >= 1.8e19 ? ~uint64_t{0} : static_cast<uint64_t>(bytes);

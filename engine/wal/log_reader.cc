@@ -6,9 +6,9 @@
 #include "wal/log_reader.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstring>
 
+#include "util/check.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 
@@ -23,11 +23,11 @@ bool IsAllZero(const Slice& s) {
 
 Reader::Reader(std::unique_ptr<SequentialFile> file, uint64_t log_number)
     : file_(std::move(file)), log_number_(log_number), backing_store_(new char[kBlockSize]) {
-  assert(file_ != nullptr);
+  SHALE_CHECK(file_ != nullptr);
 }
 
 bool Reader::ReadNextBlock() {
-  assert(buffer_.empty() && !eof_);
+  SHALE_CHECK(buffer_.empty() && !eof_);
   // Loops over short reads, so a file system that returns less than asked
   // before end of file cannot make a mid-file block look like the tail.
   size_t filled_bytes = 0;
@@ -44,14 +44,14 @@ bool Reader::ReadNextBlock() {
       eof_ = true;
       break;
     }
-    assert(chunk.size() <= kBlockSize - filled_bytes);
+    SHALE_CHECK(chunk.size() <= kBlockSize - filled_bytes);
     if (chunk.data() != dst) std::memmove(dst, chunk.data(), chunk.size());
     filled_bytes += chunk.size();
   }
   buffer_ = Slice(backing_store_.get(), filled_bytes);
   end_of_buffer_offset_ += filled_bytes;
   if (filled_bytes < kBlockSize) eof_ = true;
-  assert(end_of_buffer_offset_ % kBlockSize == 0 || eof_);
+  SHALE_CHECK(end_of_buffer_offset_ % kBlockSize == 0 || eof_);
   return true;
 }
 
@@ -125,7 +125,7 @@ int Reader::ReadPhysicalRecord(Slice* fragment, uint64_t* offset, uint64_t* drop
 }
 
 ReadResult Reader::Damage(ReadResult result, uint64_t offset, uint64_t dropped_bytes) {
-  assert(result == ReadResult::kCorruptRecord || result == ReadResult::kTruncatedTail);
+  SHALE_CHECK(result == ReadResult::kCorruptRecord || result == ReadResult::kTruncatedTail);
   last_damage_offset_ = offset;
   dropped_bytes_ = dropped_bytes;
   return result;
@@ -150,7 +150,7 @@ ReadResult Reader::ReadRecord(Slice* record, std::string* scratch) {
         if (in_fragmented_record) {
           // The open record never got its last fragment. Un-read this
           // fragment (still in the block) so the next call returns it.
-          assert(fragment.data() + fragment.size() == buffer_.data());
+          SHALE_CHECK(fragment.data() + fragment.size() == buffer_.data());
           buffer_ =
               Slice(fragment.data() - kHeaderSize, kHeaderSize + fragment.size() + buffer_.size());
           return Damage(ReadResult::kCorruptRecord, damage_offset, partial_bytes);
@@ -197,7 +197,7 @@ ReadResult Reader::ReadRecord(Slice* record, std::string* scratch) {
       case kIOErrorFragment:
         return ReadResult::kIOError;
       default:
-        assert(false && "unexpected fragment type");
+        SHALE_CHECK(false && "unexpected fragment type");
         return ReadResult::kCorruptRecord;
     }
   }
@@ -237,7 +237,7 @@ Status ReplayRecords(Reader* reader, const std::function<Status(const Slice& rec
       case ReadResult::kEof:
         return Status::OK();
       case ReadResult::kIOError:
-        assert(!reader->status().ok());
+        SHALE_CHECK(!reader->status().ok());
         return reader->status();
       case ReadResult::kTruncatedTail:
       case ReadResult::kCorruptRecord:

@@ -2,9 +2,9 @@
 #include "wal/log_writer.h"
 
 #include <algorithm>
-#include <cassert>
 #include <string>
 
+#include "util/check.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 
@@ -25,7 +25,7 @@ RecordType FragmentType(bool is_first, bool is_last) {
 
 Writer::Writer(std::unique_ptr<WritableFileWriter> dest, uint64_t log_number)
     : dest_(std::move(dest)), log_number_(log_number) {
-  assert(dest_ != nullptr);
+  SHALE_CHECK(dest_ != nullptr);
   // A non-empty dest (not the documented use) still frames correctly.
   block_offset_ = static_cast<uint32_t>(dest_->GetFileSize() % kBlockSize);
 }
@@ -43,7 +43,7 @@ Status Writer::AddRecord(const Slice& record) {
       if (!s.ok()) break;
       block_offset_ = 0;
     }
-    assert(kBlockSize - block_offset_ >= kHeaderSize);
+    SHALE_CHECK(kBlockSize - block_offset_ >= kHeaderSize);
     const size_t avail_bytes = kBlockSize - block_offset_ - kHeaderSize;
     const size_t fragment_bytes = std::min(left_bytes, avail_bytes);
     const bool is_last = fragment_bytes == left_bytes;
@@ -58,8 +58,8 @@ Status Writer::AddRecord(const Slice& record) {
 }
 
 Status Writer::EmitPhysicalRecord(RecordType type, const char* ptr, size_t length) {
-  assert(length <= 0xffff);
-  assert(block_offset_ + kHeaderSize + length <= kBlockSize);
+  SHALE_CHECK(length <= 0xffff);
+  SHALE_CHECK(block_offset_ + kHeaderSize + length <= kBlockSize);
   const char type_byte = static_cast<char>(type);
   const uint32_t crc = crc32c::Extend(crc32c::Value(&type_byte, 1), ptr, length);
   char header[kHeaderSize];
@@ -71,14 +71,14 @@ Status Writer::EmitPhysicalRecord(RecordType type, const char* ptr, size_t lengt
   Status s = dest_->Append(Slice(header, kHeaderSize));
   if (s.ok()) s = dest_->Append(Slice(ptr, length));
   block_offset_ += static_cast<uint32_t>(kHeaderSize + length);
-  assert(block_offset_ <= kBlockSize);
+  SHALE_CHECK(block_offset_ <= kBlockSize);
   return s;
 }
 
 Status Writer::PadToAlignment(uint64_t alignment_bytes) {
-  assert(alignment_bytes > 0 && kBlockSize % alignment_bytes == 0);
+  SHALE_CHECK(alignment_bytes > 0 && kBlockSize % alignment_bytes == 0);
   const uint64_t at = dest_->GetFileSize();
-  assert(at % kBlockSize == block_offset_ % kBlockSize);
+  SHALE_CHECK(at % kBlockSize == block_offset_ % kBlockSize);
   uint64_t pad = (alignment_bytes - at % alignment_bytes) % alignment_bytes;
   if (pad == 0) return Status::OK();
   const uint32_t block_left_bytes = kBlockSize - block_offset_;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/simulation.h"
+#include "util/check.h"
 
 namespace shale::sim {
 namespace {
@@ -44,6 +45,32 @@ Status RunLockOrderInversion(uint64_t seed, Strategy strategy) {
 }
 
 }  // namespace
+
+// The engine's invariants stay on in every build: a failed one inside a
+// task ends the run with its message (the seed's failure), and the task
+// never runs on.
+TEST_CASE("a failed engine check inside a task ends the run with its message", "[sim]") {
+  SimulationOptions options;
+  options.seed = 1;
+  Simulation sim(options);
+  Runtime* rt = sim.runtime();
+  int ran_on = 0;
+  const int level = 1;
+  const Status status = sim.Run([&] {
+    auto checker = rt->StartThread("checker", [&] {
+      SHALE_CHECK(level == 2);
+      ran_on++;
+    });
+    checker->Join();
+    ran_on++;
+  });
+  REQUIRE_FALSE(status.ok());
+  INFO(status.ToString());
+  REQUIRE(Contains(status.ToString(), "engine assertion failed: check failed at"));
+  REQUIRE(Contains(status.ToString(), "failure_test.cc"));
+  REQUIRE(Contains(status.ToString(), "level == 2"));
+  REQUIRE(ran_on == 0);
+}
 
 TEST_CASE("lock-order inversion deadlocks on some seeds and is described", "[sim]") {
   for (Strategy strategy : {Strategy::kRandom, Strategy::kPct}) {
