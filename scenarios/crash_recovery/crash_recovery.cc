@@ -730,6 +730,9 @@ class CrashRecoveryRun {
     const uint64_t left_out = std::min<uint64_t>(unreadable, key_space);
     result_->observed[kKeysAtChecks] += key_space;
     result_->observed[kKeysReadAtChecks] += key_space - left_out;
+    // A check that leaves out a quarter or more ends the run
+    // (EndIfMostlyUnreadable): it counts as an early end, not a check.
+    if (left_out * 4 >= key_space && left_out > 0) return;
     uint64_t& worst = result_->observed[kWorstCheckPermille];
     worst = std::max(worst, left_out * 1000 / std::max<uint64_t>(key_space, 1));
   }

@@ -17,7 +17,9 @@ inline constexpr const char* kKeysReadAtChecks = "keys read at crash checks";
 // detected damage, and the keys they could not read (left out of them).
 inline constexpr const char* kNarrowedChecks = "crash checks narrowed by detected damage";
 inline constexpr const char* kUnreadableKeys = "keys unreadable at crash checks (damage)";
-// The largest share of the key space one crash check left out, per mille.
+// The largest share of the key space one crash check left out, per mille,
+// over the checks that did not end the run (those leaving out a quarter or
+// more end it as damage detected).
 inline constexpr const char* kWorstCheckPermille =
     "largest share of keys a check left out (per mille)";
 // Errors accepted with faults on, by their proof: this prefix, then

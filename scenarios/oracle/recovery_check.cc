@@ -179,21 +179,39 @@ class AtomicityCheck {
     units_.push_back(Unit{w, indeterminate});
   }
 
-  // A put of the write shows that neither the base nor another write gave
-  // the key: it happened. Workload values are unique, but a WritePrepared
-  // rollback writes a key's old value again.
+  // A value of the write, one neither the base nor another write gave the
+  // key, shows it happened: a put's (workload values are unique, but a
+  // WritePrepared rollback writes a key's old value again), or a delete's
+  // absence (only as the write's last operation on the key) where the base
+  // held the key and no other write of the whole history deletes it, so
+  // that no cut explains the absence without this write.
   bool Happened(size_t pos) const {
-    for (const KeyOp& op : units_[pos].write->ops) {
-      if (!op.value.has_value() || unreadable_.count(op.key) != 0) continue;
+    const WriteRecord& w = *units_[pos].write;
+    for (size_t i = 0; i < w.ops.size(); i++) {
+      const KeyOp& op = w.ops[i];
+      if (unreadable_.count(op.key) != 0) continue;
+      const bool rewritten_later =
+          std::any_of(w.ops.begin() + static_cast<ptrdiff_t>(i) + 1, w.ops.end(),
+                      [&op](const KeyOp& o) { return o.key == op.key; });
+      if (!op.value.has_value() && rewritten_later) continue;
       if (ValueIn(recovered_, op.key) != op.value) continue;
       if (Contains(history_.BaseValues(op.key), op.value)) continue;
       const std::vector<size_t>& writers = by_key_.at(op.key);
       const bool copied = std::any_of(writers.begin(), writers.end(), [&](size_t other) {
         return other != pos && Gave(*units_[other].write, op.key, op.value);
       });
+      if (!op.value.has_value() && DeletedElsewhere(w, op.key)) continue;
       if (!copied) return true;
     }
     return false;
+  }
+
+  // A write of the history other than w (in any cut or none) deletes key.
+  bool DeletedElsewhere(const WriteRecord& w, const std::string& key) const {
+    const std::vector<WriteRecord>& all = history_.writes();
+    return std::any_of(all.begin(), all.end(), [&](const WriteRecord& other) {
+      return &other != &w && Gave(other, key, Value());
+    });
   }
 
   bool Whole(size_t pos, RecoveryVerdict* v) const {

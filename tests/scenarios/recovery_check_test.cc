@@ -178,6 +178,36 @@ TEST_CASE("an in-flight batch recovers whole or not at all", "[oracle]") {
   REQUIRE(undeleted.key == "d");
 }
 
+// A delete is evidence too: the key gone where the base held it, and no
+// other write of the history deleting it, shows the batch happened.
+TEST_CASE("a batch whose delete shows and whose put does not breaks atomicity", "[oracle]") {
+  History h(State{{"a", "1"}});
+  const uint64_t batch = h.BeginWrite({KeyOp{"a", std::nullopt}, KeyOp{"b", "2"}}, true, false);
+  h.EndWrite(batch, Status::IOError("injected"), 0);
+  REQUIRE(CheckRecovery(h, false, {{"a", "1"}}).ok);
+  REQUIRE(CheckRecovery(h, false, {{"b", "2"}}).ok);
+  const RecoveryVerdict half = CheckRecovery(h, false, {});
+  REQUIRE_FALSE(half.ok);
+  REQUIRE(half.property == "atomicity");
+  REQUIRE(half.key == "b");
+  // Another write that may have deleted "a" takes the proof away.
+  const uint64_t other = h.BeginWrite({KeyOp{"a", std::nullopt}}, true, false);
+  h.EndWrite(other, Status::IOError("injected"), 0);
+  REQUIRE(CheckRecovery(h, false, {}).ok);
+  // A delete the batch itself overwrites is no evidence.
+  History o(State{{"a", "1"}});
+  const uint64_t overwritten =
+      o.BeginWrite({KeyOp{"a", std::nullopt}, KeyOp{"a", "3"}, KeyOp{"c", "4"}}, true, false);
+  o.EndWrite(overwritten, Status::IOError("injected"), 0);
+  REQUIRE(CheckRecovery(o, false, {{"a", "1"}}).ok);
+  // Absent from the base too, a key's absence proves nothing: a write the
+  // cut may leave out (not sync, a power loss) put it.
+  Recorder n;
+  n.Put("x", "7");
+  n.Failed({KeyOp{"x", std::nullopt}, KeyOp{"y", "5"}});
+  REQUIRE(CheckRecovery(n.h, false, {}).ok);
+}
+
 TEST_CASE("an unflushed disable_wal batch is lost whole or kept whole", "[oracle]") {
   Recorder r;
   const uint64_t id = r.h.BeginWrite({KeyOp{"b", "2"}, KeyOp{"c", "3"}}, /*wal=*/false, false);
