@@ -112,12 +112,15 @@ Status Writer::Sync() {
 
 Status Writer::Close(const Status& reason) {
   // Nothing is written after Close, whatever a caller still holding the log
-  // tries: later AddRecord and Sync calls return this error.
+  // tries: later AddRecord and Sync calls return this error, the cause when
+  // there is one (a failed Close's own, if no reason was given).
+  const Status closed = dest_->Close();
   if (first_error_.ok()) {
-    first_error_ =
-        reason.ok() ? Status::IOError("log is closed", std::to_string(log_number_)) : reason;
+    first_error_ = !reason.ok()   ? reason
+                   : !closed.ok() ? closed
+                                  : Status::IOError("log is closed", std::to_string(log_number_));
   }
-  return dest_->Close();
+  return closed;
 }
 
 }  // namespace shale::log

@@ -35,8 +35,8 @@ class Writer {
   // Closes the file. Later AddRecord and Sync calls fail and write
   // nothing: with the writer's first error if it had one, else with
   // `reason` if it is an error (why the log was given up, so that a
-  // writer still holding it reports the cause), else IOError("log is
-  // closed"). Close again is a no-op.
+  // writer still holding it reports the cause), else with the Close's own
+  // failure, else IOError("log is closed"). Close again is a no-op.
   [[nodiscard]] Status Close(const Status& reason = Status::OK());
 
   // TEST ONLY (planted kBugDirectWalSkipsSyncPadding): Sync does not pad.
