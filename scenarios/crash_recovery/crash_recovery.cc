@@ -454,7 +454,8 @@ class CrashRecoveryRun {
   // Acts on a recovery-mode refusal (ClassifyRefusal): a refused torn or
   // damaged log switches the rest of the run to point-in-time recovery, as
   // an operator would. Point in time stops at an injected flip silently,
-  // so the next check waives durability (CheckScope::durability).
+  // so the next check waives durability for what logs held
+  // (CheckScope::durability), not for what a Flush put in tables.
   Refusal RefusedByRecoveryMode(const Status& s) {
     const Refusal refusal =
         ClassifyRefusal(s, drawn_.options.wal_recovery_mode, plan_->damaged_paths(), torn_logs_);

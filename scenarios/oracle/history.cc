@@ -75,7 +75,9 @@ void History::SyncWalDone(uint64_t token) {
 void History::FlushDone(uint64_t token) {
   if (observer_ != nullptr) observer_->BarrierDone(HistoryObserver::Barrier::kFlush, token);
   for (uint64_t i = 0; i < token && i < ack_order_.size(); i++) {
-    writes_[ack_order_[i]].must_survive = true;
+    WriteRecord& w = writes_[ack_order_[i]];
+    w.must_survive = true;
+    w.flushed = true;
   }
 }
 

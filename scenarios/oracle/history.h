@@ -65,7 +65,10 @@ struct WriteRecord {
   // this write; it orders the write among all others (in a cut, and for
   // the value a key settles on).
   uint64_t sequence = 0;
-  bool must_survive = false;                                  // durable (see the file comment)
+  bool must_survive = false;  // durable (see the file comment)
+  // A Flush that began after it was acknowledged succeeded: it is in a
+  // table, so no damage to a log can take it.
+  bool flushed = false;
   uint64_t ack_index = std::numeric_limits<uint64_t>::max();  // position in acknowledgement order
   // Real time: the history's event counter when the write began and ended
   // (ended: max while pending). A write that began after another ended is

@@ -294,8 +294,10 @@ RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope,
   const std::set<std::string>& unreadable = scope.unreadable;
   const Acked acked = AckedBySequence(history);
   size_t floor = 0;  // the cut must include acked[0, floor)
-  for (size_t i = 0; i < acked.size() && scope.durability; i++) {
-    if (MustSurvive(*acked[i], process_crash)) floor = i + 1;
+  for (size_t i = 0; i < acked.size(); i++) {
+    const bool required =
+        scope.durability ? MustSurvive(*acked[i], process_crash) : acked[i]->flushed;
+    if (required) floor = i + 1;
   }
   CutWalk walk(history, acked, recovered, unreadable);
   RecoveryVerdict best;

@@ -51,8 +51,9 @@ struct CheckScope {
   // Writes that had to survive must have (and, with transactions, an
   // ended transaction stays ended). False only while recovery reads a WAL
   // whose damage was injected: point-in-time recovery stops at the damage,
-  // and any write or transaction marker from it on may be lost (the order,
-  // atomicity and no-phantom promises still hold).
+  // and any write or transaction marker logged from it on may be lost; but
+  // a write a successful Flush put in a table must still survive (the
+  // order, atomicity and no-phantom promises still hold).
   bool durability = true;
   // Keys whose reads failed on injected damage: left out (see above).
   // REQUIRES: none is a key of the recovered state.

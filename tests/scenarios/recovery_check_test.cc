@@ -421,6 +421,23 @@ TEST_CASE("without durability, a check still holds the order and the batches", "
   REQUIRE(CheckRecovery(r.h, waived, {{"a", "1"}, {"e", "5"}}).property == "no phantoms");
 }
 
+// Point in time stops at an injected WAL flip: what the log held from it on
+// may be lost, but a write a successful Flush put in a table may not.
+TEST_CASE("without durability, a flushed write must still survive", "[oracle]") {
+  Recorder r;
+  r.Put("a", "1");
+  const uint64_t flush = r.h.DurabilityBarrierStart();
+  r.h.FlushDone(flush);
+  r.Put("b", "2", /*sync=*/true);
+  const CheckScope waived{/*process_crash=*/false, /*durability=*/false, {}};
+  REQUIRE(CheckRecovery(r.h, waived, {{"a", "1"}}).ok);
+  REQUIRE(CheckRecovery(r.h, waived, {{"a", "1"}, {"b", "2"}}).ok);
+  const RecoveryVerdict lost = CheckRecovery(r.h, waived, {});
+  REQUIRE_FALSE(lost.ok);
+  REQUIRE(lost.property == "durability");
+  REQUIRE(lost.key == "a");
+}
+
 TEST_CASE("a write in flight at the crash may precede writes acknowledged after it began",
           "[oracle]") {
   // Two write queues: t's data is logged first and not yet published when
