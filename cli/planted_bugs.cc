@@ -71,6 +71,8 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "about one write in 500 returns Corruption though no I/O failed"},
       {kBugOpenFailsSpuriously, "open_fails_spuriously",
        "Open fails with an IOError no I/O caused, once (its retry succeeds)"},
+      {kBugTolerateTailRefusesIncompleteTail, "tolerate_tail_refuses_incomplete_tail",
+       "tolerate-tail recovery refuses a log that ends in an incomplete record"},
   };
   return kBugs;
 }

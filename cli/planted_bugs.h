@@ -14,7 +14,7 @@
 namespace shale::cli {
 
 struct PlantedBugInfo {
-  uint32_t bit;
+  uint64_t bit;
   const char* name;     // snake case, as the flag takes it
   const char* summary;  // one line: what the engine does wrong
 };

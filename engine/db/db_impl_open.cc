@@ -210,11 +210,14 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
     return r;
   };
   log::ReplayResult result;
-  // The planted bug replays as point-in-time whatever the mode: it stops
+  WALRecoveryMode mode = options_.wal_recovery_mode;
+  // This planted bug replays as point-in-time whatever the mode: it stops
   // silently at damage in the middle of a WAL.
-  const WALRecoveryMode mode = HasBug(kBugRecoveryStopsAtCorruption)
-                                   ? WALRecoveryMode::kPointInTimeRecovery
-                                   : options_.wal_recovery_mode;
+  if (HasBug(kBugRecoveryStopsAtCorruption)) mode = WALRecoveryMode::kPointInTimeRecovery;
+  if (HasBug(kBugTolerateTailRefusesIncompleteTail) &&
+      mode == WALRecoveryMode::kTolerateCorruptedTailRecords) {
+    mode = WALRecoveryMode::kAbsoluteConsistency;
+  }
   s = log::ReplayLog(&reader, mode, apply, &result);
   ProbeReplay(mode, insert_data, result);
   if (!s.ok()) return Status(s.IsCorruption() ? Status::Corruption(path, s.ToString()) : s);

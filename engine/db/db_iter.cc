@@ -261,7 +261,7 @@ void DBIter::SeekToLast() {
 
 Iterator* NewDBIterator(const Comparator* user_comparator, Iterator* internal,
                         SequenceNumber sequence, const ReadCallback* callback,
-                        uint32_t planted_bugs) {
+                        uint64_t planted_bugs) {
   return new DBIter(user_comparator, internal, sequence, callback,
                     (planted_bugs & kBugSeekSkipsKeyAfterTombstone) != 0);
 }

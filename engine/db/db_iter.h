@@ -17,6 +17,6 @@ namespace shale {
 // planted_bugs: Options::planted_bugs (kBugSeekSkipsKeyAfterTombstone).
 Iterator* NewDBIterator(const Comparator* user_comparator, Iterator* internal,
                         SequenceNumber sequence, const ReadCallback* callback = nullptr,
-                        uint32_t planted_bugs = kBugNone);
+                        uint64_t planted_bugs = kBugNone);
 
 }  // namespace shale

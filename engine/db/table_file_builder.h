@@ -23,7 +23,7 @@ class TableFileBuilder {
   // The table file is created with file_options.
   // planted_bugs: Options::planted_bugs (tests only).
   TableFileBuilder(const TableOptions& options, FileSystem* fs, const FileOptions& file_options,
-                   StatsCounters* stats, uint32_t planted_bugs = kBugNone)
+                   StatsCounters* stats, uint64_t planted_bugs = kBugNone)
       : options_(options),
         fs_(fs),
         file_options_(file_options),
@@ -49,7 +49,7 @@ class TableFileBuilder {
   FileSystem* const fs_;
   const FileOptions file_options_;
   StatsCounters* const stats_;
-  const uint32_t planted_bugs_;
+  const uint64_t planted_bugs_;
   std::string path_;
   FileMetaData meta_;
   std::unique_ptr<WritableFileWriter> writer_;

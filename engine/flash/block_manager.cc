@@ -7,7 +7,7 @@
 namespace shale::flash {
 
 BlockManager::BlockManager(const FlashGeometry& geometry,
-                           const std::vector<ChunkDescriptor>& report, uint32_t planted_bugs)
+                           const std::vector<ChunkDescriptor>& report, uint64_t planted_bugs)
     : geometry_(geometry),
       free_(geometry.parallel_units()),
       wear_(geometry.chunks(), 0),

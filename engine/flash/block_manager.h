@@ -29,7 +29,7 @@ class BlockManager {
   // Loads the lists from a chunk report: FREE chunks are free, OFFLINE
   // ones bad, the rest used. planted_bugs: Options::planted_bugs.
   BlockManager(const FlashGeometry& geometry, const std::vector<ChunkDescriptor>& report,
-               uint32_t planted_bugs);
+               uint64_t planted_bugs);
 
   // A free chunk for a file whose previous chunk is previous (kNoChunk for
   // its first); false if none is left. The chunk becomes used.
@@ -57,7 +57,7 @@ class BlockManager {
   std::set<uint32_t> grown_bad_;
   std::deque<uint32_t> reset_queue_;
   uint32_t next_unit_ = 0;  // where a file's first chunk goes: round robin
-  uint32_t planted_bugs_;
+  uint64_t planted_bugs_;
 };
 
 }  // namespace shale::flash

@@ -117,7 +117,7 @@ class FlashFs final : public FlashFileSystem {
   // ---- for the writer and readers (each takes mu_ itself unless noted)
   FlashDevice* device() const { return device_; }
   const FlashGeometry& geometry() const { return geometry_; }
-  uint32_t planted_bugs() const { return options_.planted_bugs; }
+  uint64_t planted_bugs() const { return options_.planted_bugs; }
   uint64_t owner_id() const { return options_.owner_id; }
   bool buffer_across_flush() const { return options_.buffer_across_flush; }
   Mutex* mu() const ABSL_LOCK_RETURNED(mu_) { return mu_.get(); }

@@ -155,7 +155,7 @@ Status ReplaceCurrent(FileSystem* fs, const std::string& tmp, const std::string&
 }  // namespace
 
 Status SetCurrentFile(FileSystem* fs, const std::string& dbname, uint64_t descriptor_number,
-                      StatsCounters* stats, uint32_t planted_bugs) {
+                      StatsCounters* stats, uint64_t planted_bugs) {
   const std::string contents = EncodeCurrentFile(descriptor_number);
   const std::string tmp = TempFileName(dbname, descriptor_number);
   const std::string current = CurrentFileName(dbname);

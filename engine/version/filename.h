@@ -79,7 +79,7 @@ std::string PrintableBytes(const std::string& bytes);
 // kBugSkipDirSyncAfterCurrent and kBugReuseDeletePendingName).
 [[nodiscard]] Status SetCurrentFile(FileSystem* fs, const std::string& dbname,
                                     uint64_t descriptor_number, StatsCounters* stats,
-                                    uint32_t planted_bugs = 0);
+                                    uint64_t planted_bugs = 0);
 
 // Makes the rename that gave path its name durable without a directory
 // sync: reopens path and Syncs it (on Windows, FlushFileBuffers commits the

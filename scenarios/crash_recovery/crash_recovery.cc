@@ -93,7 +93,7 @@ class CrashRecoveryRun {
   void Execute() {
     if (!PrepareRunEngine(config_, result_, &hosted_)) return;
     DrawEngineAndWorkload();
-    drawn_.options.planted_bugs = static_cast<uint32_t>(config_.planted_bugs);
+    drawn_.options.planted_bugs = config_.planted_bugs;
     result_->options_drawn = drawn_.described;
     result_->options_drawn["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;
     disk_ = std::make_unique<DiskUnderTest>(model_, &sim_, drawn_.latency,
@@ -430,9 +430,16 @@ class CrashRecoveryRun {
   // until it is retired). So is every log a failed sync dropped or marked
   // clean pages of (FaultPlan::lossy_sync_logs). Table files are not: a
   // table is synced before it is installed, so one with unsynced data is
-  // never read.
+  // never read. Of these, the logs tolerate-tail recovery may refuse
+  // (unclean_logs_) are those a failed sync damaged and those a power loss
+  // left other than a clean prefix (LogsLeftUnclean). The flash device
+  // loses only a suffix (its cache, or a dead process's buffer): a clean
+  // prefix.
   void NoteTornLogs(bool power_loss) {
-    for (const std::string& path : plan_->lossy_sync_logs()) torn_logs_.insert(path);
+    for (const std::string& path : plan_->lossy_sync_logs()) {
+      torn_logs_.insert(path);
+      unclean_logs_.insert(path);
+    }
     // On the open-channel SSD: logs whose chunks lost their device cache
     // at a power loss, or whose buffered tail died with the process.
     if (const FlashUnderTest* flash = disk_->flash()) {
@@ -441,12 +448,14 @@ class CrashRecoveryRun {
       }
     }
     if (!power_loss) return;
-    for (const sim::SimDisk::SurvivingSector& s : disk_->base()->last_power_loss()) {
+    const sim::SimDisk* base = disk_->base();
+    unclean_logs_.merge(LogsLeftUnclean(base->last_power_loss(), base->last_power_loss_holes()));
+    for (const sim::SimDisk::SurvivingSector& s : base->last_power_loss()) {
       for (const std::string& path : s.paths) {
         if (IsLogFile(path)) torn_logs_.insert(path);
       }
     }
-    for (const std::string& path : disk_->base()->last_power_loss_holes()) {
+    for (const std::string& path : base->last_power_loss_holes()) {
       if (IsLogFile(path)) torn_logs_.insert(path);
     }
   }
@@ -457,8 +466,10 @@ class CrashRecoveryRun {
   // so the next check waives durability for what logs held
   // (CheckScope::durability), not for what a Flush put in tables.
   Refusal RefusedByRecoveryMode(const Status& s) {
-    const Refusal refusal =
-        ClassifyRefusal(s, drawn_.options.wal_recovery_mode, plan_->damaged_paths(), torn_logs_);
+    const WALRecoveryMode mode = drawn_.options.wal_recovery_mode;
+    const std::set<std::string>& refusable =
+        mode == WALRecoveryMode::kTolerateCorruptedTailRecords ? unclean_logs_ : torn_logs_;
+    const Refusal refusal = ClassifyRefusal(s, mode, plan_->damaged_paths(), refusable);
     if (refusal == Refusal::kNone) return refusal;
     const bool injected = refusal == Refusal::kStopsAtInjectedDamage;
     sim_.TraceEvent(std::string("recovery mode refused a ") + (injected ? "damaged" : "torn") +
@@ -874,7 +885,8 @@ class CrashRecoveryRun {
   // prefix it replayed (and deletes the logs after it) before it retires
   // them, so later Opens read no damage and lose nothing more.
   bool refused_since_check_ = false;
-  std::set<std::string> torn_logs_;  // see NoteTornLogs
+  std::set<std::string> torn_logs_;     // see NoteTornLogs
+  std::set<std::string> unclean_logs_;  // a subset of torn_logs_, see NoteTornLogs
   int deepest_level_ = 0;
   uint64_t seek_compactions_ = 0;
   uint64_t recovered_prepared_ = 0;  // prepared transactions found after crashes

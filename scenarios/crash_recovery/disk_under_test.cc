@@ -19,7 +19,7 @@ sim::WindowsDiskOptions DrawWindows(sim::ChoiceTape* tape,
 }  // namespace
 
 DiskUnderTest::DiskUnderTest(DiskModel model, sim::DiskContext* context,
-                             const sim::LatencyProfile& latency, uint32_t planted_bugs,
+                             const sim::LatencyProfile& latency, uint64_t planted_bugs,
                              std::map<std::string, std::string>* described)
     : base_(std::make_unique<sim::SimDisk>(context, latency)) {
   if (model == DiskModel::kWindows) {

@@ -34,7 +34,7 @@ class DiskUnderTest {
   // device (kOpenChannel) from context's tape and records them in
   // *described. planted_bugs: Options::planted_bugs.
   DiskUnderTest(DiskModel model, sim::DiskContext* context, const sim::LatencyProfile& latency,
-                uint32_t planted_bugs, std::map<std::string, std::string>* described);
+                uint64_t planted_bugs, std::map<std::string, std::string>* described);
 
   // What the engine opens its files through: the fault decorator over
   // the disk, or the flash backend over it.

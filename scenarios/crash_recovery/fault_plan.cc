@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,6 +117,30 @@ std::set<std::string> LogsTornByKill(const Status& s, const std::set<std::string
   // The log reader's words (wal/log_reader.cc).
   if (s.ToString().find("truncated record at end of log") == std::string::npos) return {};
   return killed_logs;
+}
+
+std::set<std::string> LogsLeftUnclean(const std::vector<sim::SimDisk::SurvivingSector>& survivors,
+                                      const std::vector<std::string>& holes) {
+  using Fate = sim::SimDisk::SurvivingSector::Fate;
+  std::set<std::string> unclean;
+  for (const std::string& path : holes) {
+    if (IsLogFile(path)) unclean.insert(path);
+  }
+  // The lowest torn sector of each file (by its first name).
+  std::map<std::string, uint64_t> first_torn;
+  for (const sim::SimDisk::SurvivingSector& s : survivors) {
+    if (s.paths.empty() || s.fate != Fate::kTorn) continue;
+    const auto [it, added] = first_torn.emplace(s.paths.front(), s.sector);
+    if (!added) it->second = std::min(it->second, s.sector);
+  }
+  for (const sim::SimDisk::SurvivingSector& s : survivors) {
+    if (s.paths.empty()) continue;
+    const auto torn = first_torn.find(s.paths.front());
+    const bool after_torn = torn != first_torn.end() && s.sector > torn->second;
+    if (s.fate != Fate::kGarbage && !after_torn) continue;
+    std::copy_if(s.paths.begin(), s.paths.end(), std::inserter(unclean, unclean.end()), IsLogFile);
+  }
+  return unclean;
 }
 
 Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,

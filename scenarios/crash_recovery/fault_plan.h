@@ -37,6 +37,7 @@
 #include "faults/swarm.h"
 #include "shale/options.h"
 #include "sim/disk/disk_media.h"
+#include "sim/disk/sim_disk.h"
 #include "sim/simulation.h"
 
 namespace shale::scenario {
@@ -80,6 +81,18 @@ enum class Refusal : uint8_t { kNone, kReopenPointInTime, kStopsAtInjectedDamage
 // of log"), the killed logs count as torn for ClassifyRefusal (those s
 // names do); for any other error, none does.
 std::set<std::string> LogsTornByKill(const Status& s, const std::set<std::string>& killed_logs);
+// The logs among survivors' and holes' paths that a power loss left as
+// something other than a clean prefix of what was written: a garbage
+// survivor, a hole (a lost write inside the size kept), or a torn sector
+// followed by a surviving later sector of the same file. A clean prefix
+// (whole sectors, at most the last one torn) ends in an incomplete record
+// at worst, which tolerate-tail recovery must accept; only these logs may
+// it refuse.
+std::set<std::string> LogsLeftUnclean(const std::vector<sim::SimDisk::SurvivingSector>& survivors,
+                                      const std::vector<std::string>& holes);
+// torn_logs: the logs the recovery mode may refuse (for tolerate-tail, only
+// those a power loss left unclean, see LogsLeftUnclean; for absolute
+// consistency, any with a surviving unsynced sector).
 Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,
                         const std::set<std::string>& injected,
                         const std::set<std::string>& torn_logs);

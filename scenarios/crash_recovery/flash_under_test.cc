@@ -126,7 +126,7 @@ void DescribeDevice(const sim::SimFlashDeviceOptions& o,
 }  // namespace
 
 FlashUnderTest::FlashUnderTest(sim::DiskContext* context, FileSystem* small_files,
-                               uint32_t planted_bugs, std::map<std::string, std::string>* described)
+                               uint64_t planted_bugs, std::map<std::string, std::string>* described)
     : context_(context), small_files_(small_files), mounted_(std::make_unique<Mounted>()) {
   sim::ChoiceTape& rng = *context->rng();
   sim::SimFlashDeviceOptions o;

@@ -38,7 +38,7 @@ class FlashUnderTest {
   // Draws the device (geometry, timing, factory-bad chunks) from context's
   // tape and records the draws in *described.
   // planted_bugs: Options::planted_bugs, handed to every instance.
-  FlashUnderTest(sim::DiskContext* context, FileSystem* small_files, uint32_t planted_bugs,
+  FlashUnderTest(sim::DiskContext* context, FileSystem* small_files, uint64_t planted_bugs,
                  std::map<std::string, std::string>* described);
   ~FlashUnderTest();
 

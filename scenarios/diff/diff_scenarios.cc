@@ -236,7 +236,7 @@ class DiffRun {
       for (int i = 1; i < kOptionSets; i++) options_.push_back(DrawOptions(&tape_));
     }
     for (size_t i = 0; i < options_.size(); i++) {
-      options_[i].planted_bugs = static_cast<uint32_t>(config_.planted_bugs);
+      options_[i].planted_bugs = config_.planted_bugs;
       result_->options_drawn[absl::StrCat("set", i)] = DescribeOptions(options_[i]);
     }
     result_->options_drawn["against"] = against_rocksdb_ ? "rocksdb" : "options";

@@ -102,7 +102,7 @@ RealDraw DrawRealRun(sim::ChoiceTape* tape, const RunConfig& config, int phases)
   // wakeup or a leaked lock (its TimedOut fails the run).
   r.drawn.txn_options.transaction_lock_timeout_ms = 1'000;
   r.drawn.txn_options.default_lock_timeout_ms = 30'000;
-  r.drawn.options.planted_bugs = static_cast<uint32_t>(config.planted_bugs);
+  r.drawn.options.planted_bugs = config.planted_bugs;
   for (auto it = r.drawn.described.begin(); it != r.drawn.described.end();) {
     it = it->first.rfind("disk", 0) == 0 ? r.drawn.described.erase(it) : std::next(it);
   }

@@ -103,7 +103,7 @@ class SnapshotRun {
     if (!PrepareRunEngine(config_, result_, &hosted_)) return;
     drawn_ = DrawConfig(sim_.rng());
     if (hosted_ != nullptr) DrawHosted();
-    drawn_.options.planted_bugs = static_cast<uint32_t>(config_.planted_bugs);
+    drawn_.options.planted_bugs = config_.planted_bugs;
     result_->options_drawn = drawn_.described;
     result_->options_drawn["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;
     disk_ = std::make_unique<sim::SimDisk>(&sim_, drawn_.latency);

@@ -82,7 +82,7 @@ class TableCacheRun {
 
   void Execute() {
     drawn_ = DrawConfig(sim_.rng());
-    drawn_.options.planted_bugs = static_cast<uint32_t>(config_.planted_bugs);
+    drawn_.options.planted_bugs = config_.planted_bugs;
     disk_ = std::make_unique<sim::SimDisk>(&sim_, sim::LatencyProfile::Zero());
     CaptureTrace(config_, &sim_, result_);
     const Status s = sim_.Run([this] { Main(); });

@@ -123,7 +123,7 @@ class UnorderedWriteRun {
 
   void Execute() {
     drawn_ = DrawConfig(sim_.rng());
-    drawn_.options.planted_bugs = static_cast<uint32_t>(config_.planted_bugs);
+    drawn_.options.planted_bugs = config_.planted_bugs;
     Describe();
     disk_ = std::make_unique<sim::SimDisk>(&sim_, sim::LatencyProfile::NVMe());
     env_ = std::make_unique<Env>(disk_.get(), sim_.clock(), sim_.runtime());

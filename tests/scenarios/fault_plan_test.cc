@@ -232,6 +232,27 @@ TEST_CASE("fault plan: a refusal must name a WAL the run damaged", "[scenario][f
   CHECK(ClassifyRefusal(bad_table, absolute, flipped_table, none) == Refusal::kNone);
 }
 
+// Tolerate-tail recovery promises to drop an incomplete last record, so
+// it may refuse only a log a power loss left other than a clean prefix.
+TEST_CASE("fault plan: only a log left unclean may be refused by tolerate-tail",
+          "[scenario][faults]") {
+  using Sector = sim::SimDisk::SurvivingSector;
+  using Fate = Sector::Fate;
+  const std::string log = "/db/000007.log";
+  auto sector = [&](uint64_t index, Fate fate) {
+    return Sector{{log}, index, fate, fate == Fate::kTorn ? 100u : 512u};
+  };
+  // Whole sectors, the last one torn: a clean prefix.
+  CHECK(LogsLeftUnclean({sector(3, Fate::kWhole), sector(4, Fate::kTorn)}, {}).empty());
+  CHECK(LogsLeftUnclean({sector(3, Fate::kWhole)}, {}).empty());
+  // A torn sector followed by a surviving one, a garbage survivor, a hole.
+  CHECK(LogsLeftUnclean({sector(3, Fate::kTorn), sector(4, Fate::kWhole)}, {}).count(log) == 1);
+  CHECK(LogsLeftUnclean({sector(3, Fate::kGarbage)}, {}).count(log) == 1);
+  CHECK(LogsLeftUnclean({}, {log, "/db/000009.sst"}) == std::set<std::string>{log});
+  // Only logs: a garbled table sector is no recovery mode's to refuse.
+  CHECK(LogsLeftUnclean({Sector{{"/db/000009.sst"}, 0, Fate::kGarbage, 512}}, {}).empty());
+}
+
 TEST_CASE("fault plan: detected damage must name a damaged file", "[scenario][faults]") {
   const std::set<std::string> damaged = {"/db/000009.sst"};
   CHECK(NamesAnyPath(Status::Corruption("block checksum mismatch", "/db/000009.sst"), damaged));

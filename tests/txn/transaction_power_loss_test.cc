@@ -83,7 +83,7 @@ void Check(const Status& s, const char* what, Outcome* out) {
 // act, then crashes the process, loses power (no unsynced sector
 // survives), reopens and reads back.
 struct World {
-  World(shale::TxnWritePolicy policy, uint32_t planted_bugs)
+  World(shale::TxnWritePolicy policy, uint64_t planted_bugs)
       : sim(SimOptions()),
         disk(&sim, shale::sim::LatencyProfile::Zero()),
         runtime(sim.runtime(), "flush.after_build"),
@@ -135,7 +135,7 @@ struct World {
 
 // T is prepared, a flush holds before installing, then a plain write and
 // T's Commit land in the live WAL; the flush installs (file comment).
-Outcome CommitDuringFlush(shale::TxnWritePolicy policy, uint32_t planted_bugs) {
+Outcome CommitDuringFlush(shale::TxnWritePolicy policy, uint64_t planted_bugs) {
   World w(policy, planted_bugs);
   return w.Run([&w](shale::TransactionDB* db, Outcome* out) {
     std::unique_ptr<shale::Transaction> t =

@@ -77,7 +77,7 @@ struct FlashFsOptions {
   // sector part-filled, the unit padded to ws_min).
   bool buffer_across_flush = false;
   // Options::planted_bugs bits (tests only); the flash ones are read here.
-  uint32_t planted_bugs = 0;
+  uint64_t planted_bugs = 0;
 };
 
 struct FlashFsStats {

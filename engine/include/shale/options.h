@@ -55,115 +55,119 @@ const char* CompressionTypeName(CompressionType type);
 // Bugs that tests can plant in the engine to prove that Shale's checkers
 // find them (each is a real durability or correctness bug). TEST ONLY:
 // never set Options::planted_bugs outside tests.
-enum PlantedBug : uint32_t {
+enum PlantedBug : uint64_t {
   kBugNone = 0,
   // A sync write is acknowledged without fsyncing the WAL.
-  kBugAckSyncWriteBeforeWalSync = 1u << 0,
+  kBugAckSyncWriteBeforeWalSync = uint64_t{1} << 0,
   // CURRENT is renamed into place but its directory is never synced.
-  kBugSkipDirSyncAfterCurrent = 1u << 1,
+  kBugSkipDirSyncAfterCurrent = uint64_t{1} << 1,
   // A flushed memtable's WAL is deleted before its SST is in the MANIFEST.
-  kBugDeleteWalBeforeManifest = 1u << 2,
+  kBugDeleteWalBeforeManifest = uint64_t{1} << 2,
   // Compaction ignores live snapshots and keeps only the newest version.
-  kBugCompactionIgnoresSnapshots = 1u << 3,
+  kBugCompactionIgnoresSnapshots = uint64_t{1} << 3,
   // WAL recovery silently stops at a corrupt record in the middle of a WAL,
   // whatever wal_recovery_mode says.
-  kBugRecoveryStopsAtCorruption = 1u << 4,
+  kBugRecoveryStopsAtCorruption = uint64_t{1} << 4,
   // Vanilla and pipelined groups publish their last sequence before their
   // memtable inserts (unordered_write's order, without its disclaimer).
-  kBugPublishBeforeMemtableInsert = 1u << 5,
+  kBugPublishBeforeMemtableInsert = uint64_t{1} << 5,
   // WritePrepared with two write queues: a write that commits as it lands
   // is published by the main queue instead of being prepared there and
   // committed through the second queue (so unordered_write shows through).
-  kBugWritePreparedPublishesUnprepared = 1u << 6,
+  kBugWritePreparedPublishesUnprepared = uint64_t{1} << 6,
   // WAL recovery replays a prepared section as committed data (into the
   // memtable) and never reports it to the transaction layer: a transaction
   // prepared but not committed comes back committed.
-  kBugRecoveryCommitsPrepared = 1u << 7,
+  kBugRecoveryCommitsPrepared = uint64_t{1} << 7,
   // WritePrepared: rolling back a prepared transaction writes no old values
   // but still marks the prepared range committed, so the rolled-back data
   // becomes visible.
-  kBugRollbackKeepsData = 1u << 8,
+  kBugRollbackKeepsData = uint64_t{1} << 8,
   // A prepared section's WAL may be retired as soon as its transaction
   // finishes, though the commit or rollback marker is still in the live
   // WAL's unsynced tail: a power loss then takes the marker while the
   // section is gone (WritePrepared data in tables reads as committed; a
   // write-committed transaction is lost).
-  kBugRetireSectionWalAtFinish = 1u << 9,
+  kBugRetireSectionWalAtFinish = uint64_t{1} << 9,
   // An iterator's Seek to a key whose newest visible version is a deletion
   // skips the tombstone and the first live key after it (an off-by-one in
   // tombstone skipping): a scan silently misses a key that exists.
-  kBugSeekSkipsKeyAfterTombstone = 1u << 10,
+  kBugSeekSkipsKeyAfterTombstone = uint64_t{1} << 10,
   // GetSnapshot takes the last sequence as it was before the newest write
   // group published (a stale cached copy): a snapshot can miss a write
   // acknowledged before it was taken.
-  kBugStaleSnapshotSequence = 1u << 11,
+  kBugStaleSnapshotSequence = uint64_t{1} << 11,
   // A direct (unbuffered) table writer writes its partial last block
   // unpadded: the write's length is not a multiple of the sector size.
-  kBugUnalignedDirectWrite = 1u << 12,
+  kBugUnalignedDirectWrite = uint64_t{1} << 12,
   // Obsolete tables are deleted before the table cache closes them (it
   // closes them just after): without share-delete, Windows refuses.
-  kBugDeleteTableBeforeEvict = 1u << 13,
+  kBugDeleteTableBeforeEvict = uint64_t{1} << 13,
   // A direct (unbuffered) writer never sets end-of-file at Close: the
   // padding of its last block stays in the file, past the logical size.
-  kBugSkipEndOfFileAfterPadding = 1u << 14,
+  kBugSkipEndOfFileAfterPadding = uint64_t{1} << 14,
   // SetCurrentFile closes its temp file only after renaming it, and retries
   // once after a failure: the failed attempt deletes the temp file while
   // its handle is still open, and the retry creates the same name again,
   // which on Windows is still delete pending.
-  kBugReuseDeletePendingName = 1u << 15,
+  kBugReuseDeletePendingName = uint64_t{1} << 15,
   // A direct WAL's Sync does not pad the log to its alignment: the next
   // record's flush re-writes the sector holding the last synced records,
   // and a power loss that tears or garbles that unsynced write takes them.
-  kBugDirectWalSkipsSyncPadding = 1u << 16,
+  kBugDirectWalSkipsSyncPadding = uint64_t{1} << 16,
   // A buffered WAL's Sync re-writes the log's first header in place
   // (PositionedAppend at offset 0, as a format that keeps state in its
   // header would) and later records are appended (Append) on the same
   // handle: on Windows they land at the moved file pointer.
-  kBugMixPositionalAndAppend = 1u << 17,
+  kBugMixPositionalAndAppend = uint64_t{1} << 17,
   // The flash backend (shale/flash_file_system.h) reads these five.
   // A sync's padding does not move the writer's write pointer: the next
   // write lands behind the chunk's real write pointer.
-  kBugFlashWriteOffPointer = 1u << 18,
+  kBugFlashWriteOffPointer = uint64_t{1} << 18,
   // A sync acknowledges data still in the device cache (no padding past
   // mw_cunits): a power loss takes synced data.
-  kBugFlashAckInDeviceCache = 1u << 19,
+  kBugFlashAckInDeviceCache = uint64_t{1} << 19,
   // Mounting lists OFFLINE (bad) chunks as free, so one is allocated.
-  kBugFlashAllocateBadChunk = 1u << 20,
+  kBugFlashAllocateBadChunk = uint64_t{1} << 20,
   // A deleted file's chunks go back to the free list without a reset.
-  kBugFlashReuseWithoutReset = 1u << 21,
+  kBugFlashReuseWithoutReset = uint64_t{1} << 21,
   // Mounting does not scan a WAL's OPEN chunk (it trusts only CLOSE
   // metadata, which an open chunk has none of): the WAL's synced tail is
   // lost.
-  kBugFlashRecoveryIgnoresOob = 1u << 22,
+  kBugFlashRecoveryIgnoresOob = uint64_t{1} << 22,
   // The table cache keeps every reader open whatever max_open_files says.
-  kBugTableCacheIgnoresLimit = 1u << 23,
+  kBugTableCacheIgnoresLimit = uint64_t{1} << 23,
   // max_open_files = -1 is read as the smallest bound (20), so readers are
   // closed and reopened although the user asked to keep them all.
-  kBugTableCacheBoundsUnlimited = 1u << 24,
+  kBugTableCacheBoundsUnlimited = uint64_t{1} << 24,
   // A table's bloom filter leaves out the table's first user key, so a Get
   // of it that reaches the table is turned away (NotFound, or an older
   // version from a lower level).
-  kBugFilterSkipsFirstKey = 1u << 25,
+  kBugFilterSkipsFirstKey = uint64_t{1} << 25,
   // In the hosting layer, not the engine: a hosted engine's Env (LevelDB's,
   // hosted/leveldb/leveldb_env.h) acknowledges a file's Sync without
   // syncing it (nor, for a MANIFEST, its directory).
-  kBugHostedSyncSkipped = 1u << 26,
+  kBugHostedSyncSkipped = uint64_t{1} << 26,
   // In the hosting layer: a hosted engine's Env replaces an existing file
   // by renaming in two steps (delete the target, then rename), so a crash
   // between them leaves no file under the target's name.
-  kBugHostedRenameNotAtomic = 1u << 27,
+  kBugHostedRenameNotAtomic = uint64_t{1} << 27,
   // In the simulator: a thread task's yield hands the CPU to the host
   // without stopping (at each task's 64th yield; scenario_run.cc), so two
   // tasks run at once.
-  kBugSchedulerTwoTasksRun = 1u << 28,
+  kBugSchedulerTwoTasksRun = uint64_t{1} << 28,
   // About one DB::Write call in 500 (those whose batch hashes to 0 mod
   // 500) returns Corruption without writing: an error the engine invents,
   // no I/O failed.
-  kBugWriteReturnsCorruption = 1u << 29,
+  kBugWriteReturnsCorruption = uint64_t{1} << 29,
   // Open fails with an IOError, after creating its new WAL, when that
   // log's number is a multiple of 3 (an error the engine invents; the
   // retry gets another number and succeeds).
-  kBugOpenFailsSpuriously = 1u << 30,
+  kBugOpenFailsSpuriously = uint64_t{1} << 30,
+  // Tolerate-tail recovery refuses a log that ends in an incomplete record
+  // (replays as absolute consistency): the torn tail a power loss leaves
+  // is exactly what that mode promises to drop.
+  kBugTolerateTailRefusesIncompleteTail = uint64_t{1} << 31,
 };
 
 struct Options {
@@ -334,7 +338,7 @@ struct Options {
 
   // ---- Testing
   // A bitwise OR of PlantedBug values. TEST ONLY (see PlantedBug).
-  uint32_t planted_bugs = kBugNone;
+  uint64_t planted_bugs = kBugNone;
 };
 
 struct ReadOptions {
