@@ -156,6 +156,13 @@ Status ReplaceCurrent(FileSystem* fs, const std::string& tmp, const std::string&
 
 Status SetCurrentFile(FileSystem* fs, const std::string& dbname, uint64_t descriptor_number,
                       StatsCounters* stats, uint64_t planted_bugs) {
+  const Status s = RenameCurrentFile(fs, dbname, descriptor_number, stats, planted_bugs);
+  if (!s.ok()) return s;
+  return SyncCurrentRename(fs, dbname, stats, planted_bugs);
+}
+
+Status RenameCurrentFile(FileSystem* fs, const std::string& dbname, uint64_t descriptor_number,
+                         StatsCounters* stats, uint64_t planted_bugs) {
   const std::string contents = EncodeCurrentFile(descriptor_number);
   const std::string tmp = TempFileName(dbname, descriptor_number);
   const std::string current = CurrentFileName(dbname);
@@ -171,10 +178,14 @@ Status SetCurrentFile(FileSystem* fs, const std::string& dbname, uint64_t descri
   } else {
     s = ReplaceCurrent(fs, tmp, current, contents, stats, nullptr);
   }
-  if (!s.ok()) return s;
+  return s;
+}
+
+Status SyncCurrentRename(FileSystem* fs, const std::string& dbname, StatsCounters* stats,
+                         uint64_t planted_bugs) {
   if ((planted_bugs & kBugSkipDirSyncAfterCurrent) != 0) return Status::OK();
-  if (!fs->SyncDirPersistsNames()) return SyncRenamedFile(fs, current, stats);
-  s = fs->SyncDir(dbname);
+  if (!fs->SyncDirPersistsNames()) return SyncRenamedFile(fs, CurrentFileName(dbname), stats);
+  const Status s = fs->SyncDir(dbname);
   if (s.ok()) SHALE_COUNT(stats, dir_syncs, 1);
   return s;
 }

@@ -80,6 +80,14 @@ std::string PrintableBytes(const std::string& bytes);
 [[nodiscard]] Status SetCurrentFile(FileSystem* fs, const std::string& dbname,
                                     uint64_t descriptor_number, StatsCounters* stats,
                                     uint64_t planted_bugs = 0);
+// SetCurrentFile in two halves, for a caller that marks the point between
+// them (a crash there leaves the rename in volatile state only): steps 1-3,
+// then step 4. Same errors and planted bugs as SetCurrentFile.
+[[nodiscard]] Status RenameCurrentFile(FileSystem* fs, const std::string& dbname,
+                                       uint64_t descriptor_number, StatsCounters* stats,
+                                       uint64_t planted_bugs);
+[[nodiscard]] Status SyncCurrentRename(FileSystem* fs, const std::string& dbname,
+                                       StatsCounters* stats, uint64_t planted_bugs);
 
 // Makes the rename that gave path its name durable without a directory
 // sync: reopens path and Syncs it (on Windows, FlushFileBuffers commits the

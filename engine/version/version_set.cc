@@ -107,8 +107,13 @@ Status VersionSet::WriteManifest(const std::string& snapshot, const std::string&
   if (s.ok() && new_manifest_number != 0) {
     env_->runtime()->YieldPoint("manifest.before_set_current");
     s = env_->runtime()->InjectedFault("manifest.set_current");
-    if (s.ok())
-      s = SetCurrentFile(env_->fs(), dbname_, new_manifest_number, stats_, options_->planted_bugs);
+    const uint64_t bugs = options_->planted_bugs;
+    if (s.ok()) s = RenameCurrentFile(env_->fs(), dbname_, new_manifest_number, stats_, bugs);
+    if (s.ok()) {
+      // CURRENT names the new MANIFEST, in volatile state only.
+      env_->runtime()->YieldPoint("manifest.after_set_current");
+      s = SyncCurrentRename(env_->fs(), dbname_, stats_, bugs);
+    }
   }
   return s;
 }

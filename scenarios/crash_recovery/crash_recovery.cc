@@ -62,6 +62,9 @@ using namespace fault_figures;
 
 constexpr const char* kDbPath = "/db";
 constexpr int kDefaultOps = 2000;
+constexpr const char* kAfterSetCurrent = "manifest.after_set_current";
+// A crash drawn "soon after the Open" lands within this many operations.
+constexpr uint64_t kEarlyCrashOps = 32;
 // RunResult::observed counters: process-crash checks that held every
 // acknowledged WAL write to survive, and those that could not (a fault that
 // may drop page-cache data came first) and used power-loss rules.
@@ -530,21 +533,28 @@ class CrashRecoveryRun {
       for (auto& t : threads) t->Join();
       return false;
     }
-    // Where the crash lands: half the time once a random share of this
-    // phase's operations is done (the clients, flush and compaction are
-    // wherever the schedule left them); 3 in 8 at the 1st..3rd time a task
-    // reaches a named engine point (or when the clients are done, if none
-    // did); 1 in 8 at a random step of a Close after the clients finish.
+    // Where the crash lands: 3 in 8 once a random share of this phase's
+    // operations is done (the clients, flush and compaction are wherever
+    // the schedule left them); 1 in 8 soon after the Open (within its
+    // first kEarlyCrashOps operations, a power loss); 3 in 8 at the
+    // 1st..3rd time a task reaches a named engine point (or when the
+    // clients are done, if none did); 1 in 8 at a random step of a Close
+    // after the clients finish.
     const uint64_t roll = sim_.rng()->Uniform(8);
     uint64_t crash_at_ops = kNoOpTarget;
     if (roll < 4) {
-      crash_at_ops = state_.ops_done + sim_.rng()->Uniform(static_cast<uint64_t>(ops) + 1);
+      crash_soon_after_open_ = roll == 3;
+      const uint64_t within = roll < 3 ? static_cast<uint64_t>(ops) + 1 : kEarlyCrashOps;
+      crash_at_ops = state_.ops_done + sim_.rng()->Uniform(within);
       state_.WaitForOps(crash_at_ops);
     } else if (roll < 7) {
       const auto& targets =
           hosted_ == nullptr ? CrashTrigger::WorkloadTargets() : CrashTrigger::DiskTargets();
       const char* name = targets[sim_.rng()->Uniform(targets.size())];
-      ArmCrash(name, 1 + sim_.rng()->Uniform(3), "crash_point." + std::string(name));
+      // After CURRENT's rename, the crash lands up to 8 points later: in
+      // the window before its directory sync, or just past it.
+      const uint64_t later = name == std::string(kAfterSetCurrent) ? sim_.rng()->Uniform(9) : 0;
+      ArmCrash(name, 1 + sim_.rng()->Uniform(3), "crash_point." + std::string(name), later);
       state_.WaitForOps(kNoOpTarget);
       trigger_->Disarm();
     } else {
@@ -560,15 +570,20 @@ class CrashRecoveryRun {
 
   // Arms the trigger so that the hit-th point named name (any, if empty)
   // parks its task and wakes main; counted as fault `count_as` if it fires.
-  void ArmCrash(const std::string& name, uint64_t hit, const std::string& count_as) {
+  void ArmCrash(const std::string& name, uint64_t hit, const std::string& count_as,
+                uint64_t then_any = 0) {
     state_.crash_point_reached = false;
+    armed_target_ = name;
     sim_.TraceEvent("crash armed at " + (name.empty() ? std::string("any point") : name) +
                     ", hit " + std::to_string(hit));
-    trigger_->Arm(name, hit, [this, count_as] {
-      result_->faults_by_kind[count_as]++;
-      state_.crash_point_reached = true;
-      state_.NoteProgress();
-    });
+    trigger_->Arm(
+        name, hit,
+        [this, count_as] {
+          result_->faults_by_kind[count_as]++;
+          state_.crash_point_reached = true;
+          state_.NoteProgress();
+        },
+        then_any);
   }
 
   // Runs fn in a task of the current process and returns once it is done
@@ -598,7 +613,13 @@ class CrashRecoveryRun {
   bool CrashOnce() {
     sim_.Crash();
     state_.crash_point_reached = false;
-    const bool power_loss = Pinned("crash.power_loss", sim_.rng()->OneIn(2));
+    // A crash after CURRENT's rename, or soon after an Open (which may
+    // have renamed it), is always a power loss: a process crash keeps what
+    // the rename did, so the window before the next directory sync is moot.
+    const bool after_rename = state_.crash_point_reached && armed_target_ == kAfterSetCurrent;
+    const bool forced = after_rename || crash_soon_after_open_;
+    crash_soon_after_open_ = false;
+    const bool power_loss = Pinned("crash.power_loss", sim_.rng()->OneIn(2) || forced);
     sim_.TraceEvent(power_loss ? "disk: power loss" : "disk: process crash");
     if (power_loss) {
       disk_->PowerLoss(1 + sim_.rng()->Uniform(4));
@@ -631,9 +652,14 @@ class CrashRecoveryRun {
 
   // Starts recovery in a task and crashes partway through it (or just after
   // it finished): recovery itself must be crash safe.
-  // The step is drawn among as many as the last successful recovery took.
+  // The step is drawn among as many as the last successful recovery took;
+  // 1 in 3 crashes come just after it finished, where what Open made
+  // durable (a new CURRENT, a synced replayed log) meets a power loss.
   bool CrashDuringRecovery() {
-    ArmCrash("", 1 + sim_.rng()->Uniform(last_open_points_ + 1), "crash_during_recovery");
+    const bool after = sim_.rng()->OneIn(3);
+    const uint64_t hit = after ? 0 : 1 + sim_.rng()->Uniform(last_open_points_ + 1);
+    ArmCrash("", hit, "crash_during_recovery");
+    crash_soon_after_open_ = after;
     RunUntilDoneOrCrashPoint("recovery", [this] {
       std::unique_ptr<DB> db;
       TransactionDB* txn_db = nullptr;
@@ -885,6 +911,8 @@ class CrashRecoveryRun {
   // prefix it replayed (and deletes the logs after it) before it retires
   // them, so later Opens read no damage and lose nothing more.
   bool refused_since_check_ = false;
+  std::string armed_target_;            // the point ArmCrash last armed ("" for any)
+  bool crash_soon_after_open_ = false;  // the next crash was drawn so (see CrashOnce)
   std::set<std::string> torn_logs_;     // see NoteTornLogs
   std::set<std::string> unclean_logs_;  // a subset of torn_logs_, see NoteTornLogs
   int deepest_level_ = 0;

@@ -16,6 +16,7 @@ const std::vector<const char*>& CrashTrigger::WorkloadTargets() {
       "manifest.roll",
       "manifest.before_write",
       "manifest.before_set_current",
+      "manifest.after_set_current",
       "flush.after_build",
       "flush.before_install",
       "compaction.after_output",
@@ -37,8 +38,10 @@ const std::vector<const char*>& CrashTrigger::DiskTargets() {
   return kTargets;
 }
 
-void CrashTrigger::Arm(std::string name, uint64_t hit, std::function<void()> on_fire) {
+void CrashTrigger::Arm(std::string name, uint64_t hit, std::function<void()> on_fire,
+                       uint64_t then_any) {
   assert(hit == 0 || on_fire != nullptr);
+  then_any_ = then_any;
   armed_ = true;
   fired_ = false;
   name_ = std::move(name);
@@ -54,6 +57,15 @@ void CrashTrigger::OnPoint(const char* name) {
   if (hit_ == 0) return;
   if (!name_.empty() && std::strcmp(name, name_.c_str()) != 0) return;
   if (++matches_ < hit_) return;
+  if (then_any_ > 0) {  // the named point is reached: count on from it
+    sim_->TraceEvent(std::string("crash point reached: ") + name + ", crashing " +
+                     std::to_string(then_any_) + " points later");
+    name_.clear();
+    hit_ = then_any_;
+    matches_ = 0;
+    then_any_ = 0;
+    return;
+  }
   armed_ = false;  // on_fire may reach points itself
   fired_ = true;
   sim_->TraceEvent(std::string("crash point reached: ") + name);

@@ -44,7 +44,10 @@ class CrashTrigger {
   // at the hit-th point of any name if name is empty. Resets points_seen
   // and fired. on_fire runs in the task that reached the point, after the
   // trigger disarmed itself, before that task parks.
-  void Arm(std::string name, uint64_t hit, std::function<void()> on_fire);
+  // then_any > 0 moves the crash on from that point by then_any more points
+  // of any name (into the window a point opens, such as a rename not yet
+  // made durable).
+  void Arm(std::string name, uint64_t hit, std::function<void()> on_fire, uint64_t then_any = 0);
   // Counts points only (never fires).
   void Count() { Arm("", 0, nullptr); }
   void Disarm() { armed_ = false; }
@@ -60,6 +63,7 @@ class CrashTrigger {
   bool fired_ = false;
   std::string name_;
   uint64_t hit_ = 0;  // 0: count only
+  uint64_t then_any_ = 0;
   uint64_t matches_ = 0;
   uint64_t points_seen_ = 0;
   std::function<void()> on_fire_;

@@ -35,10 +35,11 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   // Vanilla or pipelined writes here; unordered ones: DrawWriteQueues.
   o.enable_pipelined_write = rng->OneIn(3);
   o.allow_concurrent_memtable_write = !rng->OneIn(3);
-  // Half the runs roll the MANIFEST every few KiB of edits, so crashes and
-  // faults meet the switch of CURRENT during the workload, not only at Open.
+  // Half the runs roll the MANIFEST every 256 B to 4 KiB of edits (from
+  // every few edits to every few dozen), so crashes and faults meet the
+  // switch of CURRENT during the workload, not only at Open.
   o.max_manifest_file_size =
-      rng->OneIn(2) ? uint64_t{1024} << rng->Uniform(3) : o.max_manifest_file_size;
+      rng->OneIn(2) ? uint64_t{256} << rng->Uniform(5) : o.max_manifest_file_size;
   DrawCompression(rng, &o);
   DrawMemtableFilter(rng, &o);
   DrawCompactionTriggers(rng, &o);
