@@ -152,12 +152,30 @@ void DiskFaultInjector::AfterCrash(sim::DiskMedia* disk) {
 
 Status DiskFaultInjector::FlipRandomBit(sim::DiskMedia* disk, const std::string& path,
                                         uint64_t limit_bytes) {
+  return FlipBitIn(disk, path, {ByteRange{0, limit_bytes}});
+}
+
+Status DiskFaultInjector::FlipBitIn(sim::DiskMedia* disk, const std::string& path,
+                                    const std::vector<ByteRange>& ranges) {
   std::string data;
   Status s = disk->ReadDurable(path, &data);
   if (!s.ok()) return s;
-  const uint64_t range = std::min<uint64_t>(data.size(), limit_bytes);
-  if (range == 0) return Status::InvalidArgument("FlipRandomBit: empty durable range", path);
-  const uint64_t offset = context_->rng()->Uniform(range);
+  const auto clipped = [&data](const ByteRange& r) {
+    return ByteRange{std::min<uint64_t>(r.begin, data.size()),
+                     std::min<uint64_t>(r.end, data.size())};
+  };
+  uint64_t total = 0;
+  for (const ByteRange& r : ranges) total += clipped(r).size();
+  if (total == 0) return Status::InvalidArgument("FlipBitIn: empty durable range", path);
+  uint64_t offset = context_->rng()->Uniform(total);
+  for (const ByteRange& r : ranges) {
+    const ByteRange c = clipped(r);
+    if (offset < c.size()) {
+      offset += c.begin;
+      break;
+    }
+    offset -= c.size();
+  }
   const int bit = static_cast<int>(context_->rng()->Uniform(8));
   s = disk->CorruptDurable(path, offset, bit);
   deciding_path_ = &path;

@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "faults/fault_injecting_fs.h"
 #include "faults/swarm.h"
@@ -54,6 +55,13 @@ using FaultCounts = std::map<std::string, uint64_t>;
 // When the run keeps an event trace, one line for an injected fault (never
 // hashed): "fault t=<ns> task '<task>' <kind>[ <path>]"; path may be null.
 void TraceFault(sim::DiskContext* context, const std::string& kind, const std::string* path);
+
+// Bytes [begin, end) of a file.
+struct ByteRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint64_t size() const { return end > begin ? end - begin : 0; }
+};
 
 class DiskFaultInjector final : public FaultPolicy {
  public:
@@ -74,6 +82,11 @@ class DiskFaultInjector final : public FaultPolicy {
   // empty.
   Status FlipRandomBit(sim::DiskMedia* disk, const std::string& path,
                        uint64_t limit_bytes = UINT64_MAX);
+  // The same, at a byte drawn uniformly from the union of ranges (each
+  // clipped to the durable data). REQUIRES: ranges are disjoint.
+  // InvalidArgument if the union is empty.
+  Status FlipBitIn(sim::DiskMedia* disk, const std::string& path,
+                   const std::vector<ByteRange>& ranges);
 
   const FaultCounts& counts() const { return counts_; }
   const FaultConfig& config() const { return config_; }

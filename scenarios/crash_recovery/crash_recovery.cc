@@ -120,7 +120,7 @@ class CrashRecoveryRun {
                                         : config_.faults == "off" ? false
                                                                   : draw,
                                         detect);
-    plan_->set_wal_damage_allowed(WalDamageReported(drawn_.options.wal_recovery_mode));
+    plan_->set_wal_damage(WalDamageFor(drawn_.options.wal_recovery_mode));
     plan_->set_name_visible([this](const std::string& path) { return disk_->NameVisible(path); });
     disk_->set_fault_policy(plan_.get());
     WatchWindowsRules();
@@ -480,7 +480,7 @@ class CrashRecoveryRun {
     result_->observed[injected ? kRefusedDamaged : kRefusedTorn]++;
     if (injected) refused_since_check_ = true;
     drawn_.options.wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
-    plan_->set_wal_damage_allowed(WalDamageReported(drawn_.options.wal_recovery_mode));
+    plan_->set_wal_damage(WalDamageFor(drawn_.options.wal_recovery_mode));
     return refusal;
   }
 

@@ -85,8 +85,15 @@ const char* ErrorProofName(ErrorProof proof) {
   return "none";
 }
 
-bool WalDamageReported(WALRecoveryMode mode) {
-  return mode == WALRecoveryMode::kAbsoluteConsistency;
+WalDamage WalDamageFor(WALRecoveryMode mode) {
+  switch (mode) {
+    case WALRecoveryMode::kAbsoluteConsistency:
+      return WalDamage::kAnyByte;
+    case WALRecoveryMode::kTolerateCorruptedTailRecords:
+      return WalDamage::kBeforeLastRecord;
+    default:
+      return WalDamage::kNone;
+  }
 }
 
 bool IsLogFile(const std::string& path) { return EndsWith(path, ".log"); }
@@ -97,8 +104,9 @@ bool NamesAnyPath(const Status& s, const std::set<std::string>& paths) {
                      [&text](const std::string& p) { return text.find(p) != std::string::npos; });
 }
 
-uint64_t LastWholeFragmentStart(const std::string& contents) {
-  uint64_t pos = 0, last = 0;
+std::vector<FragmentSpan> WholeFragments(const std::string& contents) {
+  std::vector<FragmentSpan> spans;
+  uint64_t pos = 0;
   while (pos + log::kHeaderSize <= contents.size()) {
     const uint64_t left_in_block = log::kBlockSize - pos % log::kBlockSize;
     if (left_in_block < log::kHeaderSize) {
@@ -107,10 +115,28 @@ uint64_t LastWholeFragmentStart(const std::string& contents) {
     }
     const uint64_t bytes = log::WholeFragmentBytesAt(contents, pos);
     if (bytes == 0) break;  // the writer never appends after a failed write
-    last = pos;
+    spans.push_back({pos, bytes});
     pos += bytes;
   }
-  return last;
+  return spans;
+}
+
+uint64_t LastWholeFragmentStart(const std::string& contents) {
+  const std::vector<FragmentSpan> spans = WholeFragments(contents);
+  return spans.empty() ? 0 : spans.back().offset;
+}
+
+std::vector<faults::ByteRange> WalFlipRanges(const std::string& contents) {
+  const std::vector<FragmentSpan> spans = WholeFragments(contents);
+  std::vector<faults::ByteRange> ranges;
+  for (size_t i = 0; i + 1 < spans.size(); i++) {
+    const uint64_t at = spans[i].offset;
+    // The checksum, and the payload; never the length or the type.
+    ranges.push_back({at, at + 4});
+    if (spans[i].bytes > log::kHeaderSize)
+      ranges.push_back({at + log::kHeaderSize, at + spans[i].bytes});
+  }
+  return ranges;
 }
 
 std::set<std::string> LogsTornByKill(const Status& s, const std::set<std::string>& killed_logs) {
@@ -177,7 +203,11 @@ FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled, bool detect)
   }
   survive_ = std::make_unique<faults::DiskFaultInjector>(survive_config_, sim);
   detect_ = std::make_unique<faults::DiskFaultInjector>(detect_config_, sim);
-  if (detect_config_.enabled(FaultKind::kBitFlip)) crash_flip_one_in_ = 1 + sim->rng()->Uniform(8);
+  // Every damaging run flips bits at crashes: a crash-time flip is the one
+  // that can land in a WAL recovery must replay. Without the bit_flip kind
+  // drawn, only in WALs (a flipped table soon ends a run as detected).
+  if (damage) crash_flip_one_in_ = 1 + sim->rng()->Uniform(8);
+  crash_flips_logs_only_ = !detect_config_.enabled(FaultKind::kBitFlip);
   sim->set_fault_point_hook([this, hook = faults::MakeFaultPointHook(
                                        survive_config_, sim, &point_counts_)](const char* name) {
     if (paused_ || !hook(name)) return false;
@@ -219,24 +249,34 @@ void FaultPlan::AfterCrash(sim::DiskMedia* disk) {
   if (!enabled_ || crash_flip_one_in_ == 0 || !sim_->rng()->OneIn(crash_flip_one_in_)) return;
   // One bit of one durable file: a table file, a MANIFEST, CURRENT, or a
   // WAL when allowed (see the header), where the engine can detect it
-  // (DetectableBytes). Crash-time faults get a per-crash rate, not a
-  // per-op one.
+  // (DetectableBytes, WalFlipRanges). Crash-time faults get a per-crash
+  // rate, not a per-op one.
   // Damage to the live MANIFEST or CURRENT ends the run (every Open fails
   // on it), so one flip in kMetadataFlipOneIn goes there.
-  const bool metadata = sim_->rng()->OneIn(kMetadataFlipOneIn);
+  const bool metadata = sim_->rng()->OneIn(kMetadataFlipOneIn) && !crash_flips_logs_only_;
+  const bool logs = wal_damage_ != WalDamage::kNone;
   std::vector<std::string> eligible;
+  std::string live_log;  // the newest log (paths sort by file number)
   for (const sim::DiskMedia::DurableFile& file : disk->DurableFiles()) {
-    const bool kind_ok =
-        metadata ? IsManifestFile(file.path) || IsCurrentFile(file.path)
-                 : IsTableFile(file.path) || (wal_damage_allowed_ && IsLogFile(file.path));
-    if (kind_ok && file.size_bytes > 0) eligible.push_back(file.path);
+    if (file.size_bytes == 0) continue;
+    const bool table = IsTableFile(file.path) && !crash_flips_logs_only_;
+    const bool kind_ok = metadata ? IsManifestFile(file.path) || IsCurrentFile(file.path)
+                                  : table || (logs && IsLogFile(file.path));
+    if (kind_ok) eligible.push_back(file.path);
+    if (!metadata && logs && IsLogFile(file.path)) live_log = std::max(live_log, file.path);
   }
   if (eligible.empty()) return;
-  const std::string& path = eligible[sim_->rng()->Uniform(eligible.size())];
-  const uint64_t limit_bytes = DetectableBytes(disk, path);
-  if (limit_bytes == 0) return;
-  if (detect_->FlipRandomBit(disk, path, limit_bytes).ok())
-    damaged_paths_.insert(path);  // counted then
+  // Three in four flips a WAL may take aim at the live log, whose records the
+  // next recovery replays (a random file is rarely it).
+  const bool aim_live = !live_log.empty() && !sim_->rng()->OneIn(4);
+  const std::string path = aim_live ? live_log : eligible[sim_->rng()->Uniform(eligible.size())];
+  std::vector<faults::ByteRange> ranges = {{0, DetectableBytes(disk, path)}};
+  if (IsLogFile(path) && wal_damage_ == WalDamage::kBeforeLastRecord) {
+    std::string contents;
+    if (!disk->ReadDurable(path, &contents).ok()) return;
+    ranges = WalFlipRanges(contents);
+  }
+  if (detect_->FlipBitIn(disk, path, ranges).ok()) damaged_paths_.insert(path);  // counted then
 }
 
 bool FaultPlan::CarriesTagSince(const std::string& text, uint64_t mark) const {

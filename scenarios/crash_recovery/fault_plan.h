@@ -42,9 +42,30 @@
 
 namespace shale::scenario {
 
-// Whether recovery in mode reports every bit flip in a WAL (see the file
-// comment): only then may the plan flip WAL bits and expect detection.
-bool WalDamageReported(WALRecoveryMode mode);
+// Which WAL bit flips recovery in mode must report (see the file comment):
+//   kNone              none (point in time stops at damage silently; skip
+//                      any drops it), so the plan flips no WAL bit;
+//   kBeforeLastRecord  (tolerate-tail) a flip in the checksum or payload of
+//                      a whole fragment followed by another whole one
+//                      (WalFlipRanges): a damaged last record, or a damaged
+//                      length field, can read as the torn tail it drops;
+//   kAnyByte           (absolute consistency) every flip.
+enum class WalDamage : uint8_t { kNone, kBeforeLastRecord, kAnyByte };
+WalDamage WalDamageFor(WALRecoveryMode mode);
+
+// A whole (checksummed) log fragment: where it starts and its length,
+// header included.
+struct FragmentSpan {
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+// The whole fragments at the start of a log's (or MANIFEST's) contents, in
+// order, up to the first spot that holds none.
+std::vector<FragmentSpan> WholeFragments(const std::string& contents);
+// The bytes of a WAL's contents a flip must be reported in under
+// WalDamage::kBeforeLastRecord: the checksum and payload of every whole
+// fragment but the last.
+std::vector<faults::ByteRange> WalFlipRanges(const std::string& contents);
 
 // Where a MANIFEST's last whole (checksummed) fragment starts in its
 // contents (0: none). Damage before it is followed by a whole fragment, so
@@ -127,14 +148,15 @@ class FaultPlan final : public faults::FaultPolicy {
   // fault points alike); damage already on the disk stays. A retry made
   // paused that still fails was not failed by a transient injected fault.
   void set_paused(bool paused) { paused_ = paused; }
-  // After a crash: with bit flips on, 1 in 1..8 crashes (drawn per run)
-  // flips one bit of one durable table file (or WAL, when allowed).
+  // After a crash: in a run that damages, 1 in 1..8 crashes (drawn per run)
+  // flips one bit of one durable table file or WAL (see set_wal_damage);
+  // only of a WAL if the run drew no bit_flip rate.
   void AfterCrash(sim::DiskMedia* disk);
 
   bool enabled() const { return enabled_; }
-  // Lets bit flips reach WAL files too (for the recovery mode that reports
-  // every WAL damage rather than stop at it or drop it as a torn tail).
-  void set_wal_damage_allowed(bool allowed) { wal_damage_allowed_ = allowed; }
+  // Which bit flips may reach WAL files (WalDamageFor the recovery mode).
+  // When any may, half of the WAL flips aim at the live (newest) log.
+  void set_wal_damage(WalDamage damage) { wal_damage_ = damage; }
   // Faults injected so far (survive and detect kinds, by name).
   uint64_t total() const;
   // Faults injected so far that can take acknowledged data out of the page
@@ -179,8 +201,9 @@ class FaultPlan final : public faults::FaultPolicy {
 
   const bool enabled_;
   bool paused_ = false;
-  bool wal_damage_allowed_ = false;
-  uint64_t crash_flip_one_in_ = 0;  // a bit flip at 1 in this many crashes; 0 = off
+  WalDamage wal_damage_ = WalDamage::kNone;
+  uint64_t crash_flip_one_in_ = 0;      // a bit flip at 1 in this many crashes; 0 = off
+  bool crash_flips_logs_only_ = false;  // bit_flip not drawn: crash flips hit WALs only
   sim::Simulation* const sim_;
   faults::FaultConfig survive_config_;
   faults::FaultConfig detect_config_;

@@ -190,12 +190,13 @@ TEST_CASE("fault plan: damage proves an error only while its file exists", "[fau
   CHECK(plan.Prove(checksum, plan.Mark()) == ErrorProof::kNone);
 }
 
-TEST_CASE("WAL bit flips are expected detected only under absolute consistency",
+TEST_CASE("WAL bit flips are expected detected where the recovery mode reports them",
           "[faults][scenario]") {
-  REQUIRE(WalDamageReported(WALRecoveryMode::kAbsoluteConsistency));
-  REQUIRE_FALSE(WalDamageReported(WALRecoveryMode::kTolerateCorruptedTailRecords));
-  REQUIRE_FALSE(WalDamageReported(WALRecoveryMode::kPointInTimeRecovery));
-  REQUIRE_FALSE(WalDamageReported(WALRecoveryMode::kSkipAnyCorruptedRecords));
+  CHECK(WalDamageFor(WALRecoveryMode::kAbsoluteConsistency) == WalDamage::kAnyByte);
+  CHECK(WalDamageFor(WALRecoveryMode::kTolerateCorruptedTailRecords) ==
+        WalDamage::kBeforeLastRecord);
+  CHECK(WalDamageFor(WALRecoveryMode::kPointInTimeRecovery) == WalDamage::kNone);
+  CHECK(WalDamageFor(WALRecoveryMode::kSkipAnyCorruptedRecords) == WalDamage::kNone);
 }
 
 // A recovery-mode refusal is accepted only for a WAL the run really
@@ -328,4 +329,29 @@ TEST_CASE("fault plan: a MANIFEST flip lands before its last whole fragment",
   const uint64_t second = third - (log::kHeaderSize + std::string("second edit").size());
   CHECK(LastWholeFragmentStart(torn_payload) == second);
   CHECK(LastWholeFragmentStart("") == 0);
+}
+
+// Under tolerate-tail, a WAL flip is injected only where recovery must
+// report it: every bit of every byte WalFlipRanges gives, flipped, fails
+// the replay with Corruption; the last record and the length fields stay
+// out (a flip there may read as the torn tail that mode drops).
+TEST_CASE("fault plan: every WAL flip tolerate-tail is given is reported", "[scenario][faults]") {
+  std::vector<std::string> records = {"a", std::string(40000, 'b'), "ccc", std::string(300, 'd')};
+  std::string contents;
+  REQUIRE(shale_test::WriteLog(records, &contents));
+  const std::vector<faults::ByteRange> ranges = WalFlipRanges(contents);
+  REQUIRE_FALSE(ranges.empty());
+  const uint64_t last = LastWholeFragmentStart(contents);
+  for (const faults::ByteRange& r : ranges) {
+    REQUIRE(r.end <= last);
+    for (uint64_t at = r.begin; at < r.end; at++) {
+      for (int bit = 0; bit < 8; bit++) {
+        std::string flipped = contents;
+        flipped[at] = static_cast<char>(flipped[at] ^ (1 << bit));
+        const shale_test::Replayed r2 =
+            shale_test::ReplayMem(flipped, WALRecoveryMode::kTolerateCorruptedTailRecords);
+        if (!r2.status.IsCorruption()) FAIL("a flip at byte " << at << " bit " << bit << " passed");
+      }
+    }
+  }
 }
