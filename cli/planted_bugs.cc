@@ -73,6 +73,12 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "Open fails with an IOError no I/O caused, once (its retry succeeds)"},
       {kBugTolerateTailRefusesIncompleteTail, "tolerate_tail_refuses_incomplete_tail",
        "tolerate-tail recovery refuses a log that ends in an incomplete record"},
+      {kBugSplitUnsyncedGroupInWal, "split_unsynced_group_in_wal",
+       "an unsynced write group goes to the WAL as two records, so a crash may keep half"},
+      {kBugFollowerSequenceNotReported, "follower_sequence_not_reported",
+       "a write group's follower gets back the sequence its batch held before the group"},
+      {kBugUnorderedGetReadsStale, "unordered_get_reads_stale",
+       "with unordered_write, a Get reads at the sequence before the newest publish"},
   };
   return kBugs;
 }

@@ -190,6 +190,10 @@ Status DBImpl::Get(const ReadOptions& options, const Slice& key, std::string* va
     MutexLock l(mutex_.get());
     seq = options.snapshot != nullptr ? options.snapshot->GetSequenceNumber()
                                       : versions_->LastSequence();
+    if (options.snapshot == nullptr && HasBug(kBugUnorderedGetReadsStale) &&
+        options_.unordered_write && !options_.two_write_queues) {
+      seq = sequence_before_last_publish_;
+    }
     mem = mem_;
     mem->Ref();
     imm_.RefNewestFirst(&imms);

@@ -88,7 +88,54 @@ Status DBImpl::Flush(const FlushOptions& options) {
   return WaitForFlushOf(mem_id_ - 1);
 }
 
+namespace {
+
+// Copies a batch's records into two batches, the first `first_count` into
+// *head and the rest into *tail, numbered on from the batch's sequence.
+// Returns false (nothing split) if it holds a transaction marker.
+class BatchSplitter final : public WriteBatch::Handler {
+ public:
+  BatchSplitter(uint32_t first_count, WriteBatch* head, WriteBatch* tail)
+      : first_count_(first_count), head_(head), tail_(tail) {}
+  void Put(const Slice& key, const Slice& value) override { Next()->Put(key, value); }
+  void Delete(const Slice& key) override { Next()->Delete(key); }
+  void MarkBeginPrepare() override { has_marker_ = true; }
+  void MarkEndPrepare(const Slice&) override { has_marker_ = true; }
+  void MarkCommit(const Slice&) override { has_marker_ = true; }
+  void MarkRollback(const Slice&) override { has_marker_ = true; }
+  bool has_marker() const { return has_marker_; }
+
+ private:
+  WriteBatch* Next() { return seen_++ < first_count_ ? head_ : tail_; }
+  const uint32_t first_count_;
+  WriteBatch* const head_;
+  WriteBatch* const tail_;
+  uint32_t seen_ = 0;
+  bool has_marker_ = false;
+};
+
+// The planted kBugSplitUnsyncedGroupInWal: group's records as two WAL
+// records. False if it cannot be split (fewer than 2 records, a marker).
+bool SplitForPlantedBug(const WriteBatch& group, WriteBatch* head, WriteBatch* tail) {
+  const uint32_t count = WriteBatchInternal::Count(&group);
+  if (count < 2) return false;
+  BatchSplitter splitter(count / 2, head, tail);
+  if (!group.Iterate(&splitter).ok() || splitter.has_marker()) return false;
+  const SequenceNumber first = WriteBatchInternal::Sequence(&group);
+  WriteBatchInternal::SetSequence(head, first);
+  WriteBatchInternal::SetSequence(tail, first + count / 2);
+  return true;
+}
+
+}  // namespace
+
 Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
+  WriteBatch head, tail;
+  if (!sync && HasBug(kBugSplitUnsyncedGroupInWal) && SplitForPlantedBug(*group, &head, &tail)) {
+    Status s = FrontWriterLog()->AddRecord(WriteBatchInternal::Contents(&head));
+    if (s.ok()) s = FrontWriterLog()->AddRecord(WriteBatchInternal::Contents(&tail));
+    return s;
+  }
   Status s = FrontWriterLog()->AddRecord(WriteBatchInternal::Contents(group));
   if (s.ok() && sync && !HasBug(kBugAckSyncWriteBeforeWalSync)) {
     runtime_->YieldPoint("wal.before_sync");
@@ -102,9 +149,16 @@ Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
 Status DBImpl::WriteImpl(Writer* w) {
   MutexLock l(mutex_.get());
   if (closed_) return Status::ShutdownInProgress("DB is closing");
+  const SequenceNumber sequence_before =
+      w->batch != nullptr ? WriteBatchInternal::Sequence(w->batch) : 0;
   write_thread_.Join(w);
   while (true) {
-    if (w->state == WriterState::kDone) return w->status;
+    if (w->state == WriterState::kDone) {  // a follower: the leader wrote it
+      if (HasBug(kBugFollowerSequenceNotReported) && w->batch != nullptr) {
+        WriteBatchInternal::SetSequence(w->batch, sequence_before);
+      }
+      return w->status;
+    }
     if (w->state == WriterState::kInsertOwn) return InsertOwnBatch(w);
     if (write_thread_.IsLeader(w)) break;
     write_thread_.AwaitWakeup(w);

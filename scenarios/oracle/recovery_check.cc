@@ -105,33 +105,6 @@ Broken Classify(const History& history, const Acked& acked,
   return durable_lost ? Broken::kDurability : Broken::kPrefix;
 }
 
-RecoveryVerdict Diagnose(const History& history, const Acked& acked, size_t floor,
-                         bool process_crash, const State& recovered,
-                         const std::set<std::string>& unreadable) {
-  // Re-run to the full history; of the keys that break it, report the one
-  // with the strongest evidence (ties: the smallest key).
-  CutWalk walk(history, acked, recovered, unreadable);
-  for (walk.AdmitReady(); walk.cut() < acked.size(); walk.AdmitReady()) {
-    walk.Step(MayBeMissing(*acked[walk.cut()], process_crash));
-  }
-  const CutTracker& full = walk.tracker();
-  RecoveryVerdict v;
-  v.ok = false;
-  v.property = "prefix recovery";  // every key matches the full history only out of order
-  Broken best = Broken::kPrefix;
-  for (const std::string& key : full.bad_keys()) {
-    const Broken b = Classify(history, acked, walk.windows(), floor, key, ValueIn(recovered, key));
-    if (!v.key.empty() && b >= best) continue;
-    best = b;
-    v.key = key;
-    v.property = BrokenName(b);
-  }
-  if (v.key.empty()) return v;
-  v.observed = DescribeValue(ValueIn(recovered, v.key));
-  v.expected = DescribeValue(full.allowed(v.key).back());
-  return v;
-}
-
 // Each write is all or nothing, whichever way the cut treats it: a write
 // whose own value shows for one of its keys happened, so every key it
 // wrote must show its value, or that of a write that may be ordered after
@@ -156,11 +129,13 @@ class AtomicityCheck {
 
   // Checks the writes the cut may or may not hold; on the first one
   // recovered in part, sets v->ok false and names its key.
-  void Check(RecoveryVerdict* v) const {
+  // every: check the writes the cut must hold too (when no cut matched,
+  // a write recovered in part is why, whatever the cut would demand).
+  void Check(RecoveryVerdict* v, bool every = false) const {
     for (size_t pos = 0; pos < units_.size(); pos++) {
       const Unit& unit = units_[pos];
       const bool optional = unit.indeterminate || MayBeMissing(*unit.write, process_crash_);
-      if (optional && Happened(pos) && !Whole(pos, v)) return;
+      if ((every || optional) && Happened(pos) && !Whole(pos, v)) return;
     }
   }
 
@@ -255,6 +230,43 @@ class AtomicityCheck {
   std::vector<Unit> units_;                            // the cut's order
   std::map<std::string, std::vector<size_t>> by_key_;  // key -> positions in units_
 };
+
+RecoveryVerdict Diagnose(const History& history, const Acked& acked, size_t floor,
+                         bool process_crash, const State& recovered,
+                         const std::set<std::string>& unreadable) {
+  // Re-run to the full history; of the keys that break it, report the one
+  // with the strongest evidence (ties: the smallest key). Where that is
+  // only the order, a write that shows in part is named instead.
+  CutWalk walk(history, acked, recovered, unreadable);
+  for (walk.AdmitReady(); walk.cut() < acked.size(); walk.AdmitReady()) {
+    walk.Step(MayBeMissing(*acked[walk.cut()], process_crash));
+  }
+  const CutTracker& full = walk.tracker();
+  RecoveryVerdict v;
+  v.ok = false;
+  v.property = "prefix recovery";  // every key matches the full history only out of order
+  Broken best = Broken::kPrefix;
+  for (const std::string& key : full.bad_keys()) {
+    const Broken b = Classify(history, acked, walk.windows(), floor, key, ValueIn(recovered, key));
+    if (!v.key.empty() && b >= best) continue;
+    best = b;
+    v.key = key;
+    v.property = BrokenName(b);
+  }
+  if (best == Broken::kPrefix) {
+    // Out of order, or a write recovered in part (which no cut explains
+    // either): the full history's atomicity check tells them apart.
+    RecoveryVerdict partial;
+    const AtomicityCheck atomicity(history, acked, acked.size(), walk.windows(), process_crash,
+                                   recovered, unreadable);
+    atomicity.Check(&partial, /*every=*/true);
+    if (!partial.ok) return partial;
+  }
+  if (v.key.empty()) return v;
+  v.observed = DescribeValue(ValueIn(recovered, v.key));
+  v.expected = DescribeValue(full.allowed(v.key).back());
+  return v;
+}
 
 }  // namespace
 

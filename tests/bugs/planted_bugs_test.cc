@@ -183,6 +183,13 @@ const BugRow kRows[] = {
     // Found where a power loss tears a WAL's last record and tolerate-tail
     // recovery is drawn: the clean prefix it must accept is refused.
     {"tolerate_tail_refuses_incomplete_tail", "crash-recovery", {"recovery"}},
+    // Found where a crash keeps the first of a group's two WAL records
+    // (a power loss, or a flip point-in-time stops at, between them).
+    {"split_unsynced_group_in_wal", "crash-recovery", {"atomicity"}},
+    // A follower's Write reports a sequence from before its group.
+    {"follower_sequence_not_reported", "crash-recovery", {"real-time order"}},
+    // A writer's Get right after its Write reads below the newest publish.
+    {"unordered_get_reads_stale", "unordered-write", {"read-your-own-writes"}},
 };
 
 RunConfig CampaignConfig(const std::string& scenario, uint64_t seed, uint64_t bugs,

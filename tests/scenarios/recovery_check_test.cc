@@ -421,6 +421,26 @@ TEST_CASE("without durability, a check still holds the order and the batches", "
   REQUIRE(CheckRecovery(r.h, waived, {{"a", "1"}, {"e", "5"}}).property == "no phantoms");
 }
 
+// When no cut explains the state, a write recovered in part is named as
+// such even if every cut would have to hold it (a sync write under a
+// waiver): its own value shows on one key and an older value on another.
+// Where durability holds, its lost part is the stronger evidence.
+TEST_CASE("a sync write recovered in part under a waiver is an atomicity failure", "[oracle]") {
+  Recorder r;
+  r.Put("a", "0", /*sync=*/true);
+  const uint64_t id =
+      r.h.BeginWrite({KeyOp{"a", "1"}, KeyOp{"a", "2"}, KeyOp{"b", "3"}}, true, true);
+  r.h.EndWrite(id, Status::OK(), r.next_seq);
+  const CheckScope waived{/*process_crash=*/false, /*durability=*/false, {}};
+  const RecoveryVerdict half = CheckRecovery(r.h, waived, {{"a", "1"}});
+  REQUIRE_FALSE(half.ok);
+  CHECK(half.property == "atomicity");
+  CHECK(CheckRecovery(r.h, false, {{"a", "1"}}).property == "durability");
+  // Its final value on one key without its other key: the same.
+  CHECK(CheckRecovery(r.h, waived, {{"a", "2"}}).property == "atomicity");
+  CHECK(CheckRecovery(r.h, waived, {{"a", "2"}, {"b", "3"}}).ok);
+}
+
 // Point in time stops at an injected WAL flip: what the log held from it on
 // may be lost, but a write a successful Flush put in a table may not.
 TEST_CASE("without durability, a flushed write must still survive", "[oracle]") {

@@ -168,6 +168,18 @@ enum PlantedBug : uint64_t {
   // (replays as absolute consistency): the torn tail a power loss leaves
   // is exactly what that mode promises to drop.
   kBugTolerateTailRefusesIncompleteTail = uint64_t{1} << 31,
+  // A write group that is not synced goes to the WAL as two records (its
+  // first half of records, then the rest), so a crash may keep only the
+  // first: recovery finds part of a batch.
+  kBugSplitUnsyncedGroupInWal = uint64_t{1} << 32,
+  // A follower of a write group gets its batch back with the sequence it
+  // held before the group (the leader stamped a copy): Write reports a
+  // sequence not above one acknowledged before it began.
+  kBugFollowerSequenceNotReported = uint64_t{1} << 33,
+  // With unordered_write (and one write queue), a Get without a snapshot
+  // reads at the last sequence as it was before the newest publish: a
+  // writer's Get right after its Write may miss it.
+  kBugUnorderedGetReadsStale = uint64_t{1} << 34,
 };
 
 struct Options {
