@@ -227,6 +227,7 @@ class CrashRecoveryRun {
   void DrawEngineAndWorkload() {
     drawn_ = DrawConfig(sim_.rng());
     if (hosted_ == nullptr) {
+      DrawMemtablesAndValues(sim_.rng(), model_ != DiskModel::kOpenChannel, &drawn_);
       DrawTransactions(sim_.rng(), &drawn_);
       DrawWriteQueues(sim_.rng(), &drawn_);
       DrawFileOptions(model_, sim_.rng(), &drawn_.options, &drawn_.described);
@@ -463,6 +464,23 @@ class CrashRecoveryRun {
     }
   }
 
+  // The logs absolute consistency may refuse now: torn_logs_, and those
+  // that end in a record cut short (a process killed amid a record larger
+  // than its writer's buffer), judged as the logs are now: a log the
+  // engine went on appending to after such a fragment is not one.
+  std::set<std::string> TornLogsNow() const {
+    std::set<std::string> torn = torn_logs_;
+    const sim::SimDisk* base = disk_->base();
+    for (const std::string& path : base->VisibleChildren(kDbPath)) {
+      std::string contents;
+      if (IsLogFile(path) && base->ReadVisible(path, &contents).ok() &&
+          EndsInPartialRecord(contents)) {
+        torn.insert(path);
+      }
+    }
+    return torn;
+  }
+
   // Acts on a recovery-mode refusal (ClassifyRefusal): a refused torn or
   // damaged log switches the rest of the run to point-in-time recovery, as
   // an operator would. Point in time stops at an injected flip silently,
@@ -470,8 +488,8 @@ class CrashRecoveryRun {
   // (CheckScope::durability), not for what a Flush put in tables.
   Refusal RefusedByRecoveryMode(const Status& s) {
     const WALRecoveryMode mode = drawn_.options.wal_recovery_mode;
-    const std::set<std::string>& refusable =
-        mode == WALRecoveryMode::kTolerateCorruptedTailRecords ? unclean_logs_ : torn_logs_;
+    const std::set<std::string> refusable =
+        mode == WALRecoveryMode::kTolerateCorruptedTailRecords ? unclean_logs_ : TornLogsNow();
     const Refusal refusal = ClassifyRefusal(s, mode, plan_->damaged_paths(), refusable);
     if (refusal == Refusal::kNone) return refusal;
     const bool injected = refusal == Refusal::kStopsAtInjectedDamage;
@@ -486,7 +504,7 @@ class CrashRecoveryRun {
 
   bool RelaxedAfterRefusal(const Status& s) {
     std::string why;
-    if (!hosted_->RelaxAfterRefusal(s, torn_logs_, hosted_options_.get(), &why)) return false;
+    if (!hosted_->RelaxAfterRefusal(s, TornLogsNow(), hosted_options_.get(), &why)) return false;
     sim_.TraceEvent("the engine refused a torn log (" + s.ToString() + "): " + why);
     result_->observed[kRefusedTorn]++;
     return true;
@@ -543,8 +561,11 @@ class CrashRecoveryRun {
     const uint64_t roll = sim_.rng()->Uniform(8);
     uint64_t crash_at_ops = kNoOpTarget;
     if (roll < 4) {
-      crash_soon_after_open_ = roll == 3;
-      const uint64_t within = roll < 3 ? static_cast<uint64_t>(ops) + 1 : kEarlyCrashOps;
+      // (A hosted engine keeps the placements its listed reproducers were
+      // found with: its phases crash at a random share only.)
+      crash_soon_after_open_ = roll == 3 && hosted_ == nullptr;
+      const uint64_t within =
+          crash_soon_after_open_ ? kEarlyCrashOps : static_cast<uint64_t>(ops) + 1;
       crash_at_ops = state_.ops_done + sim_.rng()->Uniform(within);
       state_.WaitForOps(crash_at_ops);
     } else if (roll < 7) {
@@ -656,7 +677,7 @@ class CrashRecoveryRun {
   // 1 in 3 crashes come just after it finished, where what Open made
   // durable (a new CURRENT, a synced replayed log) meets a power loss.
   bool CrashDuringRecovery() {
-    const bool after = sim_.rng()->OneIn(3);
+    const bool after = hosted_ == nullptr && sim_.rng()->OneIn(3);  // as in RunClients
     const uint64_t hit = after ? 0 : 1 + sim_.rng()->Uniform(last_open_points_ + 1);
     ArmCrash("", hit, "crash_during_recovery");
     crash_soon_after_open_ = after;

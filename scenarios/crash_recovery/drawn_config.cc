@@ -58,6 +58,20 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   return d;
 }
 
+void DrawMemtablesAndValues(sim::ChoiceTape* rng, bool large_values_fit, Drawn* d) {
+  // Up to 6 memtables (2 is RocksDB's default): several immutable ones
+  // wait for their flush, and recovery's cut crosses them.
+  d->options.max_write_buffer_number = 2 + static_cast<int>(rng->Uniform(5));
+  // In one run in 8, one value in 32 is up to 8, 16 or 32 KiB: larger than
+  // a table block, in a WAL record that spans 32 KiB log blocks.
+  if (rng->OneIn(8) && large_values_fit) {
+    d->workload.large_value_one_in = 32;
+    d->workload.large_value_bytes = 8192 << rng->Uniform(3);
+    d->described["large_value_bytes"] = std::to_string(d->workload.large_value_bytes);
+  }
+  d->described["max_write_buffer_number"] = std::to_string(d->options.max_write_buffer_number);
+}
+
 void DrawTransactions(sim::ChoiceTape* tape, Drawn* d) {
   sim::ChoiceTape& rng = *tape;
   d->transactions = rng.OneIn(2);

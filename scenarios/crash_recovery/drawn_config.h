@@ -37,6 +37,12 @@ struct Drawn {
 // valid ranges, small enough that many files and >= 3 levels form.
 Drawn DrawConfig(sim::ChoiceTape* rng);
 
+// Shale's engine only: max_write_buffer_number 2..6, and in 1 run in 8
+// one value in 32 of up to 8..32 KiB (above a table block; records across
+// WAL blocks) where large_values_fit (the simulated flash device is sized for the
+// default values: larger ones would fill it).
+void DrawMemtablesAndValues(sim::ChoiceTape* rng, bool large_values_fit, Drawn* d);
+
 // Transactions on or off (the default), and the write policy.
 void DrawTransactions(sim::ChoiceTape* tape, Drawn* d);
 

@@ -126,6 +126,16 @@ uint64_t LastWholeFragmentStart(const std::string& contents) {
   return spans.empty() ? 0 : spans.back().offset;
 }
 
+bool EndsInPartialRecord(const std::string& contents) {
+  // The MANIFEST's reading: damage with no whole fragment after it is the
+  // unfinished last record; anything whole after it is damage in the
+  // middle, which a kill does not leave.
+  log::ReplayResult result;
+  const Status s = log::ReplayLogWithDamagedTail(
+      contents, /*log_number=*/0, [](const Slice&) { return Status::OK(); }, &result);
+  return s.ok() && result.stopped_at_damage;
+}
+
 std::vector<faults::ByteRange> WalFlipRanges(const std::string& contents) {
   const std::vector<FragmentSpan> spans = WholeFragments(contents);
   std::vector<faults::ByteRange> ranges;

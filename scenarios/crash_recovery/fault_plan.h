@@ -62,6 +62,13 @@ struct FragmentSpan {
 // The whole fragments at the start of a log's (or MANIFEST's) contents, in
 // order, up to the first spot that holds none.
 std::vector<FragmentSpan> WholeFragments(const std::string& contents);
+// True if a log's contents end inside a record (a fragment cut short, or a
+// record whose last fragment never came) and hold no whole fragment after
+// that point. A process killed while its writer flushed part of a record
+// larger than its buffer leaves this; absolute consistency may refuse it,
+// tolerate-tail must accept it. Damage followed by whole fragments is not
+// this.
+bool EndsInPartialRecord(const std::string& contents);
 // The bytes of a WAL's contents a flip must be reported in under
 // WalDamage::kBeforeLastRecord: the checksum and payload of every whole
 // fragment but the last.

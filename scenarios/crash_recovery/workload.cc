@@ -89,7 +89,9 @@ class Client {
 
   std::string NewValue(int i) {
     std::string v = absl::StrCat("p", s_->phase, ".c", id_, ".", i, ".");
-    v.resize(v.size() + rng_->Uniform(static_cast<uint64_t>(o_.value_bytes_max)), 'a' + id_ % 26);
+    const bool large = o_.large_value_one_in > 0 && rng_->OneIn(o_.large_value_one_in);
+    const int max_bytes = large ? o_.large_value_bytes : o_.value_bytes_max;
+    v.resize(v.size() + rng_->Uniform(static_cast<uint64_t>(max_bytes)), 'a' + id_ % 26);
     return v;
   }
 

@@ -77,6 +77,9 @@ struct WorkloadOptions {
   int key_space = 400;
   bool skewed_keys = false;
   int value_bytes_max = 200;
+  // 1 value in large_value_one_in (0: none) is up to large_value_bytes.
+  int large_value_one_in = 0;
+  int large_value_bytes = 0;
   int sync_one_in = 8;     // a write is sync with probability 1/sync_one_in
   int no_wal_one_in = 12;  // a non-sync write skips the WAL with 1/no_wal_one_in
   int max_batch = 6;

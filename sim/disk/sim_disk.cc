@@ -148,6 +148,16 @@ bool SimDisk::HasVisibleName(const std::string& path) const {
   return state_->FindVisible(DiskState::Normalize(path)) != nullptr;
 }
 
+std::vector<std::string> SimDisk::VisibleChildren(const std::string& dir) const {
+  const std::string p = DiskState::Normalize(dir);
+  std::vector<std::string> paths;
+  if (!state_->DirVisible(p)) return paths;
+  for (const auto& [name, entry] : state_->dirs.at(p).visible) {
+    if (!entry.is_dir) paths.push_back(DiskState::Join(p, name));
+  }
+  return paths;
+}
+
 Status SimDisk::GetChildren(const std::string& dir, std::vector<std::string>* names) {
   const std::string p = DiskState::Normalize(dir);
   return state_->RunOp(MetaSpec(*state_, "disk.children", p), [&] {

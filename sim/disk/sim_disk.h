@@ -225,6 +225,9 @@ class SimDisk final : public FileSystem, public DiskMedia {
   // Whether path is a name in the page-cache view now (no disk call, no
   // scheduling point): for checkers, between a task's calls.
   bool HasVisibleName(const std::string& path) const;
+  // The files (not directories) visibly named in dir, sorted, as full
+  // paths; empty if dir is not visible. No disk call, as HasVisibleName.
+  std::vector<std::string> VisibleChildren(const std::string& dir) const;
   Status ReadDurable(const std::string& path, std::string* data) const override;
 
  private:

@@ -355,3 +355,22 @@ TEST_CASE("fault plan: every WAL flip tolerate-tail is given is reported", "[sce
     }
   }
 }
+
+// A process killed while its writer flushed part of a record larger than
+// its buffer leaves the log ending inside that record.
+TEST_CASE("fault plan: a log cut inside a record ends in a partial record", "[scenario][faults]") {
+  std::string contents;
+  REQUIRE(shale_test::WriteLog({"a", std::string(50000, 'b')}, &contents));
+  CHECK_FALSE(EndsInPartialRecord(contents));
+  // Zeros after the last record: a tail absolute consistency refuses too.
+  CHECK(EndsInPartialRecord(contents + std::string(100, '\0')));
+  // Cut right after the first fragment of the large record: whole
+  // fragments only, but the record's end never came.
+  CHECK(EndsInPartialRecord(contents.substr(0, log::kBlockSize)));
+  CHECK(EndsInPartialRecord(contents.substr(0, contents.size() - 10)));  // inside a fragment
+  CHECK_FALSE(EndsInPartialRecord(""));
+  // A fragment cut short with whole records after it: damage in the middle.
+  std::string more;
+  REQUIRE(shale_test::WriteLog({"c", "d"}, &more));
+  CHECK_FALSE(EndsInPartialRecord(contents.substr(0, log::kBlockSize + 20) + more));
+}
