@@ -16,6 +16,13 @@ constexpr int kPlantedRunsOnAtSuspend = 64;
 
 }  // namespace
 
+sim::SimulationOptions WithPreemption(const RunConfig& config, sim::SimulationOptions o) {
+  if (!config.engine.empty() && config.engine != "shale") return o;
+  o.preempt_one_in = 8;
+  o.preempt_max_us = 64;
+  return o;
+}
+
 sim::SimulationOptions SimOptionsFor(const RunConfig& config, const PctCalibration& pct) {
   sim::SimulationOptions o;
   const uint64_t ops = static_cast<uint64_t>(config.ops > 0 ? config.ops : pct.default_ops);

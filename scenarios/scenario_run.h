@@ -48,6 +48,15 @@ struct PctCalibration {
 // per pct.
 sim::SimulationOptions SimOptionsFor(const RunConfig& config, const PctCalibration& pct);
 
+// Preemption at the engine's named yield points (SimulationOptions::
+// preempt_one_in): one point in 8 descheduled for up to 64 us of simulated
+// time, as a thread the OS preempts between two steps, so a reader can be
+// stopped between the steps that pin what it reads while a flush or
+// compaction installs. For Shale's engine (config.engine "" or "shale");
+// a hosted engine keeps the schedule its listed reproducers were found
+// with. Returns o.
+sim::SimulationOptions WithPreemption(const RunConfig& config, sim::SimulationOptions o);
+
 // With config.trace, sends sim's event trace (capped) to result->trace.
 // REQUIRES: result outlives sim's run.
 void CaptureTrace(const RunConfig& config, sim::Simulation* sim, RunResult* result);

@@ -252,6 +252,9 @@ Iterator* DBImpl::NewIteratorWithCallback(const ReadOptions& options,
                                           const ReadCallback* callback) {
   SequenceNumber latest;
   Iterator* internal = NewInternalIterator(options, &latest);
+  // The memtables and version are pinned: a flush or compaction may
+  // install (and retire what it replaced) before the first read.
+  runtime_->YieldPoint("iterator.after_pin");
   const SequenceNumber seq =
       options.snapshot != nullptr ? options.snapshot->GetSequenceNumber() : latest;
   return NewDBIterator(internal_comparator_.user_comparator(), internal, seq, callback,

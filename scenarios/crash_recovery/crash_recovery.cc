@@ -91,7 +91,7 @@ class CrashRecoveryRun {
       : config_(config),
         result_(result),
         model_(model),
-        sim_(SimOptionsFor(config, kPctCalibration)) {}
+        sim_(WithPreemption(config, SimOptionsFor(config, kPctCalibration))) {}
 
   void Execute() {
     if (!PrepareRunEngine(config_, result_, &hosted_)) return;

@@ -97,7 +97,9 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
 class SnapshotRun {
  public:
   SnapshotRun(const RunConfig& config, RunResult* result)
-      : config_(config), result_(result), sim_(SimOptionsFor(config, kPctCalibration)) {}
+      : config_(config),
+        result_(result),
+        sim_(WithPreemption(config, SimOptionsFor(config, kPctCalibration))) {}
 
   void Execute() {
     if (!PrepareRunEngine(config_, result_, &hosted_)) return;

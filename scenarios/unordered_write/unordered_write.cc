@@ -102,18 +102,12 @@ struct OwnRead {
   std::string observed;  // "" when the key was not found
 };
 
-// Threads are preempted at the engine's named yield points (one in
-// kPreemptOneIn, for up to kPreemptMaxUs): the promises here are about
-// races, and a reader that sleeps between reads could otherwise never
-// land inside a write's window, which takes no simulated time.
-constexpr uint64_t kPreemptOneIn = 8;
-constexpr uint64_t kPreemptMaxUs = 64;
-
+// Threads are preempted at the engine's named yield points
+// (WithPreemption): the promises here are about races, and a reader that
+// sleeps between reads could otherwise never land inside a write's window,
+// which takes no simulated time.
 sim::SimulationOptions SimOptions(const RunConfig& config) {
-  sim::SimulationOptions o = SimOptionsFor(config, kPctCalibration);
-  o.preempt_one_in = kPreemptOneIn;
-  o.preempt_max_us = kPreemptMaxUs;
-  return o;
+  return WithPreemption(config, SimOptionsFor(config, kPctCalibration));
 }
 
 class UnorderedWriteRun {
