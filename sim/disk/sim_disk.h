@@ -205,10 +205,12 @@ class SimDisk final : public FileSystem, public DiskMedia {
   };
   MetadataKept last_power_loss_metadata() const;
   // The durable names, sorted, of every file the last PowerLoss() left with
-  // a hole: a pending write that did not survive, some of whose bytes lie
-  // inside the file's size after the power loss (a durable truncate or a
-  // later surviving sector kept the size), so readers see the old bytes
-  // or zeros there instead of what was written.
+  // a hole: bytes, inside both its size before and its size after the
+  // power loss, that differ from what readers saw before it. A lost write
+  // under a size that a durable truncate or a later surviving sector kept,
+  // a garbled sector, and a torn sector whose remainder an older surviving
+  // write of the same sector fills all make one; a file cut short at a
+  // torn or lost tail does not.
   const std::vector<std::string>& last_power_loss_holes() const;
 
   // ---- injected media faults (DiskMedia; faults/ decides when; see the

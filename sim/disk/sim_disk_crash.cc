@@ -61,6 +61,12 @@ bool ApplyOne(ChoiceTape* rng, uint64_t survive_one_in, const PendingSector& w, 
   return true;
 }
 
+// Whether a and b hold the same bytes over the length both have.
+bool AgreesWhereBothHoldBytes(const std::string& a, const std::string& b) {
+  const size_t common = std::min(a.size(), b.size());
+  return a.compare(0, common, b, 0, common) == 0;
+}
+
 // One trace line per name a power loss takes back (never hashed): those
 // the directory shows but its durable table lacks or holds otherwise
 // ("dropped"), and those it holds but the directory no longer shows
@@ -187,14 +193,10 @@ void SimDisk::PowerLoss(uint64_t survive_one_in, std::optional<size_t> journal_k
   state_->last_power_loss.clear();
   for (auto& [id, inode] : state_->inodes) {
     std::string data = inode.durable;
-    uint64_t lost_from = UINT64_MAX;  // the lowest byte a lost write would have set
     if (!inode.pending.empty()) fates.push_back(SectorFates{id, inode.pending.size()});
     for (const PendingSector& w : inode.pending) {
       SurvivingSector survivor;
-      if (!ApplyOne(ctx->rng(), survive_one_in, w, &data, &survivor)) {
-        lost_from = std::min(lost_from, w.sector * SimDisk::kSectorBytes + w.dirty_begin);
-        continue;
-      }
+      if (!ApplyOne(ctx->rng(), survive_one_in, w, &data, &survivor)) continue;
       fates.back().kept++;
       fates.back().torn += survivor.fate == Fate::kTorn ? 1 : 0;
       fates.back().garbage += survivor.fate == Fate::kGarbage ? 1 : 0;
@@ -204,7 +206,7 @@ void SimDisk::PowerLoss(uint64_t survive_one_in, std::optional<size_t> journal_k
       state_->last_power_loss.push_back(std::move(survivor));
       owners.push_back(id);
     }
-    if (lost_from < data.size()) holed.insert(id);
+    if (!AgreesWhereBothHoldBytes(data, inode.visible)) holed.insert(id);
     inode.pending.clear();
     inode.clean_unwritten.clear();
     inode.durable = data;
