@@ -17,7 +17,7 @@ constexpr int kPlantedRunsOnAtSuspend = 64;
 }  // namespace
 
 sim::SimulationOptions WithPreemption(const RunConfig& config, sim::SimulationOptions o) {
-  if (!config.engine.empty() && config.engine != "shale") return o;
+  if (!IsShaleEngine(config.engine)) return o;
   o.preempt_one_in = 8;
   o.preempt_max_us = 64;
   return o;
@@ -87,6 +87,15 @@ void DrawCompression(sim::ChoiceTape* rng, Options* o) {
                                          kZSTD};
   o->compression = kCodecs[rng->Uniform(4)];
   o->bottommost_compression = rng->OneIn(3) ? kCodecs[rng->Uniform(4)] : kDisableCompressionOption;
+}
+
+void DrawOrderedWriteMode(sim::ChoiceTape* rng, Options* o,
+                          std::map<std::string, std::string>* described) {
+  o->enable_pipelined_write = rng->OneIn(3);
+  o->allow_concurrent_memtable_write = !rng->OneIn(3);
+  (*described)["write_mode"] = o->enable_pipelined_write ? "pipelined" : "vanilla";
+  (*described)["allow_concurrent_memtable_write"] =
+      o->allow_concurrent_memtable_write ? "true" : "false";
 }
 
 void DrawMemtableFilter(sim::ChoiceTape* rng, Options* o) {

@@ -77,6 +77,12 @@ sim::LatencyProfile DrawDisk(sim::ChoiceTape* rng, std::map<std::string, std::st
 // time, and in a third of the runs a bottommost_compression of its own.
 void DrawCompression(sim::ChoiceTape* rng, Options* o);
 
+// A write mode that keeps reads in commit order, drawn from rng: vanilla
+// or pipelined (1 in 3), memtable inserts one by one or concurrent (2 in
+// 3). Names both in described as options_drawn shows them.
+void DrawOrderedWriteMode(sim::ChoiceTape* rng, Options* o,
+                          std::map<std::string, std::string>* described);
+
 // The memtable bloom filter drawn from rng: off, or 0.5%, 2% or 25% of the
 // write buffer (a quarter each), so runs meet Gets the filter answers, ones
 // it passes on false positives, and ones without it.

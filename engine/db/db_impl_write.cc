@@ -130,11 +130,13 @@ bool SplitForPlantedBug(const WriteBatch& group, WriteBatch* head, WriteBatch* t
 }  // namespace
 
 Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
-  WriteBatch head, tail;
-  if (!sync && HasBug(kBugSplitUnsyncedGroupInWal) && SplitForPlantedBug(*group, &head, &tail)) {
-    Status s = FrontWriterLog()->AddRecord(WriteBatchInternal::Contents(&head));
-    if (s.ok()) s = FrontWriterLog()->AddRecord(WriteBatchInternal::Contents(&tail));
-    return s;
+  if (!sync && HasBug(kBugSplitUnsyncedGroupInWal)) {
+    WriteBatch head, tail;
+    if (SplitForPlantedBug(*group, &head, &tail)) {
+      Status s = FrontWriterLog()->AddRecord(WriteBatchInternal::Contents(&head));
+      if (s.ok()) s = FrontWriterLog()->AddRecord(WriteBatchInternal::Contents(&tail));
+      return s;
+    }
   }
   Status s = FrontWriterLog()->AddRecord(WriteBatchInternal::Contents(group));
   if (s.ok() && sync && !HasBug(kBugAckSyncWriteBeforeWalSync)) {
@@ -149,14 +151,14 @@ Status DBImpl::WriteGroupToWAL(WriteBatch* group, bool sync) {
 Status DBImpl::WriteImpl(Writer* w) {
   MutexLock l(mutex_.get());
   if (closed_) return Status::ShutdownInProgress("DB is closing");
+  const bool planted_stale_sequence =
+      HasBug(kBugFollowerSequenceNotReported) && w->batch != nullptr;
   const SequenceNumber sequence_before =
-      w->batch != nullptr ? WriteBatchInternal::Sequence(w->batch) : 0;
+      planted_stale_sequence ? WriteBatchInternal::Sequence(w->batch) : 0;
   write_thread_.Join(w);
   while (true) {
     if (w->state == WriterState::kDone) {  // a follower: the leader wrote it
-      if (HasBug(kBugFollowerSequenceNotReported) && w->batch != nullptr) {
-        WriteBatchInternal::SetSequence(w->batch, sequence_before);
-      }
+      if (planted_stale_sequence) WriteBatchInternal::SetSequence(w->batch, sequence_before);
       return w->status;
     }
     if (w->state == WriterState::kInsertOwn) return InsertOwnBatch(w);

@@ -32,9 +32,8 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   d.workload.sync_one_in = 2 + static_cast<int>(rng->Uniform(12));
   d.workload.no_wal_one_in = 4 + static_cast<int>(rng->Uniform(20));
   d.clients = 2 + static_cast<int>(rng->Uniform(3));
-  // Vanilla or pipelined writes here; unordered ones: DrawWriteQueues.
-  o.enable_pipelined_write = rng->OneIn(3);
-  o.allow_concurrent_memtable_write = !rng->OneIn(3);
+  // Unordered writes are DrawWriteQueues's to draw.
+  DrawOrderedWriteMode(rng, &o, &d.described);
   // Half the runs roll the MANIFEST every 256 B to 4 KiB of edits (from
   // every few edits to every few dozen), so crashes and faults meet the
   // switch of CURRENT during the workload, not only at Open.
@@ -53,8 +52,6 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   m["sync_one_in"] = std::to_string(d.workload.sync_one_in);
   m["no_wal_one_in"] = std::to_string(d.workload.no_wal_one_in);
   m["clients"] = std::to_string(d.clients);
-  m["write_mode"] = o.enable_pipelined_write ? "pipelined" : "vanilla";
-  m["allow_concurrent_memtable_write"] = o.allow_concurrent_memtable_write ? "true" : "false";
   return d;
 }
 

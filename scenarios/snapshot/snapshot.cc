@@ -93,18 +93,6 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   return d;
 }
 
-// Shale's engine: the write modes whose reads keep every snapshot exact
-// (vanilla or pipelined, memtable inserts one by one or concurrent). An
-// unordered write's snapshot may gain entries later (RocksDB's documented
-// trade), so that mode is the unordered-write scenario's to check.
-void DrawWriteMode(sim::ChoiceTape* rng, Drawn* d) {
-  d->options.enable_pipelined_write = rng->OneIn(3);
-  d->options.allow_concurrent_memtable_write = !rng->OneIn(3);
-  d->described["write_mode"] = d->options.enable_pipelined_write ? "pipelined" : "vanilla";
-  d->described["allow_concurrent_memtable_write"] =
-      d->options.allow_concurrent_memtable_write ? "true" : "false";
-}
-
 // Everything one run holds; lives on the Run() stack.
 class SnapshotRun {
  public:
@@ -117,7 +105,10 @@ class SnapshotRun {
     if (!PrepareRunEngine(config_, result_, &hosted_)) return;
     drawn_ = DrawConfig(sim_.rng());
     if (hosted_ != nullptr) DrawHosted();
-    if (hosted_ == nullptr) DrawWriteMode(sim_.rng(), &drawn_);
+    // Shale's engine: the write modes whose reads keep every snapshot
+    // exact. An unordered write's snapshot may gain entries later
+    // (RocksDB's documented trade): the unordered-write scenario checks it.
+    if (hosted_ == nullptr) DrawOrderedWriteMode(sim_.rng(), &drawn_.options, &drawn_.described);
     drawn_.options.planted_bugs = config_.planted_bugs;
     result_->options_drawn = drawn_.described;
     result_->options_drawn["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;
