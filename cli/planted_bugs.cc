@@ -79,6 +79,8 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "a write group's follower gets back the sequence its batch held before the group"},
       {kBugUnorderedGetReadsStale, "unordered_get_reads_stale",
        "with unordered_write, a Get reads at the sequence before the newest publish"},
+      {kBugPointInTimeDropsRecordBeforeDamage, "point_in_time_drops_record_before_damage",
+       "point-in-time recovery stopping at a corrupt record drops the record before it too"},
   };
   return kBugs;
 }

@@ -156,7 +156,7 @@ Status DiskFaultInjector::FlipRandomBit(sim::DiskMedia* disk, const std::string&
 }
 
 Status DiskFaultInjector::FlipBitIn(sim::DiskMedia* disk, const std::string& path,
-                                    const std::vector<ByteRange>& ranges) {
+                                    const std::vector<ByteRange>& ranges, uint64_t* flipped_at) {
   std::string data;
   Status s = disk->ReadDurable(path, &data);
   if (!s.ok()) return s;
@@ -180,6 +180,7 @@ Status DiskFaultInjector::FlipBitIn(sim::DiskMedia* disk, const std::string& pat
   s = disk->CorruptDurable(path, offset, bit);
   deciding_path_ = &path;
   if (s.ok()) Count(FaultKind::kBitFlip);
+  if (s.ok() && flipped_at != nullptr) *flipped_at = offset;
   deciding_path_ = nullptr;
   return s;
 }

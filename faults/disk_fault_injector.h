@@ -85,8 +85,9 @@ class DiskFaultInjector final : public FaultPolicy {
   // The same, at a byte drawn uniformly from the union of ranges (each
   // clipped to the durable data). REQUIRES: ranges are disjoint.
   // InvalidArgument if the union is empty.
+  // flipped_at, if given, is set to the byte's offset.
   Status FlipBitIn(sim::DiskMedia* disk, const std::string& path,
-                   const std::vector<ByteRange>& ranges);
+                   const std::vector<ByteRange>& ranges, uint64_t* flipped_at = nullptr);
 
   const FaultCounts& counts() const { return counts_; }
   const FaultConfig& config() const { return config_; }

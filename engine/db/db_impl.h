@@ -117,6 +117,8 @@ class DBImpl final : public DB {
   };
   // Counts the coverage probes a log's replay reached (util/probes.h).
   void ProbeReplay(WALRecoveryMode mode, bool insert_data, const log::ReplayResult& result);
+  // The options' WAL recovery mode, as the planted recovery bugs change it.
+  WALRecoveryMode ReplayModeWithPlantedBugs() const;
   // Replays one log. Appends to *cuts if it ended at damage; sets *stop at
   // a point-in-time stop (later logs are not replayed).
   [[nodiscard]] Status ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* edit,

@@ -7,6 +7,8 @@
 // retires the old WALs), so a crash anywhere in recovery leaves the old
 // WALs in charge and the next Open replays them again.
 #include <algorithm>
+#include <functional>
+#include <string>
 
 #include "db/db_impl.h"
 #include "db/write_batch_internal.h"
@@ -177,6 +179,43 @@ void DBImpl::ProbeReplay(WALRecoveryMode mode, bool insert_data, const log::Repl
   }
 }
 
+WALRecoveryMode DBImpl::ReplayModeWithPlantedBugs() const {
+  WALRecoveryMode mode = options_.wal_recovery_mode;
+  // This planted bug replays as point-in-time whatever the mode: it stops
+  // silently at damage in the middle of a WAL.
+  if (HasBug(kBugRecoveryStopsAtCorruption)) mode = WALRecoveryMode::kPointInTimeRecovery;
+  if (HasBug(kBugTolerateTailRefusesIncompleteTail) &&
+      mode == WALRecoveryMode::kTolerateCorruptedTailRecords) {
+    mode = WALRecoveryMode::kAbsoluteConsistency;
+  }
+  return mode;
+}
+
+namespace {
+
+// The planted kBugPointInTimeDropsRecordBeforeDamage: each record is
+// applied once the next one reads whole, so a stop at a corrupt record
+// never applies the one before it.
+Status ReplayHoldingBackOneRecord(log::Reader* reader, WALRecoveryMode mode,
+                                  const std::function<Status(const Slice&)>& apply,
+                                  log::ReplayResult* result) {
+  std::string held;
+  bool holding = false;
+  Status s = log::ReplayLog(
+      reader, mode,
+      [&](const Slice& record) {
+        Status r = holding ? apply(held) : Status::OK();
+        held.assign(record.data(), record.size());
+        holding = true;
+        return r;
+      },
+      result);
+  if (s.ok() && holding && !result->stopped_at_corrupt_record) s = apply(held);
+  return s;
+}
+
+}  // namespace
+
 Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* edit,
                              SequenceNumber* max_sequence, std::vector<LogCut>* cuts, bool* stop) {
   const std::string path = LogFileName(dbname_, log_number);
@@ -210,15 +249,12 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
     return r;
   };
   log::ReplayResult result;
-  WALRecoveryMode mode = options_.wal_recovery_mode;
-  // This planted bug replays as point-in-time whatever the mode: it stops
-  // silently at damage in the middle of a WAL.
-  if (HasBug(kBugRecoveryStopsAtCorruption)) mode = WALRecoveryMode::kPointInTimeRecovery;
-  if (HasBug(kBugTolerateTailRefusesIncompleteTail) &&
-      mode == WALRecoveryMode::kTolerateCorruptedTailRecords) {
-    mode = WALRecoveryMode::kAbsoluteConsistency;
+  const WALRecoveryMode mode = ReplayModeWithPlantedBugs();
+  if (HasBug(kBugPointInTimeDropsRecordBeforeDamage)) {
+    s = ReplayHoldingBackOneRecord(&reader, mode, apply, &result);
+  } else {
+    s = log::ReplayLog(&reader, mode, apply, &result);
   }
-  s = log::ReplayLog(&reader, mode, apply, &result);
   ProbeReplay(mode, insert_data, result);
   if (!s.ok()) return Status(s.IsCorruption() ? Status::Corruption(path, s.ToString()) : s);
   if (result.consistent_bytes.has_value() && !insert_data) {

@@ -484,8 +484,9 @@ class CrashRecoveryRun {
   // Acts on a recovery-mode refusal (ClassifyRefusal): a refused torn or
   // damaged log switches the rest of the run to point-in-time recovery, as
   // an operator would. Point in time stops at an injected flip silently,
-  // so the next check waives durability for what logs held
-  // (CheckScope::durability), not for what a Flush put in tables.
+  // so the next check waives durability for what logs held from the
+  // damage on (CheckScope::durability), not for what they held before it
+  // nor for what a Flush put in tables.
   Refusal RefusedByRecoveryMode(const Status& s) {
     const WALRecoveryMode mode = drawn_.options.wal_recovery_mode;
     const std::set<std::string> refusable =
@@ -496,10 +497,25 @@ class CrashRecoveryRun {
     sim_.TraceEvent(std::string("recovery mode refused a ") + (injected ? "damaged" : "torn") +
                     " WAL (" + s.ToString() + "): reopening in point-in-time mode");
     result_->observed[injected ? kRefusedDamaged : kRefusedTorn]++;
-    if (injected) refused_since_check_ = true;
+    if (injected) {
+      refused_since_check_ = true;
+      waiver_floor_ = std::min(waiver_floor_, DamagedLogFloor());
+    }
     drawn_.options.wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
     plan_->set_wal_damage(WalDamageFor(drawn_.options.wal_recovery_mode));
     return refusal;
+  }
+
+  // Where the damage in the logs now on disk may begin to cost writes
+  // (FaultPlan::LogDamageFloor). Shale's engine only: the floor reads
+  // sequences from its WAL records; for a hosted engine nothing is known.
+  uint64_t DamagedLogFloor() const {
+    if (hosted_ != nullptr) return 0;
+    std::set<std::string> logs;
+    for (const std::string& path : disk_->base()->VisibleChildren(kDbPath)) {
+      if (IsLogFile(path)) logs.insert(path);
+    }
+    return plan_->LogDamageFloor(logs);
   }
 
   bool RelaxedAfterRefusal(const Status& s) {
@@ -720,8 +736,10 @@ class CrashRecoveryRun {
     if (!power_loss) result_->observed[scope.process_crash ? kStrictCheck : kRelaxedCheck]++;
     page_loss_at_last_check_ = plan_->page_loss_total();
     scope.durability = !refused_since_check_;
+    scope.durable_below_sequence = scope.durability ? 0 : waiver_floor_;
     if (!scope.durability) result_->observed[kDurabilityWaived]++;
     refused_since_check_ = false;
+    waiver_floor_ = UINT64_MAX;
     const RecoveryVerdict v = CheckRecovery(*history_, scope, recovered);
     sim_.TraceEvent(std::string("check: recovery after ") +
                     (power_loss ? "power loss" : "process crash") + ", " +
@@ -932,6 +950,8 @@ class CrashRecoveryRun {
   // prefix it replayed (and deletes the logs after it) before it retires
   // them, so later Opens read no damage and lose nothing more.
   bool refused_since_check_ = false;
+  // The least DamagedLogFloor at a refusal since the last check.
+  uint64_t waiver_floor_ = UINT64_MAX;
   std::string armed_target_;            // the point ArmCrash last armed ("" for any)
   bool crash_soon_after_open_ = false;  // the next crash was drawn so (see CrashOnce)
   std::set<std::string> torn_logs_;     // see NoteTornLogs

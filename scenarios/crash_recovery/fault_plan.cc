@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "faults/fault_points.h"
+#include "util/coding.h"
 #include "wal/log_format.h"
 #include "wal/log_reader.h"
 
@@ -119,6 +120,28 @@ std::vector<FragmentSpan> WholeFragments(const std::string& contents) {
     pos += bytes;
   }
   return spans;
+}
+
+uint64_t FirstSequenceFrom(const std::string& contents, uint64_t offset) {
+  constexpr size_t kBatchHeaderBytes = 12;  // sequence (fixed64), count (fixed32)
+  uint64_t after_last = 0;
+  std::string header;  // the current record's first payload bytes
+  for (const FragmentSpan& span : WholeFragments(contents)) {
+    const auto type = static_cast<uint8_t>(contents[span.offset + log::kHeaderSize - 1]);
+    if (type == log::kPaddingType) continue;
+    if (type == log::kFullType || type == log::kFirstType) header.clear();
+    if (header.size() < kBatchHeaderBytes) {
+      header.append(
+          contents, span.offset + log::kHeaderSize,
+          std::min<uint64_t>(span.bytes - log::kHeaderSize, kBatchHeaderBytes - header.size()));
+    }
+    if (type != log::kFullType && type != log::kLastType) continue;
+    if (header.size() < kBatchHeaderBytes) continue;  // not a write batch
+    const uint64_t sequence = DecodeFixed64(header.data());
+    if (span.offset + span.bytes > offset) return sequence;
+    after_last = sequence + DecodeFixed32(header.data() + 8);
+  }
+  return after_last;
 }
 
 uint64_t LastWholeFragmentStart(const std::string& contents) {
@@ -286,7 +309,26 @@ void FaultPlan::AfterCrash(sim::DiskMedia* disk) {
     if (!disk->ReadDurable(path, &contents).ok()) return;
     ranges = WalFlipRanges(contents);
   }
-  if (detect_->FlipBitIn(disk, path, ranges).ok()) damaged_paths_.insert(path);  // counted then
+  std::string before;
+  if (IsLogFile(path) && !disk->ReadDurable(path, &before).ok()) return;
+  uint64_t flipped_at = 0;
+  if (!detect_->FlipBitIn(disk, path, ranges, &flipped_at).ok()) return;  // counted if done
+  damaged_paths_.insert(path);
+  if (!IsLogFile(path)) return;
+  const uint64_t floor = FirstSequenceFrom(before, flipped_at);
+  const auto [it, added] = log_damage_floor_.emplace(path, floor);
+  if (!added) it->second = std::min(it->second, floor);
+}
+
+uint64_t FaultPlan::LogDamageFloor(const std::set<std::string>& logs) const {
+  uint64_t floor = UINT64_MAX;
+  for (const std::string& path : logs) {
+    if (lossy_sync_logs_.count(path) != 0) return 0;
+    const auto flipped = log_damage_floor_.find(path);
+    if (flipped != log_damage_floor_.end()) floor = std::min(floor, flipped->second);
+    if (flipped == log_damage_floor_.end() && damaged_paths_.count(path) != 0) return 0;
+  }
+  return floor;
 }
 
 bool FaultPlan::CarriesTagSince(const std::string& text, uint64_t mark) const {

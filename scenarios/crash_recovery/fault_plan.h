@@ -69,6 +69,13 @@ std::vector<FragmentSpan> WholeFragments(const std::string& contents);
 // tolerate-tail must accept it. Damage followed by whole fragments is not
 // this.
 bool EndsInPartialRecord(const std::string& contents);
+// Where damage at byte `offset` of a WAL's contents (read before the
+// damage) begins to cost writes: the sequence of the first write batch
+// whose record ends after offset, or, when every whole record ends at or
+// before it, one above the last record's highest sequence. Writes logged
+// before that sequence are replayed by a recovery that stops at the
+// damage. 0 if no whole record can be read (nothing is known).
+uint64_t FirstSequenceFrom(const std::string& contents, uint64_t offset);
 // The bytes of a WAL's contents a flip must be reported in under
 // WalDamage::kBeforeLastRecord: the checksum and payload of every whole
 // fragment but the last.
@@ -181,6 +188,11 @@ class FaultPlan final : public faults::FaultPolicy {
   // Every log a failed sync dropped or marked clean pages of, sorted: its
   // tail may be lost (at once, or at a power loss) as if torn.
   const std::set<std::string>& lossy_sync_logs() const { return lossy_sync_logs_; }
+  // The lowest sequence that the damage in any of logs may cost: the least
+  // FirstSequenceFrom of each bit the plan flipped in them; 0 if any of them
+  // took other damage (a misdirected write, a bad sector, lost pages),
+  // whose reach is unknown; UINT64_MAX if none is damaged.
+  uint64_t LogDamageFloor(const std::set<std::string>& logs) const;
 
   // A point in the plan's history (it counts the calls it decided on and
   // the fault points it fired): Prove accepts only a tag injected, or a
@@ -219,6 +231,7 @@ class FaultPlan final : public faults::FaultPolicy {
   faults::FaultCounts point_counts_;
   std::set<std::string> damaged_paths_;
   std::set<std::string> lossy_sync_logs_;
+  std::map<std::string, uint64_t> log_damage_floor_;  // see LogDamageFloor
   // Ticks at every call decided on and every fault point fired (Mark).
   uint64_t clock_ = 0;
   // Every error injected, in order: what a tag may name.

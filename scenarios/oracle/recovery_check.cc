@@ -307,8 +307,10 @@ RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope,
   const Acked acked = AckedBySequence(history);
   size_t floor = 0;  // the cut must include acked[0, floor)
   for (size_t i = 0; i < acked.size(); i++) {
-    const bool required =
-        scope.durability ? MustSurvive(*acked[i], process_crash) : acked[i]->flushed;
+    const bool logged_before_damage = acked[i]->sequence < scope.durable_below_sequence;
+    const bool required = (scope.durability || logged_before_damage)
+                              ? MustSurvive(*acked[i], process_crash)
+                              : acked[i]->flushed;
     if (required) floor = i + 1;
   }
   CutWalk walk(history, acked, recovered, unreadable);

@@ -52,12 +52,16 @@ struct CheckScope {
   // ended transaction stays ended). False only while recovery reads a WAL
   // whose damage was injected: point-in-time recovery stops at the damage,
   // and any write or transaction marker logged from it on may be lost; but
-  // a write a successful Flush put in a table must still survive (the
-  // order, atomicity and no-phantom promises still hold).
+  // a write a successful Flush put in a table, or one logged before the
+  // damage (durable_below_sequence), must still survive (the order,
+  // atomicity and no-phantom promises still hold).
   bool durability = true;
   // Keys whose reads failed on injected damage: left out (see above).
   // REQUIRES: none is a key of the recovered state.
   std::set<std::string> unreadable;
+  // With durability false: writes whose sequence is below this keep the
+  // durability they had (recovery replayed the logs up to the damage).
+  uint64_t durable_below_sequence = 0;
 };
 RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope,
                               const State& recovered);

@@ -190,6 +190,10 @@ const BugRow kRows[] = {
     {"follower_sequence_not_reported", "crash-recovery", {"real-time order"}},
     // A writer's Get right after its Write reads below the newest publish.
     {"unordered_get_reads_stale", "unordered-write", {"read-your-own-writes"}},
+    // Found where point-in-time recovery stops at an injected WAL flip
+    // (after tolerate-tail or absolute consistency refused it): the write
+    // logged just before the flip must still be there.
+    {"point_in_time_drops_record_before_damage", "crash-recovery", {"durability"}},
 };
 
 RunConfig CampaignConfig(const std::string& scenario, uint64_t seed, uint64_t bugs,

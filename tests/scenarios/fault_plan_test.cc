@@ -13,6 +13,7 @@
 
 #include "scenarios/crash_recovery/fault_plan.h"
 #include "sim/simulation.h"
+#include "util/coding.h"
 #include "wal/log_format.h"
 #include "wal/log_test_util.h"
 
@@ -373,4 +374,31 @@ TEST_CASE("fault plan: a log cut inside a record ends in a partial record", "[sc
   std::string more;
   REQUIRE(shale_test::WriteLog({"c", "d"}, &more));
   CHECK_FALSE(EndsInPartialRecord(contents.substr(0, log::kBlockSize + 20) + more));
+}
+
+namespace {
+// A WAL record as the engine writes a batch: its sequence and count first.
+std::string BatchRecord(uint64_t sequence, uint32_t count, size_t payload_bytes) {
+  std::string record;
+  PutFixed64(&record, sequence);
+  PutFixed32(&record, count);
+  return record + std::string(payload_bytes, 'p');
+}
+}  // namespace
+
+// Recovery that stops at damage replays every record before it: the first
+// sequence the damage may cost is that of the record it lands in.
+TEST_CASE("fault plan: damage costs the writes from the record it lands in", "[scenario][faults]") {
+  std::string contents;
+  REQUIRE(shale_test::WriteLog(
+      {BatchRecord(10, 2, 20), BatchRecord(12, 1, 40000), BatchRecord(13, 3, 5)}, &contents));
+  const uint64_t second = log::kHeaderSize + 32;
+  CHECK(FirstSequenceFrom(contents, 0) == 10);
+  CHECK(FirstSequenceFrom(contents, second - 1) == 10);
+  CHECK(FirstSequenceFrom(contents, second) == 12);
+  CHECK(FirstSequenceFrom(contents, log::kBlockSize + 100) == 12);  // its second fragment
+  CHECK(FirstSequenceFrom(contents, contents.size() - 1) == 13);
+  CHECK(FirstSequenceFrom(contents, contents.size()) == 16);  // past every record
+  CHECK(FirstSequenceFrom(contents + std::string(30, 'x'), contents.size() + 3) == 16);
+  CHECK(FirstSequenceFrom("", 0) == 0);
 }

@@ -510,3 +510,19 @@ TEST_CASE("a failed write precedes a write on another key that began after it re
   REQUIRE(lost.property == "durability");
   REQUIRE(lost.key == "a");
 }
+
+TEST_CASE("a waiver after injected WAL damage keeps the writes logged before it", "[oracle]") {
+  Recorder r;
+  r.Put("a", "1", /*sync=*/true);  // sequence 1
+  r.Put("b", "2", /*sync=*/true);  // 2
+  r.Put("c", "3", /*sync=*/true);  // 3: logged at the damage
+  CheckScope waived{false, /*durability=*/false, {}};
+  CHECK(CheckRecovery(r.h, waived, {}).ok);  // no floor: only flushed writes
+  waived.durable_below_sequence = 3;
+  CHECK(CheckRecovery(r.h, waived, {{"a", "1"}, {"b", "2"}}).ok);
+  const RecoveryVerdict v = CheckRecovery(r.h, waived, {{"a", "1"}});
+  REQUIRE_FALSE(v.ok);
+  CHECK(v.property == "durability");
+  CHECK(v.key == "b");
+  CHECK_FALSE(CheckRecovery(r.h, waived, {}).ok);
+}

@@ -180,6 +180,10 @@ enum PlantedBug : uint64_t {
   // reads at the last sequence as it was before the newest publish: a
   // writer's Get right after its Write may miss it.
   kBugUnorderedGetReadsStale = uint64_t{1} << 34,
+  // Point-in-time recovery that stops at a corrupt record also drops the
+  // record before it (replay applies each record only once the next one
+  // reads whole): a write logged before the damage is lost.
+  kBugPointInTimeDropsRecordBeforeDamage = uint64_t{1} << 35,
 };
 
 struct Options {
