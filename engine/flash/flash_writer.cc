@@ -151,6 +151,7 @@ Status FlashWritableFile::EnsureChunk() {
 
 Status FlashWritableFile::WriteUnit(Fill fill, uint32_t pad_sectors, bool* wrote) {
   *wrote = false;
+  Status last_failure;
   for (int attempt = 0; attempt < kMaxProgramAttempts; attempt++) {
     Status s = EnsureChunk();
     if (!s.ok()) return s;
@@ -168,10 +169,12 @@ Status FlashWritableFile::WriteUnit(Fill fill, uint32_t pad_sectors, bool* wrote
       return s;
     }
     // A program failure closed the chunk early; what it holds is safe.
+    last_failure = s;
     Retire();
     if (fill == Fill::kPadOnly) return Status::OK();
   }
-  error_ = Status::IOError("flash: program failed repeatedly", file_->path);
+  error_ = Status::IOError("flash: program failed repeatedly, last: " + last_failure.ToString(),
+                           file_->path);
   return error_;
 }
 

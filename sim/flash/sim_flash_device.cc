@@ -96,7 +96,9 @@ Status SimFlashDevice::Impl::DoWrite(uint32_t chunk, uint32_t sector, uint32_t c
   if (hooks.program_fails && hooks.program_fails(chunk, sector, count)) {
     table.ApplyProgramFailure(chunk);
     ++stats.program_failures;
-    s = Status::IOError("program failure", FlashWhere(chunk, sector));
+    // Only the hook fails programs: the failure is injected, and says so.
+    s = Status::IOError("program failure (injected fault: flash_program_failure)",
+                        FlashWhere(chunk, sector));
   } else {
     const FlashGeometry& g = geometry();
     std::vector<FlashSector>& sectors = Sectors(chunk);
@@ -109,6 +111,8 @@ Status SimFlashDevice::Impl::DoWrite(uint32_t chunk, uint32_t sector, uint32_t c
     }
     table.ApplyWrite(chunk, count);
     stats.sectors_programmed += count;
+    Fold({static_cast<uint64_t>(FlashEvent::kWrite), Hash64(data.data(), data.size()),
+          Hash64(oob.data(), oob.size())});
   }
   WaitUntil(done_ns);
   return s;
@@ -166,12 +170,18 @@ Status SimFlashDevice::Impl::DoReset(uint32_t chunk) {
   }
   // The hook is asked only when wear alone does not fail the erase, so its
   // draws do not depend on the endurance limit.
-  const bool failed = table.ResetWillFail(chunk) || (hooks.erase_fails && hooks.erase_fails(chunk));
+  const bool worn_out = table.ResetWillFail(chunk);
+  const bool injected = !worn_out && hooks.erase_fails && hooks.erase_fails(chunk);
+  const bool failed = worn_out || injected;
   table.ApplyReset(chunk, failed);
   Erase(chunk, 0);
   ++stats.resets;
   if (failed) ++stats.erase_failures;
   WaitUntil(ResetDoneNs(chunk));
+  if (injected) {
+    return Status::IOError("erase failure (injected fault: flash_erase_failure)",
+                           "chunk " + std::to_string(chunk));
+  }
   if (failed) return Status::IOError("erase failure", "chunk " + std::to_string(chunk));
   return Status::OK();
 }
@@ -253,6 +263,50 @@ Status SimFlashDevice::Reset(uint32_t chunk) {
 }
 
 void SimFlashDevice::set_fault_hooks(FlashFaultHooks hooks) { impl_->hooks = std::move(hooks); }
+
+Status SimFlashDevice::DamageSector(uint32_t chunk, uint32_t sector, FlashSectorDamage damage,
+                                    uint32_t byte, int bit) {
+  Impl& d = *impl_;
+  const FlashGeometry& g = d.geometry();
+  const std::string where = FlashWhere(chunk, sector);
+  if (chunk >= g.chunks() || sector >= d.table.descriptor(chunk).write_pointer ||
+      d.media[chunk].empty()) {
+    return Status::InvalidArgument("damage to a sector not programmed", where);
+  }
+  const uint32_t limit = damage == FlashSectorDamage::kDataBitFlip  ? g.sector_bytes
+                         : damage == FlashSectorDamage::kOobBitFlip ? g.oob_bytes
+                                                                    : UINT32_MAX;
+  if (byte >= limit || bit < 0 || bit > 7) {
+    return Status::InvalidArgument("damage outside the sector", where);
+  }
+  FlashSector& target = d.Sectors(chunk)[sector];
+  if (damage == FlashSectorDamage::kUnreadable) {
+    target.unreadable = true;
+  } else {
+    std::string& bytes = damage == FlashSectorDamage::kDataBitFlip ? target.data : target.oob;
+    if (bytes.size() <= byte) bytes.resize(byte + 1, '\0');  // a stored zero past the end
+    bytes[byte] = static_cast<char>(bytes[byte] ^ (1 << bit));
+  }
+  d.Fold({static_cast<uint64_t>(FlashEvent::kDamagedSector), chunk, sector,
+          static_cast<uint64_t>(damage), byte, static_cast<uint64_t>(bit)});
+  return Status::OK();
+}
+
+bool SimFlashDevice::PeekSector(uint32_t chunk, uint32_t sector, std::string* data,
+                                std::string* oob) const {
+  const Impl& d = *impl_;
+  const FlashGeometry& g = d.geometry();
+  if (chunk >= g.chunks() || sector >= d.table.descriptor(chunk).write_pointer ||
+      d.media[chunk].empty() || d.media[chunk][sector].unreadable) {
+    return false;
+  }
+  const FlashSector& in = d.media[chunk][sector];
+  *data = in.data;
+  data->resize(g.sector_bytes, '\0');
+  *oob = in.oob;
+  oob->resize(g.oob_bytes, '\0');
+  return true;
+}
 
 void SimFlashDevice::set_violation_sink(std::function<void(const FlashRuleViolation&)> sink) {
   impl_->sink = std::move(sink);

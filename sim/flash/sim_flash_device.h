@@ -18,6 +18,10 @@
 //     the torn unit, or at the first cached sector when none is torn.
 //   * Reading a sector past the write pointer fails with IOError or returns
 //     zeros (data and OOB), as the geometry's zeros_past_write_pointer says.
+//   * A sector at rest may be damaged (DamageSector, decided by the caller):
+//     made unreadable, or one bit of its data or OOB flipped. The device
+//     reports nothing; the host's checks must find it.
+//   * Every write's data and OOB bytes are folded into the trace.
 //
 // Timing (all in simulated time; the caller waits with context->Delay):
 //   * Each parallel unit does one media operation at a time; each group
@@ -64,6 +68,13 @@ struct SimFlashDeviceOptions {
   FlashGeometry geometry;
   FlashTiming timing;
   std::vector<uint32_t> factory_bad_chunks;  // OFFLINE from the start
+};
+
+// Damage done to one programmed sector at rest (SimFlashDevice::DamageSector).
+enum class FlashSectorDamage : uint8_t {
+  kUnreadable,   // reads of it fail with an uncorrectable error until a Reset
+  kDataBitFlip,  // one bit of its data flipped
+  kOobBitFlip,   // one bit of its OOB bytes flipped
 };
 
 // Decides injected media failures; either may be empty (never fails).
@@ -129,6 +140,16 @@ class SimFlashDevice final : public FlashDevice {
   // The chunks the last PowerLoss() took sectors from, in chunk order.
   const std::vector<FlashCacheLoss>& last_power_loss() const;
   void set_fault_hooks(FlashFaultHooks hooks);
+  // Damages a sector below chunk's write pointer at rest, as media decay
+  // or a read disturb does (folded into the trace). byte: the data byte
+  // (kDataBitFlip, < sector_bytes) or OOB byte (kOobBitFlip, < oob_bytes)
+  // whose bit (0..7) flips; ignored for kUnreadable. InvalidArgument if
+  // the sector is not programmed or byte or bit is out of range.
+  [[nodiscard]] Status DamageSector(uint32_t chunk, uint32_t sector, FlashSectorDamage damage,
+                                    uint32_t byte, int bit);
+  // A programmed, readable sector's data (sector_bytes) and OOB, without
+  // latency, switch point or trace; false if it is neither.
+  bool PeekSector(uint32_t chunk, uint32_t sector, std::string* data, std::string* oob) const;
   // Called with each rule violation, after it is recorded and before the
   // call fails. Empty: none.
   void set_violation_sink(std::function<void(const FlashRuleViolation&)> sink);

@@ -33,6 +33,7 @@ enum class FlashEvent : uint64_t {
   kViolation = 5,
   kPowerLoss = 6,
   kTornSector = 7,
+  kDamagedSector = 8,
 };
 
 struct SimFlashDevice::Impl {
