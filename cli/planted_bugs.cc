@@ -81,6 +81,8 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "with unordered_write, a Get reads at the sequence before the newest publish"},
       {kBugPointInTimeDropsRecordBeforeDamage, "point_in_time_drops_record_before_damage",
        "point-in-time recovery stopping at a corrupt record drops the record before it too"},
+      {kBugFlashMountAcceptsBadCrc, "flash_mount_accepts_bad_crc",
+       "the flash backend's mount reads a sector's tag without checking its CRC"},
   };
   return kBugs;
 }

@@ -41,9 +41,9 @@ void EncodeTag(const SectorTag& tag, const char* data, size_t sector_bytes, char
 }
 
 bool DecodeTag(const char* data, size_t sector_bytes, const char* oob, size_t oob_bytes,
-               SectorTag* tag) {
+               SectorTag* tag, bool verify_crc) {
   if (oob_bytes < kTagBytes) return false;
-  if (DecodeFixed32(oob) != TagCrc(data, sector_bytes, oob)) return false;
+  if (verify_crc && DecodeFixed32(oob) != TagCrc(data, sector_bytes, oob)) return false;
   const auto kind = static_cast<uint8_t>(oob[4]);
   if (kind < static_cast<uint8_t>(SectorKind::kStart) ||
       kind > static_cast<uint8_t>(SectorKind::kClose) ||

@@ -62,9 +62,10 @@ struct SectorTag {
 void EncodeTag(const SectorTag& tag, const char* data, size_t sector_bytes, char* oob,
                size_t oob_bytes);
 // Reads the tag of a sector; false if its CRC, kind, version or valid
-// bytes do not check (a torn, garbage or foreign sector).
+// bytes do not check (a torn, garbage or foreign sector). verify_crc false
+// skips the CRC (only a planted bug does).
 [[nodiscard]] bool DecodeTag(const char* data, size_t sector_bytes, const char* oob,
-                             size_t oob_bytes, SectorTag* tag);
+                             size_t oob_bytes, SectorTag* tag, bool verify_crc = true);
 
 struct ChunkStart {
   uint64_t owner_id = 0;

@@ -152,6 +152,15 @@ class FlashFs final : public FlashFileSystem {
   struct ChunkScan;
   [[nodiscard]] Status PadOpenChunks(std::vector<ChunkDescriptor>* report);
   [[nodiscard]] Status ScanChunk(uint32_t chunk, const ChunkDescriptor& d, ChunkScan* scan);
+  // Reads the sectors after START into scan's records (data and oob: the
+  // chunk's sectors as read; unreadable: which failed to read).
+  void ScanRecords(const std::string& data, const std::string& oob,
+                   const std::vector<bool>& unreadable, ChunkScan* scan) const;
+  static void NoteClose(Slice payload, ChunkScan* scan);
+  // Appends bytes that damage at chunk:sector took to file, as extents on
+  // that sector (reading them fails). REQUIRES: mu_ held.
+  void AddLostRange(uint32_t chunk, uint32_t sector, uint64_t bytes, FileEntry* file)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Groups the scanned chunks into files and fills the file table, the
   // open-chunk table and the erase queue. REQUIRES: mu_ not held.
   void AdoptFiles(std::vector<ChunkScan>* scans);

@@ -1,7 +1,10 @@
 // Mounting: rebuilding the file table from the device alone (the rules are
 // in shale/flash_file_system.h, the sectors in flash_format.h).
 #include <algorithm>
+#include <cstring>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "flash/flash_fs.h"
 #include "shale/options.h"
@@ -18,18 +21,24 @@ struct FlashFs::ChunkScan {
   ChunkStart start;
   bool open = false;  // OPEN on the device now
   uint32_t write_pointer = 0;
-  // The chunk's DATA and TRUNCATE sectors, in write order, up to the first
-  // sector that fails its check.
+  // The chunk's DATA and TRUNCATE sectors in write order, and the sectors
+  // between them that are unreadable or fail their check (damaged): a
+  // torn tail a power loss left, or damage at rest (ApplyChunk tells them
+  // apart).
   struct Record {
     SectorKind kind = SectorKind::kData;
     uint32_t sector = 0;
     uint64_t file_offset = 0;  // DATA: where; TRUNCATE: the new size
     uint32_t bytes = 0;
+    bool damaged = false;  // then only sector is set
   };
   std::vector<Record> records;
   uint32_t data_crc = 0;
-  uint64_t data_bytes = 0;
-  bool close_mismatch = false;  // a CLOSE whose CRC or size disagrees
+  uint64_t data_bytes = 0;        // of the DATA sectors read whole
+  bool damaged = false;           // some record is
+  bool has_close = false;         // a CLOSE of this chunk was read
+  uint64_t close_data_bytes = 0;  // the DATA bytes that CLOSE counted
+  bool close_mismatch = false;    // an undamaged chunk whose CLOSE disagrees
 };
 
 namespace {
@@ -43,25 +52,25 @@ bool IsLogName(const std::string& path) {
          type == FileType::kLogFile;
 }
 
-// Reads [0, count) of chunk into data/oob; a sector the media cannot read
-// ends the read there (*readable: how many came back).
+// Reads [0, count) of chunk into data/oob; (*unreadable)[i] says whether
+// sector i could not be read (its bytes are then zeros).
 Status ReadChunk(FlashDevice* device, uint32_t chunk, uint32_t count, std::string* data,
-                 std::string* oob, uint32_t* readable) {
+                 std::string* oob, std::vector<bool>* unreadable) {
   const FlashGeometry& g = device->geometry();
   data->assign(uint64_t{count} * g.sector_bytes, '\0');
   oob->assign(uint64_t{count} * g.oob_bytes, '\0');
-  *readable = 0;
+  unreadable->assign(count, false);
   if (count == 0) return Status::OK();
-  if (device->Read(chunk, 0, count, data->data(), oob->data()).ok()) {
-    *readable = count;
-    return Status::OK();
-  }
+  if (device->Read(chunk, 0, count, data->data(), oob->data()).ok()) return Status::OK();
   for (uint32_t sector = 0; sector < count; sector++) {
-    Status s = device->Read(chunk, sector, 1, data->data() + uint64_t{sector} * g.sector_bytes,
-                            oob->data() + uint64_t{sector} * g.oob_bytes);
+    char* sector_data = data->data() + uint64_t{sector} * g.sector_bytes;
+    char* sector_oob = oob->data() + uint64_t{sector} * g.oob_bytes;
+    Status s = device->Read(chunk, sector, 1, sector_data, sector_oob);
     if (s.IsInvalidArgument()) return s;  // a device rule: a bug here
-    if (!s.ok()) break;
-    *readable = sector + 1;
+    if (s.ok()) continue;
+    (*unreadable)[sector] = true;
+    std::memset(sector_data, 0, g.sector_bytes);
+    std::memset(sector_oob, 0, g.oob_bytes);
   }
   return Status::OK();
 }
@@ -124,13 +133,11 @@ Status FlashFs::ScanChunk(uint32_t chunk, const ChunkDescriptor& d, ChunkScan* s
   // mount's own padding (PadOpenChunks), never read.
   const uint32_t cached = scan->open ? std::min(d.write_pointer, geometry_.mw_cunits) : 0;
   std::string data, oob;
-  uint32_t readable = 0;
-  Status s = ReadChunk(device_, chunk, d.write_pointer - cached, &data, &oob, &readable);
-  if (!s.ok() || readable == 0) return s;
-  const uint32_t sector_bytes = geometry_.sector_bytes;
-  const uint32_t oob_bytes = geometry_.oob_bytes;
+  std::vector<bool> unreadable;
+  Status s = ReadChunk(device_, chunk, d.write_pointer - cached, &data, &oob, &unreadable);
+  if (!s.ok() || unreadable.empty() || unreadable[0]) return s;
   SectorTag tag;
-  if (!DecodeTag(data.data(), sector_bytes, oob.data(), oob_bytes, &tag) ||
+  if (!DecodeTag(data.data(), geometry_.sector_bytes, oob.data(), geometry_.oob_bytes, &tag) ||
       tag.kind != SectorKind::kStart ||
       !DecodeChunkStart(Slice(data.data(), tag.valid_bytes), &scan->start) ||
       scan->start.file_id != tag.file_id || scan->start.chain_index != tag.chain_index) {
@@ -141,29 +148,36 @@ Status FlashFs::ScanChunk(uint32_t chunk, const ChunkDescriptor& d, ChunkScan* s
     return Status::OK();
   }
   scan->owner = ChunkScan::Owner::kOurs;
-  for (uint32_t sector = 1; sector < readable; sector++) {
+  ScanRecords(data, oob, unreadable, scan);
+  return Status::OK();
+}
+
+void FlashFs::ScanRecords(const std::string& data, const std::string& oob,
+                          const std::vector<bool>& unreadable, ChunkScan* scan) const {
+  const uint32_t sector_bytes = geometry_.sector_bytes;
+  const uint32_t oob_bytes = geometry_.oob_bytes;
+  const bool verify_crc = (options_.planted_bugs & kBugFlashMountAcceptsBadCrc) == 0;
+  for (uint32_t sector = 1; sector < unreadable.size(); sector++) {
     const char* sector_data = data.data() + uint64_t{sector} * sector_bytes;
-    if (!DecodeTag(sector_data, sector_bytes, oob.data() + uint64_t{sector} * oob_bytes, oob_bytes,
-                   &tag)) {
-      return Status::OK();  // torn or garbage: the chunk's contents end here
-    }
-    if (tag.kind == SectorKind::kPad) continue;  // mount padding carries no file id
-    if (tag.kind == SectorKind::kClose) {
-      ChunkClose close;
-      const bool decoded = DecodeChunkClose(Slice(sector_data, tag.valid_bytes), &close);
-      scan->close_mismatch =
-          !decoded || (close.crc_valid &&
-                       (close.data_crc != scan->data_crc || close.data_bytes != scan->data_bytes));
-      return Status::OK();
-    }
-    if (tag.file_id != scan->start.file_id || tag.chain_index != scan->start.chain_index ||
-        tag.kind == SectorKind::kStart) {
-      return Status::OK();
-    }
+    SectorTag tag;
+    const bool whole = !unreadable[sector] && DecodeTag(sector_data, sector_bytes,
+                                                        oob.data() + uint64_t{sector} * oob_bytes,
+                                                        oob_bytes, &tag, verify_crc);
+    if (whole && tag.kind == SectorKind::kPad) continue;  // mount padding carries no file id
     ChunkScan::Record record{tag.kind, sector, tag.file_offset, tag.valid_bytes};
-    if (tag.kind == SectorKind::kTruncate &&
-        !DecodeTruncate(Slice(sector_data, tag.valid_bytes), &record.file_offset)) {
-      return Status::OK();
+    const bool ours = whole && tag.file_id == scan->start.file_id &&
+                      tag.chain_index == scan->start.chain_index &&
+                      tag.kind != SectorKind::kStart &&
+                      (tag.kind != SectorKind::kTruncate ||
+                       DecodeTruncate(Slice(sector_data, tag.valid_bytes), &record.file_offset));
+    if (ours && tag.kind == SectorKind::kClose) {
+      NoteClose(Slice(sector_data, tag.valid_bytes), scan);
+      return;
+    }
+    if (!ours) {
+      scan->records.push_back({SectorKind::kData, sector, 0, 0, /*damaged=*/true});
+      scan->damaged = true;
+      continue;
     }
     if (tag.kind == SectorKind::kData) {
       scan->data_crc = crc32c::Extend(scan->data_crc, sector_data, tag.valid_bytes);
@@ -171,13 +185,42 @@ Status FlashFs::ScanChunk(uint32_t chunk, const ChunkDescriptor& d, ChunkScan* s
     }
     scan->records.push_back(record);
   }
-  return Status::OK();
+}
+
+void FlashFs::NoteClose(Slice payload, ChunkScan* scan) {
+  ChunkClose close;
+  const bool decoded = DecodeChunkClose(payload, &close);
+  if (decoded && close.file_id == scan->start.file_id) {
+    scan->has_close = true;
+    scan->close_data_bytes = close.data_bytes;
+  }
+  // With damage in the chunk, the CLOSE is expected to disagree: ApplyChunk
+  // takes the bytes it counted as evidence of what the damage took.
+  scan->close_mismatch =
+      !scan->damaged && (!decoded || (close.crc_valid && (close.data_crc != scan->data_crc ||
+                                                          close.data_bytes != scan->data_bytes)));
 }
 
 // Applies one chunk's records to a file being rebuilt: DATA that continues
 // the file, TRUNCATE cuts. Stops at DATA that does not continue it.
+// Damaged sectors followed by a record that starts past the file's end,
+// or at the chunk's end under a CLOSE that counted more DATA bytes than
+// were read, held data the damage took: that range stays in the file as
+// extents on the damaged sector, so reading it fails and names the file.
+// Damage with no such evidence is a torn tail, the file's end.
 void FlashFs::ApplyChunk(const ChunkScan& scan, FileEntry* file) {
+  const ChunkScan::Record* damage = nullptr;  // the first since the last record applied
+  uint64_t data_bytes = 0;                    // DATA bytes of the chunk applied or lost
   for (const ChunkScan::Record& r : scan.records) {
+    if (r.damaged) {
+      if (damage == nullptr) damage = &r;
+      continue;
+    }
+    if (damage != nullptr && r.file_offset > file->size) {
+      data_bytes += r.file_offset - file->size;
+      AddLostRange(scan.chunk, damage->sector, r.file_offset - file->size, file);
+    }
+    damage = nullptr;
     if (r.kind == SectorKind::kTruncate) {
       if (r.file_offset < file->size) CutExtents(file, r.file_offset);
       continue;
@@ -187,7 +230,23 @@ void FlashFs::ApplyChunk(const ChunkScan& scan, FileEntry* file) {
     file->size += r.bytes;
     file->readable_end = file->size;
     file->programmed_end = file->size;
+    data_bytes += r.bytes;
   }
+  if (damage != nullptr && scan.has_close && scan.close_data_bytes > data_bytes) {
+    AddLostRange(scan.chunk, damage->sector, scan.close_data_bytes - data_bytes, file);
+  }
+}
+
+void FlashFs::AddLostRange(uint32_t chunk, uint32_t sector, uint64_t bytes, FileEntry* file) {
+  stats_.damaged_ranges_found++;
+  while (bytes > 0) {  // extents of at most a sector each, as reads expect
+    const auto piece = static_cast<uint32_t>(std::min<uint64_t>(bytes, geometry_.sector_bytes));
+    file->extents.push_back({file->size, chunk, sector, piece});
+    file->size += piece;
+    bytes -= piece;
+  }
+  file->readable_end = file->size;
+  file->programmed_end = file->size;
 }
 
 void FlashFs::AdoptFiles(std::vector<ChunkScan>* scans) {

@@ -192,7 +192,10 @@ Status FlashFs::ReadRun(const FileEntry& file, const Extent* run, size_t n,
                    &tag) ||
         tag.kind != SectorKind::kData || tag.file_id != file.id ||
         tag.file_offset != e.file_offset || tag.valid_bytes < e.bytes) {
-      return Status::Corruption("flash: a sector does not hold what the file expects", file.path);
+      return Status::Corruption("flash: chunk " + std::to_string(e.chunk) + " sector " +
+                                    std::to_string(e.sector) +
+                                    " does not hold what the file expects",
+                                file.path);
     }
     (*sectors)[i].assign(sector, sector_bytes);
     if (read_cache_ != nullptr) {

@@ -7,6 +7,7 @@
 
 #include "flash/flash_format.h"
 #include "flash_fixture.h"
+#include "shale/options.h"
 
 namespace shale_test {
 namespace {
@@ -297,6 +298,112 @@ TEST_CASE("flash fs: paths too long for a START sector and chunks too small are 
   tiny.mw_cunits = 0;
   FlashFixture g(1, tiny);
   REQUIRE(g.Run([&] { CHECK(g.Mount().IsInvalidArgument()); }).ok());
+}
+
+}  // namespace
+}  // namespace shale_test
+
+namespace shale_test {
+namespace {
+
+// The first full CLOSED chunk of the device (in chunk order) and the file
+// offset its sector `sector` holds; false if there is none.
+bool FindClosedChunk(const shale::sim::SimFlashDevice& device, uint32_t sector, uint32_t* chunk,
+                     uint64_t* file_offset) {
+  const shale::FlashGeometry& g = device.geometry();
+  const std::vector<shale::ChunkDescriptor> chunks = device.Peek();
+  for (uint32_t c = 0; c < chunks.size(); c++) {
+    if (chunks[c].state != shale::ChunkState::kClosed ||
+        chunks[c].write_pointer != g.sectors_per_chunk) {
+      continue;
+    }
+    std::string data, oob;
+    shale::flash::SectorTag tag;
+    if (!device.PeekSector(c, sector, &data, &oob) ||
+        !shale::flash::DecodeTag(data.data(), g.sector_bytes, oob.data(), g.oob_bytes, &tag) ||
+        tag.kind != shale::flash::SectorKind::kData) {
+      continue;
+    }
+    *chunk = c;
+    *file_offset = tag.file_offset;
+    return true;
+  }
+  return false;
+}
+
+// Writes data to kTable (synced), crashes, and damages `sector` of the
+// first full CLOSED chunk (bit 3 of byte). Sets *chunk and the file offset
+// the sector held. REQUIRES: inside f's Run.
+bool WriteCrashAndDamage(FlashFixture* f, const std::string& data, uint32_t sector,
+                         shale::sim::FlashSectorDamage damage, uint32_t byte, uint32_t* chunk,
+                         uint64_t* at) {
+  if (!MountOk(f) || !WriteFlashFile(f->fs(), kTable, data, /*sync=*/true).ok()) return false;
+  f->fs()->Shutdown();
+  f->ProcessCrash();
+  return FindClosedChunk(*f->device(), sector, chunk, at) &&
+         f->device()->DamageSector(*chunk, sector, damage, byte, 3).ok();
+}
+
+// Damage at rest in the middle of a file: the mount keeps the file's size
+// and every byte around the damage, and reading the damaged range fails,
+// naming the file, chunk and sector.
+void CheckDamageMidFile(shale::sim::FlashSectorDamage damage, uint32_t byte, uint32_t sector) {
+  FlashFixture f;
+  const std::string data = Pattern(200'000, 7);
+  REQUIRE(f.Run([&] {
+             uint32_t chunk = 0;
+             uint64_t at = 0;
+             OK_OR_RETURN(WriteCrashAndDamage(&f, data, sector, damage, byte, &chunk, &at));
+             OK_OR_RETURN(MountOk(&f));
+             uint64_t size = 0;
+             OK_OR_RETURN(f.fs()->GetFileSize(kTable, &size).ok());
+             CHECK(size == data.size());
+             CHECK(f.fs()->stats().damaged_ranges_found == 1);
+             const std::string whole = ReadFlashFile(f.fs(), kTable);
+             INFO(whole.substr(0, 300));
+             CHECK(whole.find(kTable) != std::string::npos);
+             CHECK(whole.find("chunk " + std::to_string(chunk) + " sector " +
+                              std::to_string(sector)) != std::string::npos);
+             std::unique_ptr<shale::RandomAccessFile> r;
+             OK_OR_RETURN(f.fs()->NewRandomAccessFile(kTable, FileOptions(), &r).ok());
+             std::string scratch(4096, '\0');
+             Slice got;
+             CHECK_FALSE(r->Read(at, 10, &got, scratch.data()).ok());
+             CHECK(r->Read(at - 100, 100, &got, scratch.data()).ok());
+             CHECK(got.ToString() == data.substr(at - 100, 100));
+             const uint64_t after = at + 4096;
+             CHECK(r->Read(after, 100, &got, scratch.data()).ok());
+             CHECK(got.ToString() == data.substr(after, 100));
+           }).ok());
+}
+
+TEST_CASE("flash fs: damage at rest mid-file is kept in the file and reported on read") {
+  using shale::sim::FlashSectorDamage;
+  SECTION("an unreadable sector") { CheckDamageMidFile(FlashSectorDamage::kUnreadable, 0, 5); }
+  SECTION("a flipped data bit") { CheckDamageMidFile(FlashSectorDamage::kDataBitFlip, 100, 5); }
+  SECTION("a flipped tag bit") { CheckDamageMidFile(FlashSectorDamage::kOobBitFlip, 17, 5); }
+  // The last DATA sector before CLOSE: only the CLOSE says data was there.
+  SECTION("the chunk's last data sector") {
+    CheckDamageMidFile(FlashSectorDamage::kDataBitFlip, 9, SmallGeometry().sectors_per_chunk - 2);
+  }
+}
+
+TEST_CASE("flash fs: planted, a mount that skips the tag CRC ends a file at a flipped offset") {
+  FlashFixture f;
+  const std::string data = Pattern(200'000, 7);
+  REQUIRE(f.Run([&] {
+             uint32_t chunk = 0;
+             uint64_t at = 0;
+             // Byte 17: bit 3 of the file offset's second byte (+2048).
+             OK_OR_RETURN(WriteCrashAndDamage(
+                 &f, data, 5, shale::sim::FlashSectorDamage::kOobBitFlip, 17, &chunk, &at));
+             shale::FlashFsOptions options;
+             options.planted_bugs = shale::kBugFlashMountAcceptsBadCrc;
+             OK_OR_RETURN(f.Mount(options).ok());
+             uint64_t size = 0;
+             OK_OR_RETURN(f.fs()->GetFileSize(kTable, &size).ok());
+             CHECK(size == at);  // silently cut where the flipped offset left a gap
+           }).ok());
 }
 
 }  // namespace

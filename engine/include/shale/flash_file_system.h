@@ -34,10 +34,14 @@
 //    cache); they ignore FileOptions::use_direct_io.
 //
 // Mount (OpenFlashFileSystem) rebuilds the file table: for each chunk with
-// a valid START sector of this owner, the chain is read in chain order; a
-// chunk's contents end at its first sector that is torn, unreadable or
-// fails its CRC, and a chunk that does not start where the file's contents
-// so far end is dropped. An OPEN chunk is first padded past its device
+// a valid START sector of this owner, the chain is read in chain order,
+// and a chunk that does not start where the file's contents so far end is
+// dropped. A sector that is unreadable or fails its CRC ends a chunk's
+// contents (a torn tail), unless a later sector of the chunk continues
+// the file past where it stopped, or the chunk's CLOSE counted more data
+// than was read: then the damage took data from the middle of the file,
+// and that range stays in the file, reading it fails (IOError or
+// Corruption naming the file, chunk and sector). An OPEN chunk is first padded past its device
 // cache (the previous instance may have died with data there), before its
 // START is read: a device serves one owner at a time. Chunks that belong to
 // no file (a torn START, a file whose first chunk is gone because its
@@ -93,8 +97,9 @@ struct FlashFsStats {
   uint64_t erase_failures = 0;
   uint64_t read_cache_hits = 0;
   uint64_t read_cache_misses = 0;
-  uint64_t files_recovered = 0;  // by the last mount
-  uint64_t chunks_dropped = 0;   // by the last mount: no file owns them
+  uint64_t files_recovered = 0;       // by the last mount
+  uint64_t chunks_dropped = 0;        // by the last mount: no file owns them
+  uint64_t damaged_ranges_found = 0;  // by the last mount: data lost mid-file
 };
 
 class FlashFileSystem : public FileSystem {

@@ -184,6 +184,11 @@ enum PlantedBug : uint64_t {
   // record before it (replay applies each record only once the next one
   // reads whole): a write logged before the damage is lost.
   kBugPointInTimeDropsRecordBeforeDamage = uint64_t{1} << 35,
+  // The flash backend's mount accepts a sector whose CRC fails (it reads
+  // the tag without checking it): damage to a tag at rest is taken for
+  // what it says, and a file may end early where a flipped offset leaves
+  // a gap.
+  kBugFlashMountAcceptsBadCrc = uint64_t{1} << 36,
 };
 
 struct Options {
