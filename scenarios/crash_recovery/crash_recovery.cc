@@ -205,15 +205,27 @@ class CrashRecoveryRun {
   // On the open-channel SSD, the first call that breaks a device rule fails
   // the run (property "device rule"), naming the rule and the call; the
   // device then fails the call. With faults on, the device also fails
-  // programs and erases, which the flash backend must write around.
+  // programs and erases, which the flash backend must write around. After
+  // every mount, a flash file left shorter than the bytes synced to it
+  // fails the run too (property "durability"; SyncedSizes).
   void WatchDeviceRules() {
     FlashUnderTest* flash = disk_->flash();
     if (flash == nullptr) return;
-    if (plan_->enabled()) flash->EnableMediaFaults(&result_->faults_by_kind);
+    if (plan_->enabled()) {
+      flash->EnableMediaFaults(&result_->faults_by_kind,
+                               [this](const std::string& kind) { plan_->NoteInjected(kind); });
+    }
     flash->set_violation_sink([this](const sim::FlashRuleViolation& v) {
       sim_.TraceEvent("device rule broken: " + v.ToString());
       state_.Fail("device rule", "", "no device rule broken", v.ToString(),
                   "the flash backend broke the device rule '" + v.rule + "'");
+    });
+    flash->set_loss_sink([this](const SyncedSizes::Loss& loss) {
+      const std::string synced = std::to_string(loss.synced_bytes) + " bytes synced";
+      sim_.TraceEvent("flash backend lost synced data: " + loss.path);
+      state_.Fail(
+          "durability", loss.path, synced, std::to_string(loss.size_bytes) + " bytes",
+          "the flash backend's mount kept fewer bytes of " + loss.path + " than were synced");
     });
   }
 
@@ -670,8 +682,15 @@ class CrashRecoveryRun {
     NoteTornLogs(power_loss);
     // Crash-time damage comes at the run's own crashes (a rate per crash),
     // not at those a failed write brings forward.
-    if (!state_.recovery_wanted) plan_->AfterCrash(disk_->media());
+    if (!state_.recovery_wanted) plan_->AfterCrash(disk_->media(), FlashDamageAtCrash());
     return power_loss;
+  }
+
+  // On the open-channel SSD, crash-time damage goes to the device.
+  FaultPlan::FlashDamage FlashDamageAtCrash() {
+    FlashUnderTest* flash = disk_->flash();
+    if (flash == nullptr) return nullptr;
+    return [this, flash](std::string* path) { return flash->DamageAtCrash(sim_.rng(), path); };
   }
 
   // Story lines for the writes the crash cut short (a client's line comes

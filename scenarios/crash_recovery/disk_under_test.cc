@@ -66,4 +66,9 @@ void DrawFileOptions(DiskModel model, sim::ChoiceTape* tape, Options* options,
   (*described)["share_delete_on_open"] = options->share_delete_on_open ? "true" : "false";
 }
 
+bool DiskUnderTest::NameVisible(const std::string& path) {
+  if (flash_ != nullptr && IsFlashFileName(path)) return flash_->fs()->FileExists(path).ok();
+  return base_->HasVisibleName(path);
+}
+
 }  // namespace shale::scenario

@@ -44,9 +44,9 @@ class DiskUnderTest {
   void set_fault_policy(faults::FaultPolicy* policy) { faulty_->set_policy(policy); }
   // The disk's media, for crash-time damage.
   sim::DiskMedia* media();
-  // Whether path names a file on the SimDisk now (the open-channel SSD's
-  // files are not asked: the fault plan damages none of them).
-  bool NameVisible(const std::string& path) const { return base_->HasVisibleName(path); }
+  // Whether path names a file now: on the open-channel SSD, through the
+  // mounted backend (false while none is), else on the SimDisk.
+  bool NameVisible(const std::string& path);
   // The SimDisk holding the data (power-loss reports).
   sim::SimDisk* base() { return base_.get(); }
   // The Windows layer, or nullptr on the POSIX disk.

@@ -278,7 +278,7 @@ faults::FaultPolicy::Decision FaultPlan::Decide(const Request& request) {
   return d;
 }
 
-void FaultPlan::AfterCrash(sim::DiskMedia* disk) {
+void FaultPlan::AfterCrash(sim::DiskMedia* disk, const FlashDamage& flash_damage) {
   if (!enabled_ || crash_flip_one_in_ == 0 || !sim_->rng()->OneIn(crash_flip_one_in_)) return;
   // One bit of one durable file: a table file, a MANIFEST, CURRENT, or a
   // WAL when allowed (see the header), where the engine can detect it
@@ -287,6 +287,12 @@ void FaultPlan::AfterCrash(sim::DiskMedia* disk) {
   // Damage to the live MANIFEST or CURRENT ends the run (every Open fails
   // on it), so one flip in kMetadataFlipOneIn goes there.
   const bool metadata = sim_->rng()->OneIn(kMetadataFlipOneIn) && !crash_flips_logs_only_;
+  if (flash_damage && !metadata) {
+    // The device reports a sector's damage to no one; the backend must.
+    std::string path;
+    if (flash_damage(&path)) damaged_paths_.insert(path);
+    return;
+  }
   const bool logs = wal_damage_ != WalDamage::kNone;
   std::vector<std::string> eligible;
   std::string live_log;  // the newest log (paths sort by file number)

@@ -164,8 +164,12 @@ class FaultPlan final : public faults::FaultPolicy {
   void set_paused(bool paused) { paused_ = paused; }
   // After a crash: in a run that damages, 1 in 1..8 crashes (drawn per run)
   // flips one bit of one durable table file or WAL (see set_wal_damage);
-  // only of a WAL if the run drew no bit_flip rate.
-  void AfterCrash(sim::DiskMedia* disk);
+  // only of a WAL if the run drew no bit_flip rate. With flash_damage (the
+  // open-channel SSD holds the tables and WALs), that damage is done by
+  // it instead, to whichever file it chooses (it sets the path; false if
+  // it found nothing to damage).
+  using FlashDamage = std::function<bool(std::string* path)>;
+  void AfterCrash(sim::DiskMedia* disk, const FlashDamage& flash_damage = nullptr);
 
   bool enabled() const { return enabled_; }
   // Which bit flips may reach WAL files (WalDamageFor the recovery mode).
@@ -193,6 +197,13 @@ class FaultPlan final : public faults::FaultPolicy {
   // took other damage (a misdirected write, a bad sector, lost pages),
   // whose reach is unknown; UINT64_MAX if none is damaged.
   uint64_t LogDamageFloor(const std::set<std::string>& logs) const;
+
+  // A fault of kind injected elsewhere (the flash device's hooks) whose
+  // error carries the tag "injected fault: <kind>": Prove accepts it
+  // from now on.
+  void NoteInjected(const std::string& kind) {
+    injected_tags_.push_back({++clock_, kind, "", false});
+  }
 
   // A point in the plan's history (it counts the calls it decided on and
   // the fault points it fired): Prove accepts only a tag injected, or a

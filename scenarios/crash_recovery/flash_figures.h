@@ -14,5 +14,6 @@ inline constexpr const char* kChunks = "flash: chunks";
 inline constexpr const char* kMaxWear = "flash: max wear";
 inline constexpr const char* kChunksOffline = "flash: chunks offline";
 inline constexpr const char* kTornUnits = "flash: torn units";
+inline constexpr const char* kDamagedRanges = "flash: damaged ranges mounts found";
 
 }  // namespace shale::scenario::flash_figures

@@ -4,12 +4,15 @@
 
 #include "flash/flash_format.h"
 #include "scenarios/crash_recovery/flash_figures.h"
+#include "version/filename.h"
 
 namespace shale::scenario {
 
 // Forwards every call to the mounted instance; IOError while none is.
+// Every flash file's handles are tracked (SyncedSizes).
 class FlashUnderTest::Mounted final : public FileSystem {
  public:
+  explicit Mounted(SyncedSizes* synced) : synced_(synced) {}
   void set_target(FileSystem* target) { target_ = target; }
 
   Status NewSequentialFile(const std::string& p, const FileOptions& o,
@@ -22,11 +25,20 @@ class FlashUnderTest::Mounted final : public FileSystem {
   }
   Status NewWritableFile(const std::string& p, const FileOptions& o,
                          std::unique_ptr<WritableFile>* r) override {
-    return target_ ? target_->NewWritableFile(p, o, r) : Unmounted(p);
+    if (target_ == nullptr) return Unmounted(p);
+    Status s = target_->NewWritableFile(p, o, r);
+    if (s.ok() && IsFlashFileName(p)) *r = synced_->Track(p, /*created=*/true, 0, std::move(*r));
+    return s;
   }
   Status ReopenWritableFile(const std::string& p, const FileOptions& o,
                             std::unique_ptr<WritableFile>* r) override {
-    return target_ ? target_->ReopenWritableFile(p, o, r) : Unmounted(p);
+    if (target_ == nullptr) return Unmounted(p);
+    Status s = target_->ReopenWritableFile(p, o, r);
+    if (s.ok() && IsFlashFileName(p)) {
+      const uint64_t size = (*r)->GetFileSize();
+      *r = synced_->Track(p, /*created=*/false, size, std::move(*r));
+    }
+    return s;
   }
   Status FileExists(const std::string& p) override {
     return target_ ? target_->FileExists(p) : Unmounted(p);
@@ -38,7 +50,10 @@ class FlashUnderTest::Mounted final : public FileSystem {
     return target_ ? target_->GetFileSize(p, s) : Unmounted(p);
   }
   Status DeleteFile(const std::string& p) override {
-    return target_ ? target_->DeleteFile(p) : Unmounted(p);
+    if (target_ == nullptr) return Unmounted(p);
+    Status s = target_->DeleteFile(p);
+    if (s.ok()) synced_->Deleted(p);
+    return s;
   }
   Status RenameFile(const std::string& s, const std::string& d) override {
     return target_ ? target_->RenameFile(s, d) : Unmounted(s);
@@ -63,6 +78,7 @@ class FlashUnderTest::Mounted final : public FileSystem {
   static Status Unmounted(const std::string& path) {
     return Status::IOError("flash: no file system mounted", path);
   }
+  SyncedSizes* const synced_;
   FileSystem* target_ = nullptr;
 };
 
@@ -127,7 +143,7 @@ void DescribeDevice(const sim::SimFlashDeviceOptions& o,
 
 FlashUnderTest::FlashUnderTest(sim::DiskContext* context, FileSystem* small_files,
                                uint64_t planted_bugs, std::map<std::string, std::string>* described)
-    : context_(context), small_files_(small_files), mounted_(std::make_unique<Mounted>()) {
+    : context_(context), small_files_(small_files), mounted_(std::make_unique<Mounted>(&synced_)) {
   sim::ChoiceTape& rng = *context->rng();
   sim::SimFlashDeviceOptions o;
   o.geometry = DrawGeometry(&rng);
@@ -160,7 +176,11 @@ FileSystem* FlashUnderTest::fs() { return mounted_.get(); }
 Status FlashUnderTest::Mount(Runtime* runtime) {
   if (instance_ != nullptr) return Status::OK();
   Status s = OpenFlashFileSystem(device_.get(), small_files_, runtime, fs_options_, &instance_);
-  if (s.ok()) mounted_->set_target(instance_.get());
+  if (!s.ok()) return s;
+  mounted_->set_target(instance_.get());
+  for (const SyncedSizes::Loss& loss : synced_.Check(instance_.get())) {
+    if (loss_sink_) loss_sink_(loss);
+  }
   return s;
 }
 
@@ -208,22 +228,104 @@ std::set<std::string> FlashUnderTest::LastCrashLostPaths() const {
   return paths;
 }
 
-void FlashUnderTest::EnableMediaFaults(std::map<std::string, uint64_t>* faults_by_kind) {
+void FlashUnderTest::EnableMediaFaults(std::map<std::string, uint64_t>* faults_by_kind,
+                                       std::function<void(const std::string& kind)> injected) {
+  faults_by_kind_ = faults_by_kind;
   sim::ChoiceTape& rng = *context_->rng();
   const uint64_t program_one_in = 50u << rng.Uniform(5);
   const uint64_t erase_one_in = 10u << rng.Uniform(5);
   sim::DiskContext* context = context_;
+  const auto fails = [context, faults_by_kind, injected](uint64_t one_in, const char* kind) {
+    if (!context->rng()->OneIn(one_in)) return false;
+    (*faults_by_kind)[kind]++;
+    if (injected) injected(kind);
+    return true;
+  };
   device_->set_fault_hooks(
-      {[context, program_one_in, faults_by_kind](uint32_t, uint32_t, uint32_t) {
-         const bool fails = context->rng()->OneIn(program_one_in);
-         if (fails) (*faults_by_kind)["flash_program_failure"]++;
-         return fails;
+      {[fails, program_one_in](uint32_t, uint32_t, uint32_t) {
+         return fails(program_one_in, "flash_program_failure");
        },
-       [context, erase_one_in, faults_by_kind](uint32_t) {
-         const bool fails = context->rng()->OneIn(erase_one_in);
-         if (fails) (*faults_by_kind)["flash_erase_failure"]++;
-         return fails;
-       }});
+       [fails, erase_one_in](uint32_t) { return fails(erase_one_in, "flash_erase_failure"); }});
+}
+
+namespace {
+
+// The tag of chunk:sector of device if it reads whole; false otherwise.
+bool PeekTag(const sim::SimFlashDevice& device, uint32_t chunk, uint32_t sector,
+             flash::SectorTag* tag, std::string* data) {
+  const FlashGeometry& g = device.geometry();
+  std::string oob;
+  return device.PeekSector(chunk, sector, data, &oob) &&
+         flash::DecodeTag(data->data(), g.sector_bytes, oob.data(), g.oob_bytes, tag);
+}
+
+// The DATA sectors of a full CLOSED chunk of a table or WAL, and its file's
+// name; empty if the chunk is not such a chunk.
+std::vector<uint32_t> DamageableSectors(const sim::SimFlashDevice& device, uint32_t chunk,
+                                        std::string* name) {
+  const uint32_t last = device.geometry().sectors_per_chunk - 1;
+  flash::SectorTag tag;
+  flash::ChunkStart start;
+  std::string data;
+  if (!PeekTag(device, chunk, 0, &tag, &data) || tag.kind != flash::SectorKind::kStart ||
+      !flash::DecodeChunkStart(Slice(data.data(), tag.valid_bytes), &start) ||
+      !PeekTag(device, chunk, last, &tag, &data) || tag.kind != flash::SectorKind::kClose ||
+      tag.file_id != start.file_id) {
+    return {};
+  }
+  uint64_t number = 0;
+  FileType type;
+  const size_t slash = start.name.rfind('/');
+  if (!ParseFileName(start.name.substr(slash + 1), &number, &type) ||
+      (type != FileType::kTableFile && type != FileType::kLogFile)) {
+    return {};  // the live MANIFEST's damage would end the run at every Open
+  }
+  std::vector<uint32_t> sectors;
+  for (uint32_t sector = 1; sector < last; sector++) {
+    if (PeekTag(device, chunk, sector, &tag, &data) && tag.kind == flash::SectorKind::kData &&
+        tag.file_id == start.file_id && tag.valid_bytes > 0) {
+      sectors.push_back(sector);
+    }
+  }
+  *name = start.name;
+  return sectors;
+}
+
+}  // namespace
+
+bool FlashUnderTest::DamageAtCrash(sim::ChoiceTape* rng, std::string* path) {
+  const FlashGeometry& g = device_->geometry();
+  const std::vector<ChunkDescriptor> chunks = device_->Peek();
+  std::vector<uint32_t> closed;
+  for (uint32_t chunk = 0; chunk < chunks.size(); chunk++) {
+    const ChunkDescriptor& d = chunks[chunk];
+    if (d.state == ChunkState::kClosed && d.write_pointer == g.sectors_per_chunk) {
+      closed.push_back(chunk);
+    }
+  }
+  if (closed.empty()) return false;
+  const uint32_t chunk = closed[rng->Uniform(closed.size())];
+  std::string name;
+  const std::vector<uint32_t> sectors = DamageableSectors(*device_, chunk, &name);
+  if (sectors.empty()) return false;
+  const uint32_t sector = sectors[rng->Uniform(sectors.size())];
+  flash::SectorTag tag;
+  std::string data;
+  if (!PeekTag(*device_, chunk, sector, &tag, &data)) return false;
+  const auto damage = static_cast<sim::FlashSectorDamage>(rng->Uniform(3));
+  const uint64_t byte =
+      damage == sim::FlashSectorDamage::kDataBitFlip  ? rng->Uniform(tag.valid_bytes)
+      : damage == sim::FlashSectorDamage::kOobBitFlip ? rng->Uniform(flash::kTagBytes)
+                                                      : 0;
+  const int bit = static_cast<int>(rng->Uniform(8));
+  if (!device_->DamageSector(chunk, sector, damage, static_cast<uint32_t>(byte), bit).ok()) {
+    return false;
+  }
+  constexpr const char* kKinds[] = {"flash_unreadable_sector", "flash_data_bit_flip",
+                                    "flash_oob_bit_flip"};
+  if (faults_by_kind_ != nullptr) (*faults_by_kind_)[kKinds[static_cast<int>(damage)]]++;
+  *path = name;
+  return true;
 }
 
 void FlashUnderTest::set_violation_sink(std::function<void(const sim::FlashRuleViolation&)> sink) {
@@ -234,6 +336,7 @@ void FlashUnderTest::Accumulate(const FlashFsStats& stats) {
   totals_.bytes_appended += stats.bytes_appended;
   totals_.pad_sectors += stats.pad_sectors;
   totals_.chunks_sealed += stats.chunks_sealed;
+  totals_.damaged_ranges_found += stats.damaged_ranges_found;
 }
 
 void FlashUnderTest::Describe(std::map<std::string, uint64_t>* observed) const {
@@ -258,6 +361,7 @@ void FlashUnderTest::Describe(std::map<std::string, uint64_t>* observed) const {
   o[f::kMaxWear] = max_wear;
   o[f::kChunksOffline] = offline;
   o[f::kTornUnits] = device_->stats().torn_units;
+  o[f::kDamagedRanges] = all.damaged_ranges_found;
 }
 
 }  // namespace shale::scenario

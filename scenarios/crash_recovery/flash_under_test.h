@@ -13,7 +13,9 @@
 // (the chunk closes early; the backend writes around it), erase failures
 // and worn-out chunks (they go OFFLINE), factory-bad chunks, and power
 // losses that drop or tear what sat in the device cache. Program and erase
-// failures are injected only in runs with faults on.
+// failures are injected only in runs with faults on. Damage at rest
+// (DamageAtCrash: an unreadable sector, a flipped data or OOB bit) the
+// engine must DETECT: reading what it took fails, naming the file.
 //
 // Thread safety: none (the simulation runs one task at a time).
 // Ownership: owns the device and the instances; borrows the context and
@@ -21,12 +23,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "scenarios/crash_recovery/flash_synced_sizes.h"
 #include "shale/flash_file_system.h"
 #include "sim/disk_context.h"
 #include "sim/flash/sim_flash_device.h"
@@ -45,8 +49,13 @@ class FlashUnderTest {
   // What the engine opens files through: the mounted instance. Every call
   // fails with IOError while none is mounted.
   FileSystem* fs();
-  // Mounts an instance if none is. REQUIRES: called from a task.
+  // Mounts an instance if none is, then checks that it kept every synced
+  // byte (SyncedSizes), telling the loss sink of each file it did not.
+  // REQUIRES: called from a task.
   [[nodiscard]] Status Mount(Runtime* runtime);
+  void set_loss_sink(std::function<void(const SyncedSizes::Loss&)> sink) {
+    loss_sink_ = std::move(sink);
+  }
   // The process died: the instance is abandoned, never destroyed.
   void Abandon();
   // Stops the mounted instance's eraser (the end of a run); it stays
@@ -64,9 +73,18 @@ class FlashUnderTest {
   bool FlushSurvivesCrash() const { return !fs_options_.buffer_across_flush; }
 
   // Program and erase failures from now on, each drawn from rng at the
-  // call, at rates drawn from the tape; counted in *faults_by_kind.
-  void EnableMediaFaults(std::map<std::string, uint64_t>* faults_by_kind);
+  // call, at rates drawn from the tape; counted in *faults_by_kind, and
+  // told to injected (by kind, as the device's error tags it) when done.
+  void EnableMediaFaults(std::map<std::string, uint64_t>* faults_by_kind,
+                         std::function<void(const std::string& kind)> injected);
   void set_violation_sink(std::function<void(const sim::FlashRuleViolation&)> sink);
+  // Damage at rest, drawn from rng, to one DATA sector of a CLOSED chunk
+  // of a table or WAL whose START and CLOSE sectors read whole (so the
+  // CLOSE counts what the damage takes): made unreadable, or a bit of its
+  // data or its OOB tag flipped, a third each. Sets *path to the file the
+  // chunk's START names and counts it in the faults_by_kind that
+  // EnableMediaFaults was given; false if no chunk qualifies.
+  bool DamageAtCrash(sim::ChoiceTape* rng, std::string* path);
 
   // Per-seed figures for the report: resets, maximum wear, bytes the engine
   // wrote, bytes the device programmed. Counts the instances abandoned or
@@ -85,11 +103,14 @@ class FlashUnderTest {
   std::unique_ptr<sim::SimFlashDevice> device_;
   std::unique_ptr<FlashFileSystem> instance_;
   std::vector<std::unique_ptr<FlashFileSystem>> stopped_;
+  SyncedSizes synced_;  // declared before mounted_, which points at it
   std::unique_ptr<Mounted> mounted_;
   // What Describe reports, summed over the instances stopped or abandoned.
   FlashFsStats totals_;
-  std::set<std::string> lost_at_abandon_;  // see LastCrashLostPaths
-  bool power_lost_ = false;                // since the last Abandon
+  std::set<std::string> lost_at_abandon_;                      // see LastCrashLostPaths
+  bool power_lost_ = false;                                    // since the last Abandon
+  std::map<std::string, uint64_t>* faults_by_kind_ = nullptr;  // see EnableMediaFaults
+  std::function<void(const SyncedSizes::Loss&)> loss_sink_;
 };
 
 }  // namespace shale::scenario
