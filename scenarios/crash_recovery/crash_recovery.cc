@@ -220,6 +220,7 @@ class CrashRecoveryRun {
       state_.Fail("device rule", "", "no device rule broken", v.ToString(),
                   "the flash backend broke the device rule '" + v.rule + "'");
     });
+    flash->set_delete_sink([this](const std::string& path) { plan_->NoteDeleted(path); });
     flash->set_loss_sink([this](const SyncedSizes::Loss& loss) {
       const std::string synced = std::to_string(loss.synced_bytes) + " bytes synced";
       sim_.TraceEvent("flash backend lost synced data: " + loss.path);

@@ -252,9 +252,7 @@ FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled, bool detect)
 
 faults::FaultPolicy::Decision FaultPlan::Decide(const Request& request) {
   const uint64_t now = ++clock_;
-  if (request.op == Op::kDelete && damaged_paths_.count(*request.path) != 0) {
-    deleted_at_[*request.path] = now;
-  }
+  if (request.op == Op::kDelete) MarkDeleted(*request.path, now);
   if (!enabled_ || paused_) return Decision();
   Decision d = survive_->Decide(request);
   const bool lost_pages =
@@ -324,6 +322,10 @@ void FaultPlan::AfterCrash(sim::DiskMedia* disk, const FlashDamage& flash_damage
   const uint64_t floor = FirstSequenceFrom(before, flipped_at);
   const auto [it, added] = log_damage_floor_.emplace(path, floor);
   if (!added) it->second = std::min(it->second, floor);
+}
+
+void FaultPlan::MarkDeleted(const std::string& path, uint64_t now) {
+  if (damaged_paths_.count(path) != 0) deleted_at_[path] = now;
 }
 
 uint64_t FaultPlan::LogDamageFloor(const std::set<std::string>& logs) const {

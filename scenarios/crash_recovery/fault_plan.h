@@ -205,6 +205,11 @@ class FaultPlan final : public faults::FaultPolicy {
     injected_tags_.push_back({++clock_, kind, "", false});
   }
 
+  // path was deleted by a call the plan does not decide on (the flash
+  // backend's): as for a decided delete, an error made before now may
+  // still name it as damage.
+  void NoteDeleted(const std::string& path) { MarkDeleted(path, ++clock_); }
+
   // A point in the plan's history (it counts the calls it decided on and
   // the fault points it fired): Prove accepts only a tag injected, or a
   // damaged file deleted, after it. Take it when a call begins (an Open
@@ -226,6 +231,8 @@ class FaultPlan final : public faults::FaultPolicy {
   }
 
  private:
+  // Records when a damaged path was deleted (deleted_at_).
+  void MarkDeleted(const std::string& path, uint64_t now);
   // True if text carries the tag of a fault injected since mark.
   bool CarriesTagSince(const std::string& text, uint64_t mark) const;
 

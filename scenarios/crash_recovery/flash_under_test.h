@@ -56,6 +56,10 @@ class FlashUnderTest {
   void set_loss_sink(std::function<void(const SyncedSizes::Loss&)> sink) {
     loss_sink_ = std::move(sink);
   }
+  // Told the path of each file deleted through fs().
+  void set_delete_sink(std::function<void(const std::string& path)> sink) {
+    delete_sink_ = std::move(sink);
+  }
   // The process died: the instance is abandoned, never destroyed.
   void Abandon();
   // Stops the mounted instance's eraser (the end of a run); it stays
@@ -103,7 +107,8 @@ class FlashUnderTest {
   std::unique_ptr<sim::SimFlashDevice> device_;
   std::unique_ptr<FlashFileSystem> instance_;
   std::vector<std::unique_ptr<FlashFileSystem>> stopped_;
-  SyncedSizes synced_;  // declared before mounted_, which points at it
+  SyncedSizes synced_;  // these two are declared before mounted_, which points at them
+  std::function<void(const std::string& path)> delete_sink_;
   std::unique_ptr<Mounted> mounted_;
   // What Describe reports, summed over the instances stopped or abandoned.
   FlashFsStats totals_;

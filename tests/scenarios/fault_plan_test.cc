@@ -189,6 +189,13 @@ TEST_CASE("fault plan: damage proves an error only while its file exists", "[fau
   visible.clear();
   CHECK(plan.Prove(checksum, before_delete) == ErrorProof::kDamagedFile);
   CHECK(plan.Prove(checksum, plan.Mark()) == ErrorProof::kNone);
+  // A delete the plan does not decide on (the flash backend's) counts too.
+  visible = {table};
+  const uint64_t before_flash_delete = plan.Mark();
+  plan.NoteDeleted(table);
+  visible.clear();
+  CHECK(plan.Prove(checksum, before_flash_delete) == ErrorProof::kDamagedFile);
+  CHECK(plan.Prove(checksum, plan.Mark()) == ErrorProof::kNone);
 }
 
 TEST_CASE("WAL bit flips are expected detected where the recovery mode reports them",
