@@ -12,7 +12,8 @@ namespace shale::scenario {
 // Every flash file's handles are tracked (SyncedSizes).
 class FlashUnderTest::Mounted final : public FileSystem {
  public:
-  explicit Mounted(SyncedSizes* synced) : synced_(synced) {}
+  Mounted(SyncedSizes* synced, const std::function<void(const std::string&)>* deleted)
+      : synced_(synced), deleted_(deleted) {}
   void set_target(FileSystem* target) { target_ = target; }
 
   Status NewSequentialFile(const std::string& p, const FileOptions& o,
@@ -53,6 +54,7 @@ class FlashUnderTest::Mounted final : public FileSystem {
     if (target_ == nullptr) return Unmounted(p);
     Status s = target_->DeleteFile(p);
     if (s.ok()) synced_->Deleted(p);
+    if (s.ok() && *deleted_) (*deleted_)(p);
     return s;
   }
   Status RenameFile(const std::string& s, const std::string& d) override {
@@ -79,6 +81,7 @@ class FlashUnderTest::Mounted final : public FileSystem {
     return Status::IOError("flash: no file system mounted", path);
   }
   SyncedSizes* const synced_;
+  const std::function<void(const std::string&)>* const deleted_;
   FileSystem* target_ = nullptr;
 };
 
@@ -143,7 +146,9 @@ void DescribeDevice(const sim::SimFlashDeviceOptions& o,
 
 FlashUnderTest::FlashUnderTest(sim::DiskContext* context, FileSystem* small_files,
                                uint64_t planted_bugs, std::map<std::string, std::string>* described)
-    : context_(context), small_files_(small_files), mounted_(std::make_unique<Mounted>(&synced_)) {
+    : context_(context),
+      small_files_(small_files),
+      mounted_(std::make_unique<Mounted>(&synced_, &delete_sink_)) {
   sim::ChoiceTape& rng = *context->rng();
   sim::SimFlashDeviceOptions o;
   o.geometry = DrawGeometry(&rng);
