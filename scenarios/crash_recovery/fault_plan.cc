@@ -28,7 +28,6 @@ bool EndsWith(const std::string& path, const char* suffix) {
   const size_t n = std::char_traits<char>::length(suffix);
   return path.size() > n && path.compare(path.size() - n, n, suffix) == 0;
 }
-bool IsTableFile(const std::string& path) { return EndsWith(path, ".sst"); }
 bool IsManifestFile(const std::string& path) {
   return path.find("/MANIFEST-") != std::string::npos;
 }
@@ -98,6 +97,7 @@ WalDamage WalDamageFor(WALRecoveryMode mode) {
 }
 
 bool IsLogFile(const std::string& path) { return EndsWith(path, ".log"); }
+bool IsTableFile(const std::string& path) { return EndsWith(path, ".sst"); }
 
 bool NamesAnyPath(const Status& s, const std::set<std::string>& paths) {
   const std::string text = s.ToString();
@@ -308,13 +308,11 @@ void FaultPlan::AfterCrash(sim::DiskMedia* disk, const FlashDamage& flash_damage
   const bool aim_live = !live_log.empty() && !sim_->rng()->OneIn(4);
   const std::string path = aim_live ? live_log : eligible[sim_->rng()->Uniform(eligible.size())];
   std::vector<faults::ByteRange> ranges = {{0, DetectableBytes(disk, path)}};
-  if (IsLogFile(path) && wal_damage_ == WalDamage::kBeforeLastRecord) {
-    std::string contents;
-    if (!disk->ReadDurable(path, &contents).ok()) return;
-    ranges = WalFlipRanges(contents);
-  }
-  std::string before;
+  std::string before;  // a log's contents before the flip
   if (IsLogFile(path) && !disk->ReadDurable(path, &before).ok()) return;
+  if (IsLogFile(path) && wal_damage_ == WalDamage::kBeforeLastRecord) {
+    ranges = WalFlipRanges(before);
+  }
   uint64_t flipped_at = 0;
   if (!detect_->FlipBitIn(disk, path, ranges, &flipped_at).ok()) return;  // counted if done
   damaged_paths_.insert(path);

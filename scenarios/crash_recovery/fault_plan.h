@@ -91,6 +91,8 @@ uint64_t LastWholeFragmentStart(const std::string& contents);
 
 // True for a WAL file's path ("<dir>/<number>.log").
 bool IsLogFile(const std::string& path);
+// True for a table file's path ("<dir>/<number>.sst").
+bool IsTableFile(const std::string& path);
 // True if s's message names one of paths: the proof that an error came
 // from damage to a file the run really damaged.
 bool NamesAnyPath(const Status& s, const std::set<std::string>& paths);

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "flash/flash_format.h"
+#include "scenarios/crash_recovery/fault_plan.h"
 #include "scenarios/crash_recovery/flash_figures.h"
-#include "version/filename.h"
 
 namespace shale::scenario {
 
@@ -264,10 +264,16 @@ bool PeekTag(const sim::SimFlashDevice& device, uint32_t chunk, uint32_t sector,
          flash::DecodeTag(data->data(), g.sector_bytes, oob.data(), g.oob_bytes, tag);
 }
 
+// A DATA sector and the file bytes it holds.
+struct DataSector {
+  uint32_t sector = 0;
+  uint32_t valid_bytes = 0;
+};
+
 // The DATA sectors of a full CLOSED chunk of a table or WAL, and its file's
 // name; empty if the chunk is not such a chunk.
-std::vector<uint32_t> DamageableSectors(const sim::SimFlashDevice& device, uint32_t chunk,
-                                        std::string* name) {
+std::vector<DataSector> DamageableSectors(const sim::SimFlashDevice& device, uint32_t chunk,
+                                          std::string* name) {
   const uint32_t last = device.geometry().sectors_per_chunk - 1;
   flash::SectorTag tag;
   flash::ChunkStart start;
@@ -278,18 +284,13 @@ std::vector<uint32_t> DamageableSectors(const sim::SimFlashDevice& device, uint3
       tag.file_id != start.file_id) {
     return {};
   }
-  uint64_t number = 0;
-  FileType type;
-  const size_t slash = start.name.rfind('/');
-  if (!ParseFileName(start.name.substr(slash + 1), &number, &type) ||
-      (type != FileType::kTableFile && type != FileType::kLogFile)) {
-    return {};  // the live MANIFEST's damage would end the run at every Open
-  }
-  std::vector<uint32_t> sectors;
+  // Not the MANIFEST: the live one's damage would end the run at every Open.
+  if (!IsTableFile(start.name) && !IsLogFile(start.name)) return {};
+  std::vector<DataSector> sectors;
   for (uint32_t sector = 1; sector < last; sector++) {
     if (PeekTag(device, chunk, sector, &tag, &data) && tag.kind == flash::SectorKind::kData &&
         tag.file_id == start.file_id && tag.valid_bytes > 0) {
-      sectors.push_back(sector);
+      sectors.push_back({sector, tag.valid_bytes});
     }
   }
   *name = start.name;
@@ -311,19 +312,16 @@ bool FlashUnderTest::DamageAtCrash(sim::ChoiceTape* rng, std::string* path) {
   if (closed.empty()) return false;
   const uint32_t chunk = closed[rng->Uniform(closed.size())];
   std::string name;
-  const std::vector<uint32_t> sectors = DamageableSectors(*device_, chunk, &name);
+  const std::vector<DataSector> sectors = DamageableSectors(*device_, chunk, &name);
   if (sectors.empty()) return false;
-  const uint32_t sector = sectors[rng->Uniform(sectors.size())];
-  flash::SectorTag tag;
-  std::string data;
-  if (!PeekTag(*device_, chunk, sector, &tag, &data)) return false;
+  const DataSector target = sectors[rng->Uniform(sectors.size())];
   const auto damage = static_cast<sim::FlashSectorDamage>(rng->Uniform(3));
   const uint64_t byte =
-      damage == sim::FlashSectorDamage::kDataBitFlip  ? rng->Uniform(tag.valid_bytes)
+      damage == sim::FlashSectorDamage::kDataBitFlip  ? rng->Uniform(target.valid_bytes)
       : damage == sim::FlashSectorDamage::kOobBitFlip ? rng->Uniform(flash::kTagBytes)
                                                       : 0;
   const int bit = static_cast<int>(rng->Uniform(8));
-  if (!device_->DamageSector(chunk, sector, damage, static_cast<uint32_t>(byte), bit).ok()) {
+  if (!device_->DamageSector(chunk, target.sector, damage, static_cast<uint32_t>(byte), bit).ok()) {
     return false;
   }
   constexpr const char* kKinds[] = {"flash_unreadable_sector", "flash_data_bit_flip",
