@@ -29,6 +29,7 @@ enum Kind : uint8_t {
   kWillSync,
   kFileSynced,
   kReachedPoint,
+  kFileCreated,
 };
 
 void PutString(std::string* dst, const std::string& s) { PutLengthPrefixedSlice(dst, Slice(s)); }
@@ -176,6 +177,12 @@ void JournalWriter::DirSynced(const std::string& dir, uint64_t name_events) {
   std::string m = Message(kDirSynced);
   PutString(&m, dir);
   PutVarint64(&m, name_events);
+  Send(m);
+}
+
+void JournalWriter::FileCreated(uint64_t inode) {
+  std::string m = Message(kFileCreated);
+  PutVarint64(&m, inode);
   Send(m);
 }
 
@@ -411,6 +418,12 @@ bool JournalReplica::Apply(Slice payload, std::string* error) {
       if (!f.ok()) break;
       point_reached_ = true;
       Note("reached engine point " + name + ": waiting for the kill");
+      return true;
+    }
+    case kFileCreated: {
+      const uint64_t inode = f.U64();
+      if (!f.ok()) break;
+      ledger_->FileCreated(inode);
       return true;
     }
     case kWillSync:

@@ -58,6 +58,7 @@ class JournalWriter final : public HistoryObserver, public PowerLossEvents {
                   const std::string& dst_trash) override;
   uint64_t NameEventsSoFar() override;
   void DirSynced(const std::string& dir, uint64_t name_events) override;
+  void FileCreated(uint64_t inode) override;
   void WillSync(uint64_t inode) override;
   void FileSynced(uint64_t inode, uint64_t size_bytes) override;
 

@@ -69,9 +69,11 @@ Status PowerLossFs::LinkToTrash(const std::string& path, std::string* trash) {
   return Status::OK();
 }
 
-Status PowerLossFs::Wrap(const std::string& path, std::unique_ptr<WritableFile>* result) {
+Status PowerLossFs::Wrap(const std::string& path, bool created,
+                         std::unique_ptr<WritableFile>* result) {
   const uint64_t inode = InodeOf(path);
   if (inode == 0) return Status::IOError(path + ": stat after open: " + std::strerror(errno));
+  if (created) sink_->FileCreated(inode);
   *result = std::make_unique<ReportingFile>(std::move(*result), sink_, inode);
   return Status::OK();
 }
@@ -86,14 +88,15 @@ Status PowerLossFs::NewWritableFile(const std::string& path, const FileOptions& 
   }
   sink_->WillCreate(path);
   Status s = target_->NewWritableFile(path, opts, result);
-  return s.ok() ? Wrap(path, result) : s;
+  return s.ok() ? Wrap(path, /*created=*/true, result) : s;
 }
 
 Status PowerLossFs::ReopenWritableFile(const std::string& path, const FileOptions& opts,
                                        std::unique_ptr<WritableFile>* result) {
-  if (!target_->FileExists(path).ok()) sink_->WillCreate(path);
+  const bool created = !target_->FileExists(path).ok();
+  if (created) sink_->WillCreate(path);
   Status s = target_->ReopenWritableFile(path, opts, result);
-  return s.ok() ? Wrap(path, result) : s;
+  return s.ok() ? Wrap(path, created, result) : s;
 }
 
 Status PowerLossFs::DeleteFile(const std::string& path) {

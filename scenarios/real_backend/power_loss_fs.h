@@ -51,6 +51,9 @@ class PowerLossEvents {
   // SyncDir(dir) returned OK: the first name_events name events in dir are
   // durable.
   virtual void DirSynced(const std::string& dir, uint64_t name_events) = 0;
+  // A new file with this inode exists (created, not reopened): none of its
+  // bytes is durable yet, whatever a file that once had the inode synced.
+  virtual void FileCreated(uint64_t inode) = 0;
   // A Sync or Fsync of the file with this inode is about to start.
   virtual void WillSync(uint64_t inode) = 0;
   // It returned OK: the file's first size_bytes bytes are durable.
@@ -83,8 +86,9 @@ class PowerLossFs final : public FileSystemWrapper {
  private:
   // Hard-links path to a fresh trash name, returned in *trash.
   Status LinkToTrash(const std::string& path, std::string* trash);
-  // Wraps a handle the target opened at path, so its syncs are reported.
-  Status Wrap(const std::string& path, std::unique_ptr<WritableFile>* result);
+  // Wraps a handle the target opened at path, so its syncs are reported;
+  // created: the open made a new file (reported as such).
+  Status Wrap(const std::string& path, bool created, std::unique_ptr<WritableFile>* result);
 
   FileSystem* const target_;
   PowerLossEvents* const sink_;

@@ -121,6 +121,7 @@ Status PowerLossLedger::PowerLoss(const std::string& dir, sim::ChoiceTape* tape)
 Status PowerLossLedger::SettleAfterPowerLoss(const std::string& dir) {
   events_.clear();
   process_base_ = 0;
+  durable_size_.clear();  // only files that still exist keep an entry
   std::vector<std::string> names;
   Status s = ListFiles(dir, &names);
   for (size_t i = 0; s.ok() && i < names.size(); i++) {

@@ -38,6 +38,9 @@ class PowerLossLedger {
   void WillDelete(const std::string& path, const std::string& trash);
   void WillRename(const std::string& src, const std::string& dst, const std::string& dst_trash);
   void DirSynced(const std::string& dir, uint64_t name_events);
+  // A file created with inode: a freed inode the file system handed out
+  // again carries no durable bytes from its former file.
+  void FileCreated(uint64_t inode) { durable_size_.erase(inode); }
   void FileSynced(uint64_t inode, uint64_t size_bytes);
 
   // Carries out the power loss on dir (the DB's directory), drawing every

@@ -41,13 +41,16 @@ class LedgerSink final : public PowerLossEvents {
   }
   uint64_t NameEventsSoFar() override { return events_; }
   void DirSynced(const std::string& dir, uint64_t n) override { ledger_->DirSynced(dir, n); }
+  void FileCreated(uint64_t inode) override { created_++, ledger_->FileCreated(inode); }
   void WillSync(uint64_t) override {}
   void FileSynced(uint64_t inode, uint64_t size) override { ledger_->FileSynced(inode, size); }
+  uint64_t files_created() const { return created_; }
 
  private:
   void Count() { events_++; }
   PowerLossLedger* const ledger_;
   uint64_t events_ = 0;
+  uint64_t created_ = 0;
 };
 
 std::string Read(const std::string& path) {
@@ -145,6 +148,24 @@ TEST_CASE("a directory sync makes the name changes before it durable, not those 
   REQUIRE(d.ledger.PowerLoss(d.db, &zeros).ok());
   CHECK(Read(d.P("before")) == "x");
   CHECK(Read(d.P("after")) == "<missing>");
+}
+
+TEST_CASE("a file on a reused inode keeps none of the durable bytes its inode's former file had") {
+  LossyDir d;
+  Write(&d.fs, d.P("fresh"), std::string(300, 'n'), /*sync=*/false);
+  CHECK(d.sink.files_created() == 1);
+  Append(&d.fs, d.P("fresh"), "more", false);  // a reopen creates nothing
+  CHECK(d.sink.files_created() == 1);
+  // As if a file the power loss unlinked (an undone create) had synced
+  // 1000 bytes on the inode the file system now gave "fresh".
+  const uint64_t inode = InodeOf(d.P("fresh"));
+  d.ledger.FileSynced(inode, 1000);
+  d.ledger.FileCreated(inode);
+  REQUIRE(d.fs.SyncDir(d.db).ok());
+  sim::ChoiceTape zeros(std::string(64, '\0'));
+  REQUIRE(d.ledger.PowerLoss(d.db, &zeros).ok());
+  CHECK(Read(d.P("fresh")).empty());
+  CHECK(d.ledger.figures().files_cut == 1);
 }
 
 TEST_CASE("the journal rebuilds the child's History exactly, dropping a frame cut short") {
