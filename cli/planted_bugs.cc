@@ -83,6 +83,12 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "point-in-time recovery stopping at a corrupt record drops the record before it too"},
       {kBugFlashMountAcceptsBadCrc, "flash_mount_accepts_bad_crc",
        "the flash backend's mount reads a sector's tag without checking its CRC"},
+      {kBugSkipAnyDropsDamagedLog, "skip_any_drops_damaged_log",
+       "skip-any recovery applies none of a log's records once it skips damage in it"},
+      {kBugTxnGetMissesOwnDelete, "txn_get_misses_own_delete",
+       "Transaction::Get of a key the transaction deleted reads the committed value"},
+      {kBugGetForUpdateTakesNoLock, "get_for_update_takes_no_lock",
+       "GetForUpdate reads without locking the key"},
   };
   return kBugs;
 }

@@ -193,6 +193,25 @@ WALRecoveryMode DBImpl::ReplayModeWithPlantedBugs() const {
 
 namespace {
 
+// The planted kBugSkipAnyDropsDamagedLog: records are held until the log
+// ends, and dropped, all of them, if any damage was skipped.
+Status ReplayWholeLogOrNothing(log::Reader* reader, WALRecoveryMode mode,
+                               const std::function<Status(const Slice&)>& apply,
+                               log::ReplayResult* result) {
+  std::vector<std::string> held;
+  Status s = log::ReplayLog(
+      reader, mode,
+      [&held](const Slice& record) {
+        held.push_back(record.ToString());
+        return Status::OK();
+      },
+      result);
+  for (size_t i = 0; s.ok() && result->skipped_damage == 0 && i < held.size(); i++) {
+    s = apply(held[i]);
+  }
+  return s;
+}
+
 // The planted kBugPointInTimeDropsRecordBeforeDamage: each record is
 // applied once the next one reads whole, so a stop at a corrupt record
 // never applies the one before it.
@@ -250,7 +269,9 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
   };
   log::ReplayResult result;
   const WALRecoveryMode mode = ReplayModeWithPlantedBugs();
-  if (HasBug(kBugPointInTimeDropsRecordBeforeDamage)) {
+  if (HasBug(kBugSkipAnyDropsDamagedLog)) {
+    s = ReplayWholeLogOrNothing(&reader, mode, apply, &result);
+  } else if (HasBug(kBugPointInTimeDropsRecordBeforeDamage)) {
     s = ReplayHoldingBackOneRecord(&reader, mode, apply, &result);
   } else {
     s = log::ReplayLog(&reader, mode, apply, &result);

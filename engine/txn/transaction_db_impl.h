@@ -110,6 +110,8 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
 
   // ---- for TransactionImpl
   [[nodiscard]] Status LockKey(TxnState* txn, const std::string& key);
+  // Whether Options::planted_bugs holds bug (one kBug* bit).
+  bool planted_bug(uint64_t bug) const { return (planted_bugs_ & bug) != 0; }
   void UnlockAll(TxnState* txn);
   [[nodiscard]] Status RegisterName(const std::string& name, TransactionImpl* txn);
   void ForgetName(const std::string& name);
@@ -172,6 +174,7 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   const bool planted_publish_unprepared_;   // kBugWritePreparedPublishesUnprepared
   const bool planted_rollback_keeps_data_;  // kBugRollbackKeepsData
   const bool planted_retire_at_finish_;     // kBugRetireSectionWalAtFinish
+  const uint64_t planted_bugs_;             // the transaction handles' (planted_bug())
   std::unique_ptr<DBImpl> db_;
   Runtime* const runtime_;
   Clock* const clock_;

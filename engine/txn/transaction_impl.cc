@@ -65,7 +65,9 @@ Status TransactionImpl::Get(const ReadOptions& options, const Slice& key, std::s
   Status s = CheckStarted("Get");
   if (!s.ok()) return s;
   auto it = state_->writes.find(key.ToString());
-  if (it == state_->writes.end()) return db_->ReadCommitted(options, key, value);
+  const bool missed = it != state_->writes.end() && !it->second.has_value() &&
+                      db_->planted_bug(kBugTxnGetMissesOwnDelete);
+  if (it == state_->writes.end() || missed) return db_->ReadCommitted(options, key, value);
   if (!it->second.has_value()) return Status::NotFound();
   *value = *it->second;
   return Status::OK();
@@ -75,7 +77,8 @@ Status TransactionImpl::GetForUpdate(const ReadOptions& options, const Slice& ke
                                      std::string* value) {
   Status s = CheckStarted("GetForUpdate");
   if (!s.ok()) return s;
-  s = db_->LockKey(state_.get(), key.ToString());
+  if (!db_->planted_bug(kBugGetForUpdateTakesNoLock))
+    s = db_->LockKey(state_.get(), key.ToString());
   if (!s.ok()) return s;
   if (options.snapshot != nullptr && state_->writes.count(key.ToString()) == 0) {
     s = db_->ValidateSnapshot(key.ToString(), options.snapshot->GetSequenceNumber());

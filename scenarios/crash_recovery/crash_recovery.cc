@@ -40,6 +40,7 @@
 #include <set>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "scenarios/crash_recovery/crash_recovery.h"
 #include "scenarios/crash_recovery/crash_trigger.h"
 #include "scenarios/crash_recovery/disk_under_test.h"
@@ -47,6 +48,7 @@
 #include "scenarios/crash_recovery/fault_figures.h"
 #include "scenarios/crash_recovery/fault_plan.h"
 #include "scenarios/crash_recovery/recovered_txns.h"
+#include "scenarios/crash_recovery/skippable_writes.h"
 #include "scenarios/crash_recovery/workload.h"
 #include "scenarios/engine/run_engine.h"
 #include "scenarios/oracle/recovery_check.h"
@@ -247,6 +249,8 @@ class CrashRecoveryRun {
     } else {
       DrawHosted();
     }
+    KeepSkipAnyWhereCheckable(
+        hosted_ == nullptr && model_ != DiskModel::kOpenChannel && !drawn_.transactions, &drawn_);
     const auto mix = config_.pins.find("workload.mix");
     // Every way into a run validates its pins (PinValueError) first.
     if (mix != config_.pins.end() && !SetMix(mix->second, sim_.rng(), &drawn_)) std::abort();
@@ -661,12 +665,13 @@ class CrashRecoveryRun {
   // then the disk: a process crash or a power loss. Returns true for a
   // power loss.
   bool CrashOnce() {
-    sim_.Crash();
-    state_.crash_point_reached = false;
     // A crash after CURRENT's rename, or soon after an Open (which may
     // have renamed it), is always a power loss: a process crash keeps what
     // the rename did, so the window before the next directory sync is moot.
     const bool after_rename = state_.crash_point_reached && armed_target_ == kAfterSetCurrent;
+    LearnLogsBeforeCrash();
+    sim_.Crash();
+    state_.crash_point_reached = false;
     const bool forced = after_rename || crash_soon_after_open_;
     crash_soon_after_open_ = false;
     const bool power_loss = Pinned("crash.power_loss", sim_.rng()->OneIn(2) || forced);
@@ -684,7 +689,42 @@ class CrashRecoveryRun {
     // Crash-time damage comes at the run's own crashes (a rate per crash),
     // not at those a failed write brings forward.
     if (!state_.recovery_wanted) plan_->AfterCrash(disk_->media(), FlashDamageAtCrash());
+    NoteSkippableWrites();
     return power_loss;
+  }
+
+  bool SkipAny() const {
+    return drawn_.options.wal_recovery_mode == WALRecoveryMode::kSkipAnyCorruptedRecords;
+  }
+
+  // Skip-any only (SkippableWrites): each log's records as readers see
+  // them before the crash damages any.
+  void LearnLogsBeforeCrash() {
+    if (!SkipAny()) return;
+    const sim::SimDisk* base = disk_->base();
+    for (const std::string& path : base->VisibleChildren(kDbPath)) {
+      std::string contents;
+      if (IsLogFile(path) && base->ReadVisible(path, &contents).ok())
+        skippable_.Learn(path, contents);
+    }
+  }
+
+  // Skip-any only: the writes the damage in the logs on disk now may cost
+  // (the whole log's for what a power loss or a failed sync did there).
+  void NoteSkippableWrites() {
+    if (!SkipAny()) return;
+    for (const std::string& path : disk_->base()->VisibleChildren(kDbPath)) {
+      if (!IsLogFile(path)) continue;
+      std::vector<uint64_t> flipped_at;
+      const bool whole = unclean_logs_.count(path) != 0 || !plan_->FlipOffsets(path, &flipped_at);
+      if (whole) skippable_.NoteDamagedWhole(path);
+      if (!whole) skippable_.NoteDamaged(path, flipped_at);
+    }
+    if (!config_.trace) return;
+    for (const SequenceRange& r : skippable_.noted()) {
+      sim_.TraceEvent(
+          absl::StrCat("skip-any may skip the writes of sequences [", r.begin, ", ", r.end, ")"));
+    }
   }
 
   // On the open-channel SSD, crash-time damage goes to the device.
@@ -757,6 +797,7 @@ class CrashRecoveryRun {
     page_loss_at_last_check_ = plan_->page_loss_total();
     scope.durability = !refused_since_check_;
     scope.durable_below_sequence = scope.durability ? 0 : waiver_floor_;
+    scope.skippable = skippable_.Take();
     if (!scope.durability) result_->observed[kDurabilityWaived]++;
     refused_since_check_ = false;
     waiver_floor_ = UINT64_MAX;
@@ -976,6 +1017,7 @@ class CrashRecoveryRun {
   bool crash_soon_after_open_ = false;  // the next crash was drawn so (see CrashOnce)
   std::set<std::string> torn_logs_;     // see NoteTornLogs
   std::set<std::string> unclean_logs_;  // a subset of torn_logs_, see NoteTornLogs
+  SkippableWrites skippable_;           // skip-any's loosening, see NoteSkippableWrites
   int deepest_level_ = 0;
   uint64_t seek_compactions_ = 0;
   uint64_t recovered_prepared_ = 0;  // prepared transactions found after crashes
@@ -1035,10 +1077,22 @@ RunResult RunCrashRecovery(const char* scenario_name, const RunConfig& config, D
 }
 
 std::vector<std::string> CrashRecoveryProperties() {
-  return {"durability",   "prefix recovery",  "atomicity",           "no phantoms",
-          "resurrection", "read consistency", "immutable snapshots", "no spurious errors",
-          "deadlock",     "transactions",     "real-time order",     "fresh snapshots",
-          "recovery",     "engine assertion"};
+  return {"durability",
+          "prefix recovery",
+          "atomicity",
+          "no phantoms",
+          "resurrection",
+          "read consistency",
+          "immutable snapshots",
+          "no spurious errors",
+          "deadlock",
+          "transactions",
+          "real-time order",
+          "fresh snapshots",
+          "recovery",
+          "engine assertion",
+          "read-your-own-writes",
+          "isolation"};
 }
 
 namespace {

@@ -9,6 +9,20 @@
 
 namespace shale::scenario {
 
+const char* RecoveryModeName(WALRecoveryMode mode) {
+  switch (mode) {
+    case WALRecoveryMode::kTolerateCorruptedTailRecords:
+      return "tolerate-tail";
+    case WALRecoveryMode::kAbsoluteConsistency:
+      return "absolute";
+    case WALRecoveryMode::kPointInTimeRecovery:
+      return "point-in-time";
+    case WALRecoveryMode::kSkipAnyCorruptedRecords:
+      return "skip-any";
+  }
+  return "point-in-time";
+}
+
 Drawn DrawConfig(sim::ChoiceTape* rng) {
   Drawn d;
   Options& o = d.options;
@@ -21,12 +35,14 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   o.block_size = size_t{256} << rng->Uniform(4);
   o.bloom_bits_per_key = rng->OneIn(4) ? 0 : 10;
   o.max_open_files = rng->OneIn(3) ? -1 : 20 + static_cast<int>(rng->Uniform(40));
-  // Half RocksDB's default, half the two modes that report WAL damage,
-  // which get bit flips in WAL files too (FaultPlan, WalDamageFor).
+  // Half the two modes that report WAL damage, a quarter RocksDB's
+  // default, a quarter skip-any (which reads on past damage); all but
+  // point-in-time get bit flips in WAL files too (FaultPlan, WalDamageFor).
   const uint64_t mode = rng->Uniform(4);
   o.wal_recovery_mode = mode == 0   ? WALRecoveryMode::kTolerateCorruptedTailRecords
                         : mode == 1 ? WALRecoveryMode::kAbsoluteConsistency
-                                    : WALRecoveryMode::kPointInTimeRecovery;
+                        : mode == 2 ? WALRecoveryMode::kPointInTimeRecovery
+                                    : WALRecoveryMode::kSkipAnyCorruptedRecords;
   d.workload.key_space = 100 << rng->Uniform(3);
   d.workload.skewed_keys = rng->OneIn(2);
   d.workload.sync_one_in = 2 + static_cast<int>(rng->Uniform(12));
@@ -46,13 +62,22 @@ Drawn DrawConfig(sim::ChoiceTape* rng) {
   auto& m = d.described;
   DescribeEngineSizes(o, &m);
   m["max_manifest_file_size"] = std::to_string(o.max_manifest_file_size);
-  m["wal_recovery_mode"] = mode == 0 ? "tolerate-tail" : mode == 1 ? "absolute" : "point-in-time";
+  m["wal_recovery_mode"] = RecoveryModeName(o.wal_recovery_mode);
   m["key_space"] = std::to_string(d.workload.key_space);
   m["skewed_keys"] = d.workload.skewed_keys ? "true" : "false";
   m["sync_one_in"] = std::to_string(d.workload.sync_one_in);
   m["no_wal_one_in"] = std::to_string(d.workload.no_wal_one_in);
   m["clients"] = std::to_string(d.clients);
   return d;
+}
+
+void KeepSkipAnyWhereCheckable(bool checkable, Drawn* d) {
+  if (checkable || d->options.wal_recovery_mode != WALRecoveryMode::kSkipAnyCorruptedRecords)
+    return;
+  d->options.wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
+  const auto described = d->described.find("wal_recovery_mode");
+  if (described != d->described.end())
+    described->second = RecoveryModeName(d->options.wal_recovery_mode);
 }
 
 void DrawMemtablesAndValues(sim::ChoiceTape* rng, bool large_values_fit, Drawn* d) {

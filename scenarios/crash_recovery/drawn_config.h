@@ -46,6 +46,16 @@ void DrawMemtablesAndValues(sim::ChoiceTape* rng, bool large_values_fit, Drawn* 
 // Transactions on or off (the default), and the write policy.
 void DrawTransactions(sim::ChoiceTape* tape, Drawn* d);
 
+// The name reports give a recovery mode ("skip-any", ...).
+const char* RecoveryModeName(WALRecoveryMode mode);
+
+// Skip-any recovery is checked only where the check can bound what it
+// skips (checkable: the scenario reads the logs' records, and no
+// transaction's commit marker can be skipped out from under its prepared
+// section, for which no rule exists). Elsewhere a skip-any draw runs as
+// point-in-time, RocksDB's default.
+void KeepSkipAnyWhereCheckable(bool checkable, Drawn* d);
+
 // The lock-wait limits for a run with I/O faults on or off (see the .cc).
 void SetLockTimeouts(bool faults_enabled, TransactionDBOptions* o);
 

@@ -10,6 +10,7 @@
 
 #include "faults/fault_points.h"
 #include "util/coding.h"
+#include "util/crc32c.h"
 #include "wal/log_format.h"
 #include "wal/log_reader.h"
 
@@ -88,6 +89,7 @@ const char* ErrorProofName(ErrorProof proof) {
 WalDamage WalDamageFor(WALRecoveryMode mode) {
   switch (mode) {
     case WALRecoveryMode::kAbsoluteConsistency:
+    case WALRecoveryMode::kSkipAnyCorruptedRecords:
       return WalDamage::kAnyByte;
     case WALRecoveryMode::kTolerateCorruptedTailRecords:
       return WalDamage::kBeforeLastRecord;
@@ -105,7 +107,26 @@ bool NamesAnyPath(const Status& s, const std::set<std::string>& paths) {
                      [&text](const std::string& p) { return text.find(p) != std::string::npos; });
 }
 
-std::vector<FragmentSpan> WholeFragments(const std::string& contents) {
+namespace {
+
+// A whole padding fragment's bytes at pos (a direct writer pads a sector
+// out with one when it syncs), else 0.
+uint64_t WholePaddingBytesAt(const std::string& contents, uint64_t pos) {
+  if (pos + log::kHeaderSize > contents.size()) return 0;
+  if (static_cast<uint8_t>(contents[pos + log::kHeaderSize - 1]) != log::kPaddingType) return 0;
+  const uint64_t length = static_cast<uint8_t>(contents[pos + 4]) |
+                          (uint64_t{static_cast<uint8_t>(contents[pos + 5])} << 8);
+  const uint64_t end = pos + log::kHeaderSize + length;
+  if (pos % log::kBlockSize + log::kHeaderSize + length > log::kBlockSize) return 0;
+  if (end > contents.size()) return 0;
+  const uint32_t expected = crc32c::Unmask(DecodeFixed32(contents.data() + pos));
+  const uint32_t actual = crc32c::Value(contents.data() + pos + log::kHeaderSize - 1, 1 + length);
+  return actual == expected ? log::kHeaderSize + length : 0;
+}
+
+}  // namespace
+
+std::vector<FragmentSpan> WholeFragments(const std::string& contents, bool with_padding) {
   std::vector<FragmentSpan> spans;
   uint64_t pos = 0;
   while (pos + log::kHeaderSize <= contents.size()) {
@@ -114,7 +135,8 @@ std::vector<FragmentSpan> WholeFragments(const std::string& contents) {
       pos += left_in_block;
       continue;
     }
-    const uint64_t bytes = log::WholeFragmentBytesAt(contents, pos);
+    uint64_t bytes = log::WholeFragmentBytesAt(contents, pos);
+    if (bytes == 0 && with_padding) bytes = WholePaddingBytesAt(contents, pos);
     if (bytes == 0) break;  // the writer never appends after a failed write
     spans.push_back({pos, bytes});
     pos += bytes;
@@ -126,7 +148,7 @@ uint64_t FirstSequenceFrom(const std::string& contents, uint64_t offset) {
   constexpr size_t kBatchHeaderBytes = 12;  // sequence (fixed64), count (fixed32)
   uint64_t after_last = 0;
   std::string header;  // the current record's first payload bytes
-  for (const FragmentSpan& span : WholeFragments(contents)) {
+  for (const FragmentSpan& span : WholeFragments(contents, /*with_padding=*/true)) {
     const auto type = static_cast<uint8_t>(contents[span.offset + log::kHeaderSize - 1]);
     if (type == log::kPaddingType) continue;
     if (type == log::kFullType || type == log::kFirstType) header.clear();
@@ -142,6 +164,18 @@ uint64_t FirstSequenceFrom(const std::string& contents, uint64_t offset) {
     after_last = sequence + DecodeFixed32(header.data() + 8);
   }
   return after_last;
+}
+
+SequenceRange SkippedByDamageAt(const std::string& contents, uint64_t offset) {
+  const uint64_t next_block = (offset / log::kBlockSize + 1) * log::kBlockSize;
+  uint64_t resume_at = contents.size();  // no record starts later: to the end
+  for (const FragmentSpan& span : WholeFragments(contents, /*with_padding=*/true)) {
+    const auto type = static_cast<uint8_t>(contents[span.offset + log::kHeaderSize - 1]);
+    if (span.offset < next_block || (type != log::kFullType && type != log::kFirstType)) continue;
+    resume_at = span.offset;
+    break;
+  }
+  return SequenceRange{FirstSequenceFrom(contents, offset), FirstSequenceFrom(contents, resume_at)};
 }
 
 uint64_t LastWholeFragmentStart(const std::string& contents) {
@@ -205,7 +239,12 @@ std::set<std::string> LogsLeftUnclean(const std::vector<sim::SimDisk::SurvivingS
 Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,
                         const std::set<std::string>& injected,
                         const std::set<std::string>& torn_logs) {
-  if (!s.IsCorruption() || mode == WALRecoveryMode::kPointInTimeRecovery) return Refusal::kNone;
+  // Point in time stops at damage and skip-any reads past it: neither may
+  // refuse a log for it.
+  if (!s.IsCorruption() || mode == WALRecoveryMode::kPointInTimeRecovery ||
+      mode == WALRecoveryMode::kSkipAnyCorruptedRecords) {
+    return Refusal::kNone;
+  }
   // Only a log's damage is the recovery mode's to refuse.
   std::set<std::string> injected_logs;
   std::copy_if(injected.begin(), injected.end(), std::inserter(injected_logs, injected_logs.end()),
@@ -320,6 +359,14 @@ void FaultPlan::AfterCrash(sim::DiskMedia* disk, const FlashDamage& flash_damage
   const uint64_t floor = FirstSequenceFrom(before, flipped_at);
   const auto [it, added] = log_damage_floor_.emplace(path, floor);
   if (!added) it->second = std::min(it->second, floor);
+  log_flip_offsets_[path].push_back(flipped_at);
+}
+
+bool FaultPlan::FlipOffsets(const std::string& log, std::vector<uint64_t>* offsets) const {
+  if (LogDamageFloor({log}) == 0) return false;
+  const auto flipped = log_flip_offsets_.find(log);
+  if (flipped != log_flip_offsets_.end()) *offsets = flipped->second;
+  return true;
 }
 
 void FaultPlan::MarkDeleted(const std::string& path, uint64_t now) {

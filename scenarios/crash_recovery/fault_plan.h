@@ -35,6 +35,7 @@
 
 #include "faults/disk_fault_injector.h"
 #include "faults/swarm.h"
+#include "scenarios/oracle/recovery_check.h"
 #include "shale/options.h"
 #include "sim/disk/disk_media.h"
 #include "sim/disk/sim_disk.h"
@@ -42,14 +43,15 @@
 
 namespace shale::scenario {
 
-// Which WAL bit flips recovery in mode must report (see the file comment):
-//   kNone              none (point in time stops at damage silently; skip
-//                      any drops it), so the plan flips no WAL bit;
+// Which WAL bit flips recovery in mode must report, or for skip-any read
+// past (see the file comment):
+//   kNone              none (point in time stops at damage silently), so
+//                      the plan flips no WAL bit;
 //   kBeforeLastRecord  (tolerate-tail) a flip in the checksum or payload of
 //                      a whole fragment followed by another whole one
 //                      (WalFlipRanges): a damaged last record, or a damaged
 //                      length field, can read as the torn tail it drops;
-//   kAnyByte           (absolute consistency) every flip.
+//   kAnyByte           (absolute consistency, skip-any) every flip.
 enum class WalDamage : uint8_t { kNone, kBeforeLastRecord, kAnyByte };
 WalDamage WalDamageFor(WALRecoveryMode mode);
 
@@ -60,8 +62,10 @@ struct FragmentSpan {
   uint64_t bytes = 0;
 };
 // The whole fragments at the start of a log's (or MANIFEST's) contents, in
-// order, up to the first spot that holds none.
-std::vector<FragmentSpan> WholeFragments(const std::string& contents);
+// order, up to the first spot that holds none. with_padding: a direct
+// writer's whole padding fragments count (as the reader reads past them);
+// else the first one ends the list.
+std::vector<FragmentSpan> WholeFragments(const std::string& contents, bool with_padding = false);
 // True if a log's contents end inside a record (a fragment cut short, or a
 // record whose last fragment never came) and hold no whole fragment after
 // that point. A process killed while its writer flushed part of a record
@@ -76,6 +80,13 @@ bool EndsInPartialRecord(const std::string& contents);
 // before that sequence are replayed by a recovery that stops at the
 // damage. 0 if no whole record can be read (nothing is known).
 uint64_t FirstSequenceFrom(const std::string& contents, uint64_t offset);
+
+// The writes damage at byte `offset` of a WAL's contents (read before the
+// damage) may cost a recovery that reads on past damage (skip-any): from
+// FirstSequenceFrom(offset) up to the first record that starts in a later
+// 32 KiB block, since a log reader drops the rest of a block it finds
+// damage in (and the tail of a record that began there).
+SequenceRange SkippedByDamageAt(const std::string& contents, uint64_t offset);
 // The bytes of a WAL's contents a flip must be reported in under
 // WalDamage::kBeforeLastRecord: the checksum and payload of every whole
 // fragment but the last.
@@ -199,6 +210,10 @@ class FaultPlan final : public faults::FaultPolicy {
   // took other damage (a misdirected write, a bad sector, lost pages),
   // whose reach is unknown; UINT64_MAX if none is damaged.
   uint64_t LogDamageFloor(const std::set<std::string>& logs) const;
+  // Where the plan flipped bits in log (byte offsets; none if it flipped
+  // none). False if the log took damage whose reach is unknown
+  // (LogDamageFloor 0): any of its writes.
+  bool FlipOffsets(const std::string& log, std::vector<uint64_t>* offsets) const;
 
   // A fault of kind injected elsewhere (the flash device's hooks) whose
   // error carries the tag "injected fault: <kind>": Prove accepts it
@@ -251,7 +266,8 @@ class FaultPlan final : public faults::FaultPolicy {
   faults::FaultCounts point_counts_;
   std::set<std::string> damaged_paths_;
   std::set<std::string> lossy_sync_logs_;
-  std::map<std::string, uint64_t> log_damage_floor_;  // see LogDamageFloor
+  std::map<std::string, uint64_t> log_damage_floor_;               // see LogDamageFloor
+  std::map<std::string, std::vector<uint64_t>> log_flip_offsets_;  // see FlipOffsets
   // Ticks at every call decided on and every fault point fired (Mark).
   uint64_t clock_ = 0;
   // Every error injected, in order: what a tag may name.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 
@@ -139,31 +140,12 @@ class Client {
     TransactionOptions to;
     to.deadlock_detect = true;
     std::unique_ptr<Transaction> txn = s_->txn_db->BeginTransaction(wo, to);
-    const int n = 1 + static_cast<int>(rng_->Uniform(static_cast<uint64_t>(o_.max_batch)));
+    std::optional<LockedRead> locked;
+    if (rng_->OneIn(3) && !ReadForUpdate(txn.get(), &locked)) return Abort(txn.get());
     std::vector<KeyOp> ops;
-    for (int j = 0; j < n; j++) {
-      std::string key = KeyName(PickKey());
-      Status st;
-      if (rng_->OneIn(5)) {
-        st = txn->Delete(key);
-        ops.push_back(KeyOp{std::move(key), std::nullopt});
-      } else {
-        std::string v = NewValue(i * 16 + j);
-        st = txn->Put(key, v);
-        ops.push_back(KeyOp{std::move(key), std::move(v)});
-      }
-      s_->engine_ops++;
-      if (st.ok()) continue;
-      if (st.IsBusy()) {
-        s_->txn_lock_busy++;
-      } else if (st.IsTimedOut()) {
-        s_->txn_lock_timeouts++;
-      } else {  // Put/Delete only lock and buffer: no I/O that could fail
-        s_->Fail("transactions", ops.back().key, "OK, Busy or TimedOut", st.ToString(),
-                 "Transaction::Put/Delete failed");
-      }
-      return Abort(txn.get());
-    }
+    if (!BufferWrites(txn.get(), i, &ops)) return Abort(txn.get());
+    if (rng_->OneIn(3) && !ReadOwnWrite(txn.get(), ops)) return Abort(txn.get());
+    if (locked.has_value() && !RereadLocked(txn.get(), *locked, ops)) return Abort(txn.get());
     const bool prepare = rng_->OneIn(2);
     const bool commit = !rng_->OneIn(8);
     NamedTxn* named = nullptr;  // map nodes are stable
@@ -194,6 +176,125 @@ class Client {
                         commit ? ", commit" : ", rollback", wo.sync ? " (sync)" : ""));
     }
     Finish(txn.get(), named, std::move(ops), commit, wo.sync);
+  }
+
+  // The transaction's Puts and Deletes (ops: what it buffered). False if
+  // it must end: a lock it could not take (counted), or a failure.
+  bool BufferWrites(Transaction* txn, int i, std::vector<KeyOp>* ops) {
+    const int n = 1 + static_cast<int>(rng_->Uniform(static_cast<uint64_t>(o_.max_batch)));
+    for (int j = 0; j < n; j++) {
+      std::string key = KeyName(PickKey());
+      Status st;
+      if (rng_->OneIn(5)) {
+        st = txn->Delete(key);
+        ops->push_back(KeyOp{std::move(key), std::nullopt});
+      } else {
+        std::string v = NewValue(i * 16 + j);
+        st = txn->Put(key, v);
+        ops->push_back(KeyOp{std::move(key), std::move(v)});
+      }
+      s_->engine_ops++;
+      if (st.ok()) continue;
+      if (!CountedLockConflict(st)) {  // Put/Delete only lock and buffer: no I/O that could fail
+        s_->Fail("transactions", ops->back().key, "OK, Busy or TimedOut", st.ToString(),
+                 "Transaction::Put/Delete failed");
+      }
+      return false;
+    }
+    return true;
+  }
+
+  // A key a transaction read with GetForUpdate, and what it read.
+  struct LockedRead {
+    std::string key;
+    Value value;
+  };
+
+  // GetForUpdate of a random key: it locks the key, and what it reads must
+  // be a value the key could have (read consistency). locked: the read,
+  // when it succeeded. False if the transaction must end (a lock conflict,
+  // counted; a read error, checked; a failure).
+  bool ReadForUpdate(Transaction* txn, std::optional<LockedRead>* locked) {
+    const std::string key = KeyName(PickKey());
+    const ReadStart start = s_->history->BeginRead();
+    const uint64_t token = s_->FaultMark();
+    std::string value;
+    const Status st = txn->GetForUpdate(ReadOptions(), key, &value);
+    s_->engine_ops++;
+    if (telling())
+      Tell(absl::StrCat("transaction get for update ", key, " -> ", ReadText(st, value)));
+    if (CountedLockConflict(st)) return false;
+    if (!st.ok() && !st.IsNotFound()) return CheckReadStatus(st, token, "GetForUpdate"), false;
+    const Value observed = st.ok() ? Value(value) : Value();
+    CheckPossible(key, observed, start, "GetForUpdate");
+    if (s_->failed) return false;
+    *locked = LockedRead{key, observed};
+    return true;
+  }
+
+  // Transaction::Get of a key the transaction wrote reads its own last
+  // write (read-your-own-writes), from its buffer.
+  bool ReadOwnWrite(Transaction* txn, const std::vector<KeyOp>& ops) {
+    const std::string& key = ops[rng_->Uniform(ops.size())].key;
+    std::string value;
+    const Status st = txn->Get(ReadOptions(), key, &value);
+    s_->engine_ops++;
+    if (telling())
+      Tell(absl::StrCat("transaction get own write ", key, " -> ", ReadText(st, value)));
+    return SameAsExpected(st, value, key, LastWrite(ops, key), "read-your-own-writes",
+                          "Transaction::Get of a key the transaction wrote");
+  }
+
+  // Transaction::Get of the key GetForUpdate locked: no other writer could
+  // change it since (strict two-phase locking), so it reads the same value,
+  // or the transaction's own write if it wrote the key since (isolation).
+  // Where unordered writes make a write visible after its writer released
+  // the lock (snapshots_immutable false), the value may move; not checked.
+  bool RereadLocked(Transaction* txn, const LockedRead& locked, const std::vector<KeyOp>& ops) {
+    const uint64_t token = s_->FaultMark();
+    std::string value;
+    const Status st = txn->Get(ReadOptions(), locked.key, &value);
+    s_->engine_ops++;
+    if (telling())
+      Tell(absl::StrCat("transaction get locked ", locked.key, " -> ", ReadText(st, value)));
+    if (!st.ok() && !st.IsNotFound()) return CheckReadStatus(st, token, "Transaction::Get"), false;
+    const bool own =
+        std::any_of(ops.begin(), ops.end(), [&](const KeyOp& op) { return op.key == locked.key; });
+    if (!own && !o_.snapshots_immutable) return true;
+    return SameAsExpected(st, value, locked.key, own ? LastWrite(ops, locked.key) : locked.value,
+                          own ? "read-your-own-writes" : "isolation",
+                          own ? "Transaction::Get of a key the transaction wrote"
+                              : "Transaction::Get of a key GetForUpdate locked read another value");
+  }
+
+  static Value LastWrite(const std::vector<KeyOp>& ops, const std::string& key) {
+    Value last;
+    for (const KeyOp& op : ops) {
+      if (op.key == key) last = op.value;
+    }
+    return last;
+  }
+
+  static std::string ReadText(const Status& st, const std::string& value) {
+    return st.ok() ? DescribeValue(Value(value)) : st.ToString();
+  }
+
+  // Fails property (and returns false) unless the read returned expected.
+  bool SameAsExpected(const Status& st, const std::string& value, const std::string& key,
+                      const Value& expected, const char* property, const char* what) {
+    const Value observed = st.ok() ? Value(value) : Value();
+    if ((st.ok() || st.IsNotFound()) && observed == expected) return true;
+    s_->Fail(property, key, DescribeValue(expected),
+             st.ok() || st.IsNotFound() ? DescribeValue(observed) : st.ToString(), what);
+    return false;
+  }
+
+  // A lock the transaction could not take: Busy (a deadlock was found) or
+  // TimedOut; counted, and the transaction ends.
+  bool CountedLockConflict(const Status& st) {
+    if (st.IsBusy()) s_->txn_lock_busy++;
+    if (st.IsTimedOut()) s_->txn_lock_timeouts++;
+    return st.IsBusy() || st.IsTimedOut();
   }
 
   // The second phase: Commit, or Rollback. named: the transaction's record

@@ -32,9 +32,12 @@ bool MustSurvive(const WriteRecord& w, bool process_crash) {
 }
 
 // An acknowledged write a crash may take on its own: a disable_wal one no
-// flush covered (a WAL write is lost only with the suffix after it).
-bool MayBeMissing(const WriteRecord& w, bool process_crash) {
-  return !w.wal && !MustSurvive(w, process_crash);
+// flush covered, or one skip-any recovery may have skipped (a WAL write is
+// otherwise lost only with the suffix after it).
+bool MayBeMissing(const WriteRecord& w, const CheckScope& scope) {
+  if (!w.wal) return !MustSurvive(w, scope.process_crash);
+  return !w.flushed && std::any_of(scope.skippable.begin(), scope.skippable.end(),
+                                   [&w](const SequenceRange& r) { return r.Holds(w.sequence); });
 }
 
 Value LastValueFor(const WriteRecord& w, const std::string& key) {
@@ -117,12 +120,9 @@ class AtomicityCheck {
  public:
   // admitted: the indeterminate writes the cut may hold.
   AtomicityCheck(const History& history, const Acked& acked, size_t cut,
-                 const std::vector<IndeterminateWindow>& admitted, bool process_crash,
-                 const State& recovered, const std::set<std::string>& unreadable)
-      : history_(history),
-        process_crash_(process_crash),
-        recovered_(recovered),
-        unreadable_(unreadable) {
+                 const std::vector<IndeterminateWindow>& admitted, const CheckScope& scope,
+                 const State& recovered)
+      : history_(history), scope_(scope), recovered_(recovered), unreadable_(scope.unreadable) {
     for (size_t i = 0; i < cut; i++) Add(acked[i], /*indeterminate=*/false);
     for (const IndeterminateWindow& window : admitted) Add(window.write, /*indeterminate=*/true);
   }
@@ -134,7 +134,7 @@ class AtomicityCheck {
   void Check(RecoveryVerdict* v, bool every = false) const {
     for (size_t pos = 0; pos < units_.size(); pos++) {
       const Unit& unit = units_[pos];
-      const bool optional = unit.indeterminate || MayBeMissing(*unit.write, process_crash_);
+      const bool optional = unit.indeterminate || MayBeMissing(*unit.write, scope_);
       if ((every || optional) && Happened(pos) && !Whole(pos, v)) return;
     }
   }
@@ -224,7 +224,7 @@ class AtomicityCheck {
   }
 
   const History& history_;
-  const bool process_crash_;
+  const CheckScope& scope_;
   const State& recovered_;
   const std::set<std::string>& unreadable_;
   std::vector<Unit> units_;                            // the cut's order
@@ -232,14 +232,14 @@ class AtomicityCheck {
 };
 
 RecoveryVerdict Diagnose(const History& history, const Acked& acked, size_t floor,
-                         bool process_crash, const State& recovered,
-                         const std::set<std::string>& unreadable) {
+                         const CheckScope& scope, const State& recovered) {
+  const std::set<std::string>& unreadable = scope.unreadable;
   // Re-run to the full history; of the keys that break it, report the one
   // with the strongest evidence (ties: the smallest key). Where that is
   // only the order, a write that shows in part is named instead.
   CutWalk walk(history, acked, recovered, unreadable);
   for (walk.AdmitReady(); walk.cut() < acked.size(); walk.AdmitReady()) {
-    walk.Step(MayBeMissing(*acked[walk.cut()], process_crash));
+    walk.Step(MayBeMissing(*acked[walk.cut()], scope));
   }
   const CutTracker& full = walk.tracker();
   RecoveryVerdict v;
@@ -257,8 +257,7 @@ RecoveryVerdict Diagnose(const History& history, const Acked& acked, size_t floo
     // Out of order, or a write recovered in part (which no cut explains
     // either): the full history's atomicity check tells them apart.
     RecoveryVerdict partial;
-    const AtomicityCheck atomicity(history, acked, acked.size(), walk.windows(), process_crash,
-                                   recovered, unreadable);
+    const AtomicityCheck atomicity(history, acked, acked.size(), walk.windows(), scope, recovered);
     atomicity.Check(&partial, /*every=*/true);
     if (!partial.ok) return partial;
   }
@@ -326,13 +325,12 @@ RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope,
       for (const std::string& key : unreadable)
         AddNew(walk.tracker().allowed(key), &best.unknown[key]);
     }
-    if (k < acked.size()) walk.Step(MayBeMissing(*acked[k], process_crash));
+    if (k < acked.size()) walk.Step(MayBeMissing(*acked[k], scope));
   }
-  if (!found) return Diagnose(history, acked, floor, process_crash, recovered, unreadable);
+  if (!found) return Diagnose(history, acked, floor, scope, recovered);
   const std::vector<IndeterminateWindow> admitted(walk.windows().begin(),
                                                   walk.windows().begin() + admitted_at_best);
-  const AtomicityCheck atomicity(history, acked, best.cut, admitted, process_crash, recovered,
-                                 unreadable);
+  const AtomicityCheck atomicity(history, acked, best.cut, admitted, scope, recovered);
   atomicity.Check(&best);
   return best;
 }

@@ -44,6 +44,13 @@ struct RecoveryVerdict {
   UnknownValues unknown;
 };
 
+// Sequences from begin up to (not including) end.
+struct SequenceRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  bool Holds(uint64_t sequence) const { return begin <= sequence && sequence < end; }
+};
+
 // What one check may hold the recovered state to.
 struct CheckScope {
   // The page cache survived: every acknowledged WAL write must too.
@@ -62,6 +69,12 @@ struct CheckScope {
   // With durability false: writes whose sequence is below this keep the
   // durability they had (recovery replayed the logs up to the damage).
   uint64_t durable_below_sequence = 0;
+  // Skip-any recovery read logs with damage in them: each acknowledged
+  // write whose sequence lies in one of these [begin, end) ranges (a
+  // damaged log's writes, from where its damage may begin) may be missing
+  // on its own, as a disable_wal write may, unless a Flush put it in a
+  // table. Every other promise holds for it.
+  std::vector<SequenceRange> skippable = {};
 };
 RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope,
                               const State& recovered);

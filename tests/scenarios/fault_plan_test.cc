@@ -204,7 +204,7 @@ TEST_CASE("WAL bit flips are expected detected where the recovery mode reports t
   CHECK(WalDamageFor(WALRecoveryMode::kTolerateCorruptedTailRecords) ==
         WalDamage::kBeforeLastRecord);
   CHECK(WalDamageFor(WALRecoveryMode::kPointInTimeRecovery) == WalDamage::kNone);
-  CHECK(WalDamageFor(WALRecoveryMode::kSkipAnyCorruptedRecords) == WalDamage::kNone);
+  CHECK(WalDamageFor(WALRecoveryMode::kSkipAnyCorruptedRecords) == WalDamage::kAnyByte);
 }
 
 // A recovery-mode refusal is accepted only for a WAL the run really
@@ -408,4 +408,27 @@ TEST_CASE("fault plan: damage costs the writes from the record it lands in", "[s
   CHECK(FirstSequenceFrom(contents, contents.size()) == 16);  // past every record
   CHECK(FirstSequenceFrom(contents + std::string(30, 'x'), contents.size() + 3) == 16);
   CHECK(FirstSequenceFrom("", 0) == 0);
+}
+
+// A reader that skips damage drops the rest of the block it found it in:
+// the writes lost run from the damaged record to the first record that
+// starts in a later block (a record that began in the damaged block loses
+// its tail there too).
+TEST_CASE("fault plan: skip-any loses the writes to the next block's first record",
+          "[scenario][faults]") {
+  std::string contents;
+  REQUIRE(shale_test::WriteLog(
+      {BatchRecord(10, 2, 20), BatchRecord(12, 1, 40000), BatchRecord(13, 3, 5)}, &contents));
+  const auto range = [&contents](uint64_t offset) {
+    const SequenceRange r = SkippedByDamageAt(contents, offset);
+    return std::make_pair(r.begin, r.end);
+  };
+  // Block 0 holds record 10 and the first fragment of 12; record 13 is the
+  // first to start in block 1.
+  CHECK(range(3) == std::make_pair(uint64_t{10}, uint64_t{13}));
+  CHECK(range(log::kHeaderSize + 20) == std::make_pair(uint64_t{10}, uint64_t{13}));
+  CHECK(range(log::kHeaderSize + 60) == std::make_pair(uint64_t{12}, uint64_t{13}));
+  // In block 1 (12's tail, then 13): nothing starts later, so to the end.
+  CHECK(range(log::kBlockSize + 100) == std::make_pair(uint64_t{12}, uint64_t{16}));
+  CHECK(range(contents.size() - 1) == std::make_pair(uint64_t{13}, uint64_t{16}));
 }

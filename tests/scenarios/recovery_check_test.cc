@@ -526,3 +526,33 @@ TEST_CASE("a waiver after injected WAL damage keeps the writes logged before it"
   CHECK(v.key == "b");
   CHECK_FALSE(CheckRecovery(r.h, waived, {}).ok);
 }
+
+TEST_CASE("skip-any may lose each write a damaged log held on its own, and only those",
+          "[oracle]") {
+  Recorder r;
+  r.Put("a", "1", /*sync=*/true);  // sequence 1: before the damage
+  r.Put("d", "0", /*sync=*/true);  // 2
+  r.Put("b", "2", /*sync=*/true);  // 3: in the damaged record
+  const uint64_t batch = r.h.BeginWrite({KeyOp{"c", "3"}, KeyOp{"d", std::nullopt}}, true, true);
+  r.h.EndWrite(batch, Status::OK(), r.next_seq++);  // 4: a synced batch in the damaged block
+  r.Put("e", "5", /*sync=*/true);                   // 5: after the damage, in a later block
+  CheckScope scope;
+  scope.skippable = {SequenceRange{3, 5}};
+  // b and the batch skipped, e replayed: a hole prefix recovery forbids,
+  // which skip-any may leave where damage was.
+  CHECK(CheckRecovery(r.h, scope, {{"a", "1"}, {"d", "0"}, {"e", "5"}}).ok);
+  CHECK(CheckRecovery(r.h, scope, {{"a", "1"}, {"c", "3"}, {"e", "5"}}).ok);
+  // Writes outside the damaged range are held to durability as before.
+  const RecoveryVerdict lost = CheckRecovery(r.h, scope, {{"d", "0"}, {"e", "5"}});
+  REQUIRE_FALSE(lost.ok);
+  CHECK(lost.property == "durability");
+  CHECK(lost.key == "a");
+  CHECK_FALSE(CheckRecovery(r.h, scope, {{"a", "1"}, {"b", "2"}, {"d", "0"}}).ok);
+  // A skipped write stays whole: its put without its delete is atomicity.
+  const RecoveryVerdict torn =
+      CheckRecovery(r.h, scope, {{"a", "1"}, {"c", "3"}, {"d", "0"}, {"e", "5"}});
+  REQUIRE_FALSE(torn.ok);
+  CHECK(torn.property == "atomicity");
+  // Without the range, the hole is a failure.
+  CHECK_FALSE(CheckRecovery(r.h, CheckScope{}, {{"a", "1"}, {"d", "0"}, {"e", "5"}}).ok);
+}

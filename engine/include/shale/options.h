@@ -189,6 +189,16 @@ enum PlantedBug : uint64_t {
   // what it says, and a file may end early where a flipped offset leaves
   // a gap.
   kBugFlashMountAcceptsBadCrc = uint64_t{1} << 36,
+  // Skip-any recovery that skips damage in a log applies none of that
+  // log's records, those before the damage included (it reads on in the
+  // next log).
+  kBugSkipAnyDropsDamagedLog = uint64_t{1} << 37,
+  // Transaction::Get of a key the transaction deleted reads the DB's
+  // committed value (the buffer lookup skips deletes).
+  kBugTxnGetMissesOwnDelete = uint64_t{1} << 38,
+  // GetForUpdate reads without locking the key: another writer may change
+  // it before the transaction ends.
+  kBugGetForUpdateTakesNoLock = uint64_t{1} << 39,
 };
 
 struct Options {
