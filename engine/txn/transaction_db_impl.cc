@@ -87,10 +87,6 @@ TransactionDBImpl::TransactionDBImpl(const Options& sanitized,
     : txn_options_(txn_options),
       write_prepared_(txn_options.write_policy == TxnWritePolicy::kWritePrepared),
       two_queues_(sanitized.two_write_queues),
-      planted_publish_unprepared_((sanitized.planted_bugs & kBugWritePreparedPublishesUnprepared) !=
-                                  0),
-      planted_rollback_keeps_data_((sanitized.planted_bugs & kBugRollbackKeepsData) != 0),
-      planted_retire_at_finish_((sanitized.planted_bugs & kBugRetireSectionWalAtFinish) != 0),
       planted_bugs_(sanitized.planted_bugs),
       db_(std::make_unique<DBImpl>(sanitized, name)),
       runtime_(sanitized.env->runtime()),
@@ -213,7 +209,7 @@ Iterator* TransactionDBImpl::NewIterator(const ReadOptions& options) {
 Status TransactionDBImpl::WriteCommittedData(const WriteOptions& options, WriteBatch* batch,
                                              SequenceNumber also_commit_first,
                                              WriteOutcome* outcome) {
-  if (!two_queues_ || planted_publish_unprepared_) {
+  if (!two_queues_ || planted_bug(kBugWritePreparedPublishesUnprepared)) {
     // One queue publishes after the insert: the batch is visible whole.
     WriteHooks hooks;
     uint64_t log_number = 0;
@@ -381,7 +377,7 @@ Status TransactionDBImpl::RollbackTxn(TxnState* txn) {
     // The planted bug writes no old values: the range still commits, so
     // the rolled-back data becomes visible.
     WriteBatch restore;
-    if (!planted_rollback_keeps_data_) s = BuildRestoreBatch(*txn, &restore);
+    if (!planted_bug(kBugRollbackKeepsData)) s = BuildRestoreBatch(*txn, &restore);
     WriteBatchInternal::AppendMarker(&restore, WriteBatchInternal::kTagRollback, txn->name);
     if (s.ok()) s = WriteCommittedData(wo, &restore, txn->prepare_first, &outcome);
   } else if (prepared) {
@@ -477,7 +473,7 @@ void TransactionDBImpl::NoteFinished(uint64_t txn_id, uint64_t marker_log) {
   MutexLock l(mu_.get());
   auto it = prepared_.find(txn_id);
   if (it == prepared_.end()) return;
-  if (marker_log == kFinishedDurably || planted_retire_at_finish_) {
+  if (marker_log == kFinishedDurably || planted_bug(kBugRetireSectionWalAtFinish)) {
     prepared_.erase(it);
   } else {
     it->second.finished_in_log = marker_log;

@@ -171,10 +171,7 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   const TransactionDBOptions txn_options_;
   const bool write_prepared_;
   const bool two_queues_;
-  const bool planted_publish_unprepared_;   // kBugWritePreparedPublishesUnprepared
-  const bool planted_rollback_keeps_data_;  // kBugRollbackKeepsData
-  const bool planted_retire_at_finish_;     // kBugRetireSectionWalAtFinish
-  const uint64_t planted_bugs_;             // the transaction handles' (planted_bug())
+  const uint64_t planted_bugs_;  // Options::planted_bugs (planted_bug())
   std::unique_ptr<DBImpl> db_;
   Runtime* const runtime_;
   Clock* const clock_;

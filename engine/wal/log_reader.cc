@@ -334,11 +334,12 @@ Status ReplayLogWithDamagedTail(const Slice& contents, uint64_t log_number,
   return s;
 }
 
-uint64_t WholeFragmentBytesAt(const Slice& contents, uint64_t pos) {
+uint64_t WholeFragmentBytesAt(const Slice& contents, uint64_t pos, bool padding_is_whole) {
   if (pos + kHeaderSize > contents.size()) return 0;
   const char* header = contents.data() + pos;
   const uint8_t type = static_cast<uint8_t>(header[6]);
-  if (type < kFullType || type > kLastType) return 0;
+  const bool padding = padding_is_whole && type == kPaddingType;
+  if (!padding && (type < kFullType || type > kLastType)) return 0;
   const uint32_t length = static_cast<uint8_t>(header[4]) |
                           (static_cast<uint32_t>(static_cast<uint8_t>(header[5])) << 8);
   if (pos % kBlockSize + kHeaderSize + length > kBlockSize) return 0;

@@ -140,7 +140,8 @@ struct ReplayResult {
 
 // The length (header included) of the whole fragment at pos of a log's
 // contents: a sane type and length, inside one block and inside contents,
-// with a matching checksum. 0 if there is none at pos.
-uint64_t WholeFragmentBytesAt(const Slice& contents, uint64_t pos);
+// with a matching checksum. 0 if there is none at pos. padding_is_whole: a
+// direct writer's padding fragment counts too (a reader reads past it).
+uint64_t WholeFragmentBytesAt(const Slice& contents, uint64_t pos, bool padding_is_whole = false);
 
 }  // namespace shale::log

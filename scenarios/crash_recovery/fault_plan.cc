@@ -10,7 +10,6 @@
 
 #include "faults/fault_points.h"
 #include "util/coding.h"
-#include "util/crc32c.h"
 #include "wal/log_format.h"
 #include "wal/log_reader.h"
 
@@ -107,25 +106,6 @@ bool NamesAnyPath(const Status& s, const std::set<std::string>& paths) {
                      [&text](const std::string& p) { return text.find(p) != std::string::npos; });
 }
 
-namespace {
-
-// A whole padding fragment's bytes at pos (a direct writer pads a sector
-// out with one when it syncs), else 0.
-uint64_t WholePaddingBytesAt(const std::string& contents, uint64_t pos) {
-  if (pos + log::kHeaderSize > contents.size()) return 0;
-  if (static_cast<uint8_t>(contents[pos + log::kHeaderSize - 1]) != log::kPaddingType) return 0;
-  const uint64_t length = static_cast<uint8_t>(contents[pos + 4]) |
-                          (uint64_t{static_cast<uint8_t>(contents[pos + 5])} << 8);
-  const uint64_t end = pos + log::kHeaderSize + length;
-  if (pos % log::kBlockSize + log::kHeaderSize + length > log::kBlockSize) return 0;
-  if (end > contents.size()) return 0;
-  const uint32_t expected = crc32c::Unmask(DecodeFixed32(contents.data() + pos));
-  const uint32_t actual = crc32c::Value(contents.data() + pos + log::kHeaderSize - 1, 1 + length);
-  return actual == expected ? log::kHeaderSize + length : 0;
-}
-
-}  // namespace
-
 std::vector<FragmentSpan> WholeFragments(const std::string& contents, bool with_padding) {
   std::vector<FragmentSpan> spans;
   uint64_t pos = 0;
@@ -135,8 +115,7 @@ std::vector<FragmentSpan> WholeFragments(const std::string& contents, bool with_
       pos += left_in_block;
       continue;
     }
-    uint64_t bytes = log::WholeFragmentBytesAt(contents, pos);
-    if (bytes == 0 && with_padding) bytes = WholePaddingBytesAt(contents, pos);
+    const uint64_t bytes = log::WholeFragmentBytesAt(contents, pos, with_padding);
     if (bytes == 0) break;  // the writer never appends after a failed write
     spans.push_back({pos, bytes});
     pos += bytes;

@@ -7,19 +7,14 @@
 namespace shale::scenario {
 
 void SkippableWrites::Learn(const std::string& log, const std::string& contents) {
-  const uint64_t past_last = FirstSequenceFrom(contents, contents.size());
-  if (past_last == 0) return;  // no whole record yet
-  contents_[log] = contents;
-  const uint64_t first = FirstSequenceFrom(contents, 0);
-  const auto [it, added] = learned_.emplace(log, SequenceRange{first, past_last});
-  if (added) return;
-  it->second.begin = std::min(it->second.begin, first);
-  it->second.end = std::max(it->second.end, past_last);
+  if (FirstSequenceFrom(contents, contents.size()) != 0) contents_[log] = contents;
 }
 
 void SkippableWrites::NoteDamagedWhole(const std::string& log) {
-  const auto it = learned_.find(log);
-  if (it != learned_.end()) noted_.push_back(it->second);
+  const auto it = contents_.find(log);
+  if (it == contents_.end()) return;  // no whole record ever seen: no write to lose
+  noted_.push_back(SequenceRange{FirstSequenceFrom(it->second, 0),
+                                 FirstSequenceFrom(it->second, it->second.size())});
 }
 
 void SkippableWrites::NoteDamaged(const std::string& log, const std::vector<uint64_t>& flipped_at) {

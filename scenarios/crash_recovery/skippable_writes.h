@@ -23,8 +23,8 @@ namespace shale::scenario {
 
 class SkippableWrites {
  public:
-  // A log's contents as readers see them (before a crash damages them):
-  // the sequences of its whole records widen what is known of the log.
+  // A log's contents as readers see them (before a crash damages them),
+  // kept if they hold a whole record.
   void Learn(const std::string& log, const std::string& contents);
 
   // The log took damage that may cost any of its writes (a hole or
@@ -42,8 +42,7 @@ class SkippableWrites {
   const std::vector<SequenceRange>& noted() const { return noted_; }
 
  private:
-  std::map<std::string, SequenceRange> learned_;  // log -> [first, past last) sequence
-  std::map<std::string, std::string> contents_;   // log -> its contents as last learned
+  std::map<std::string, std::string> contents_;  // log -> its contents as last learned
   std::vector<SequenceRange> noted_;
 };
 
