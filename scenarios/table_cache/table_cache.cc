@@ -123,6 +123,7 @@ class TableCacheRun {
     Env env(disk_.get(), sim_.clock(), sim_.runtime());
     Options o = drawn_.options;
     o.env = &env;
+    const CloseAtExit close_at_exit{this};  // the DB must not outlive env
     for (const char* dir : {"/data", "/data/shale"}) {
       if (!Check(disk_->CreateDirIfMissing(dir), "CreateDirIfMissing")) return;
     }
@@ -146,6 +147,17 @@ class TableCacheRun {
     engine_ops_++;
     if (!Check(db_->Flush(FlushOptions()), "Flush") || !Settle()) return;
     files_ = CountFiles();
+  }
+
+  // Closes the DB at the end of the scope that holds its Env, however the
+  // scope ends: a DB left open after a failed call would run its threads
+  // on a dead Env.
+  struct CloseAtExit {
+    TableCacheRun* run;
+    ~CloseAtExit() { run->CloseIfOpen(); }
+  };
+  void CloseIfOpen() {
+    if (db_ == nullptr) return;
     Check(db_->Close(), "Close");
     db_.reset();
   }
@@ -188,6 +200,7 @@ class TableCacheRun {
     o.block_cache = NewLRUCache(kBlockCacheBytes, 0, sim_.runtime());
     const int percent = fig::kSettingPercents[setting];
     o.max_open_files = percent == 0 ? -1 : std::max(20, static_cast<int>(files_ * percent / 100));
+    const CloseAtExit close_at_exit{this};  // the DB must not outlive env or host
     if (!Check(DB::Open(o, kDbPath, &db_), "Open")) return;
     ScanAll();
     RunReaders(kWarmGetsPerReader, "warm");
@@ -199,8 +212,6 @@ class TableCacheRun {
     const uint64_t gets = static_cast<uint64_t>(per_reader) * static_cast<uint64_t>(drawn_.readers);
     Record(env_name, setting, gets, host, sim_.now_ns() - start_ns, o.max_open_files);
     CheckCache(host, o.max_open_files);
-    Check(db_->Close(), "Close");
-    db_.reset();
   }
 
   void Record(const char* env, size_t setting, uint64_t gets, const sim::HostCostFs& host,
@@ -320,7 +331,7 @@ class TableCache final : public Scenario {
            "as max_open_files varies, for RocksDB 5.9's open path and Shale's";
   }
   std::vector<std::string> properties() const override {
-    return {kReads, kStayOpen, kBounded, kNoErrors, "simulation"};
+    return {kReads, kStayOpen, kBounded, kNoErrors, "deadlock", "engine assertion", "simulation"};
   }
   bool in_all() const override { return false; }  // a study: run when named
   RunResult Run(const RunConfig& config) const override {
