@@ -89,6 +89,20 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "Transaction::Get of a key the transaction deleted reads the committed value"},
       {kBugGetForUpdateTakesNoLock, "get_for_update_takes_no_lock",
        "GetForUpdate reads without locking the key"},
+      {kBugFinishLocksDbUnderTxnMutex, "finish_locks_db_under_txn_mutex",
+       "a finished transaction takes the DB mutex under the transaction DB's (lock order)"},
+      {kBugUnlockLeaksHeldCount, "unlock_leaks_held_count",
+       "releasing a lock no one waits for leaves the lock manager's held count up"},
+      {kBugPreparedNamesListFinished, "prepared_names_list_finished",
+       "GetPreparedTransactionNames also lists finished transactions whose log is live"},
+      {kBugWalFragmentIgnoresHeader, "wal_fragment_ignores_header",
+       "the WAL writer sizes a record's fragment without room for its header"},
+      {kBugSlowdownRereadsStaleLevel0, "slowdown_rereads_stale_level0",
+       "a writer slowed by L0 keeps sleeping on the L0 count it read first"},
+      {kBugTableGetReleasesTwice, "table_get_releases_twice",
+       "a table Get that finds nothing releases the table's cache handle twice"},
+      {kBugCloseJoinsBeforeShutdown, "close_joins_before_shutdown",
+       "Close joins the flush thread before telling it to shut down"},
   };
   return kBugs;
 }

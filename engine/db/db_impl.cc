@@ -85,6 +85,7 @@ DBImpl::DBImpl(const Options& sanitized, const std::string& dbname)
       dbname_, table_options_, table_cache_files, env_, &stats_,
       FileOptionsFor(options_, "the table cache", options_.use_direct_reads,
                      options_.allow_mmap_reads));
+  if (HasBug(kBugTableGetReleasesTwice)) table_cache_->PlantReleaseTwiceOnMiss();
   versions_ = std::make_unique<VersionSet>(dbname_, &options_, table_cache_.get(),
                                            &internal_comparator_, env_, &stats_);
 }
@@ -137,6 +138,8 @@ Status DB::Open(const Options& options, const std::string& dbname, std::unique_p
 
 Status DBImpl::Close() {
   Status result;
+  // Planted bug: the join comes before the shutdown signal it waits for.
+  if (HasBug(kBugCloseJoinsBeforeShutdown) && flush_thread_ != nullptr) flush_thread_->Join();
   {
     MutexLock l(mutex_.get());
     if (closed_) return Status::OK();

@@ -20,6 +20,7 @@ Status DBImpl::WaitForFlushOf(uint64_t memtable_id) {
 
 Status DBImpl::MakeRoomForWrite(bool force) {
   bool allow_delay = !force;
+  int first_l0_files = -1;  // planted bug: the count every later check reuses
   while (true) {
     if (!bg_error_.ok()) {
       SHALE_PROBE(runtime_, "write.refused_background_error");
@@ -28,7 +29,11 @@ Status DBImpl::MakeRoomForWrite(bool force) {
     if (shutting_down_.load(std::memory_order_acquire)) return Status::ShutdownInProgress();
     // With auto compactions off nothing reduces L0, so L0 never stalls
     // writes (as in RocksDB).
-    const int l0_files = options_.disable_auto_compactions ? 0 : versions_->NumLevelFiles(0);
+    int l0_files = options_.disable_auto_compactions ? 0 : versions_->NumLevelFiles(0);
+    if (HasBug(kBugSlowdownRereadsStaleLevel0)) {
+      if (first_l0_files < 0) first_l0_files = l0_files;
+      l0_files = first_l0_files;
+    }
     if (allow_delay && l0_files >= options_.level0_slowdown_writes_trigger) {
       // Slow each write a little instead of stopping them all later.
       SHALE_PROBE(runtime_, "write.slowdown");
@@ -36,7 +41,7 @@ Status DBImpl::MakeRoomForWrite(bool force) {
       SHALE_COUNT(&stats_, stall_micros, options_.slowdown_delay_micros);
       MutexUnlock unlock(mutex_.get());
       runtime_->SleepForMicroseconds(options_.slowdown_delay_micros);
-      allow_delay = false;
+      allow_delay = HasBug(kBugSlowdownRereadsStaleLevel0);
     } else if (!force && mem_->ApproximateMemoryUsage() <= options_.write_buffer_size) {
       return Status::OK();
     } else if (mem_->num_entries() == 0) {
@@ -98,6 +103,7 @@ Status DBImpl::NewWAL() {
       auto new_log = std::make_unique<log::Writer>(std::move(writer), number);
       if (HasBug(kBugDirectWalSkipsSyncPadding)) new_log->PlantSkipSyncPadding();
       if (HasBug(kBugMixPositionalAndAppend)) new_log->PlantHeaderRewriteAtSync();
+      if (HasBug(kBugWalFragmentIgnoresHeader)) new_log->PlantFragmentIgnoresHeader();
       MaybeMutexLock wal_lock(wal_mu_.get());
       if (log_ != nullptr) {
         // Sync the old log so SyncWAL only ever needs the current one.

@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "shale/options.h"
 #include "util/check.h"
 #include "util/mutexlock.h"
 
@@ -151,10 +152,12 @@ void LockManager::UnlockAll(uint64_t txn_id, const std::vector<std::string>& key
     LockEntry& entry = it->second;
     entry.held = false;
     SHALE_CHECK(num_held_ > 0);
-    num_held_--;
     if (entry.num_waiters > 0) {
+      num_held_--;
       entry.cv->SignalAll();  // every waiter re-checks: one takes it, the rest see the new holder
     } else {
+      // Planted bug: the count of a lock no one waits for stays up.
+      if ((options_.planted_bugs & kBugUnlockLeaksHeldCount) == 0) num_held_--;
       locks_.erase(it);
     }
   }

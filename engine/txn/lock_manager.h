@@ -56,6 +56,8 @@ struct LockManagerOptions {
   // wait as a deadlock. A two-txn cycle needs depth 1, an n-txn cycle n-1.
   // REQUIRES: >= 0 (0: any wait behind a waiting holder is a deadlock).
   int deadlock_detect_depth = 50;
+  // Options::planted_bugs (TEST ONLY): kBugUnlockLeaksHeldCount.
+  uint64_t planted_bugs = 0;
 };
 
 // Timeouts above this (about 146 years) are treated as this.

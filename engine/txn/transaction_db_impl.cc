@@ -43,10 +43,11 @@ uint64_t MillisToNanos(int64_t ms) {
   return std::min<uint64_t>(static_cast<uint64_t>(ms), max_ms) * 1000000;
 }
 
-LockManagerOptions LockOptionsOf(const TransactionDBOptions& o) {
+LockManagerOptions LockOptionsOf(const TransactionDBOptions& o, uint64_t planted_bugs) {
   LockManagerOptions lo;
   lo.max_num_locks = o.max_num_locks;
   lo.deadlock_detect_depth = std::max(0, o.deadlock_detect_depth);
+  lo.planted_bugs = planted_bugs;
   return lo;
 }
 
@@ -91,7 +92,7 @@ TransactionDBImpl::TransactionDBImpl(const Options& sanitized,
       db_(std::make_unique<DBImpl>(sanitized, name)),
       runtime_(sanitized.env->runtime()),
       clock_(sanitized.env->clock()),
-      locks_(runtime_, clock_, LockOptionsOf(txn_options)),
+      locks_(runtime_, clock_, LockOptionsOf(txn_options, sanitized.planted_bugs)),
       mu_(runtime_->NewMutex()) {
   if (write_prepared_) commit_map_ = std::make_unique<CommitMap>(runtime_);
 }
@@ -458,7 +459,10 @@ std::vector<std::string> TransactionDBImpl::GetPreparedTransactionNames() {
   MutexLock l(mu_.get());
   std::vector<std::string> names;
   for (const auto& [id, section] : prepared_) {
-    if (section.finished_in_log == 0) names.push_back(section.name);
+    // Planted bug: a finished section whose marker's log is live is listed.
+    if (section.finished_in_log == 0 || planted_bug(kBugPreparedNamesListFinished)) {
+      names.push_back(section.name);
+    }
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -473,7 +477,12 @@ void TransactionDBImpl::NoteFinished(uint64_t txn_id, uint64_t marker_log) {
   MutexLock l(mu_.get());
   auto it = prepared_.find(txn_id);
   if (it == prepared_.end()) return;
-  if (marker_log == kFinishedDurably || planted_bug(kBugRetireSectionWalAtFinish)) {
+  // Planted bug: the DB mutex under mu_, the reverse of the flush
+  // thread's order (MinLogWithPreparedSection under the DB mutex).
+  const bool retire_if_closed = planted_bug(kBugFinishLocksDbUnderTxnMutex) &&
+                                marker_log != kFinishedDurably && marker_log < db_->LiveLogNumber();
+  if (marker_log == kFinishedDurably || planted_bug(kBugRetireSectionWalAtFinish) ||
+      retire_if_closed) {
     prepared_.erase(it);
   } else {
     it->second.finished_in_log = marker_log;

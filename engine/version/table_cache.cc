@@ -100,8 +100,18 @@ Status TableCache::Get(const ReadOptions& options, const FileMetaData& file,
   Status s = FindTable(file, &handle);
   if (!s.ok()) return s;
   const Table* table = static_cast<Table*>(cache_->Value(handle));
-  s = table->InternalGet(options, internal_key, found);
+  if (!plant_release_twice_on_miss_) {
+    s = table->InternalGet(options, internal_key, found);
+    cache_->Release(handle);
+    return s;
+  }
+  bool any_found = false;  // planted bug: a miss releases the handle twice
+  s = table->InternalGet(options, internal_key, [&](const Slice& key, const Slice& value) {
+    any_found = true;
+    found(key, value);
+  });
   cache_->Release(handle);
+  if (!any_found) cache_->Release(handle);
   return s;
 }
 

@@ -64,6 +64,10 @@ class TableCache {
   // Readers the cache can hold before evicting.
   size_t capacity() const;
 
+  // TEST ONLY (planted kBugTableGetReleasesTwice): a Get that finds nothing
+  // releases its handle twice.
+  void PlantReleaseTwiceOnMiss() { plant_release_twice_on_miss_ = true; }
+
  private:
   [[nodiscard]] Status FindTable(const FileMetaData& file, Cache::Handle** handle);
 
@@ -73,6 +77,7 @@ class TableCache {
   StatsCounters* const stats_;
   const FileOptions file_options_;
   std::shared_ptr<Cache> cache_;
+  bool plant_release_twice_on_miss_ = false;
 };
 
 }  // namespace shale

@@ -44,7 +44,8 @@ Status Writer::AddRecord(const Slice& record) {
       block_offset_ = 0;
     }
     SHALE_CHECK(kBlockSize - block_offset_ >= kHeaderSize);
-    const size_t avail_bytes = kBlockSize - block_offset_ - kHeaderSize;
+    const size_t header_bytes = plant_fragment_ignores_header_ ? 0 : kHeaderSize;
+    const size_t avail_bytes = kBlockSize - block_offset_ - header_bytes;
     const size_t fragment_bytes = std::min(left_bytes, avail_bytes);
     const bool is_last = fragment_bytes == left_bytes;
     s = EmitPhysicalRecord(FragmentType(is_first, is_last), ptr, fragment_bytes);

@@ -44,6 +44,9 @@ class Writer {
   // TEST ONLY (planted kBugMixPositionalAndAppend): a buffered log's Sync
   // re-writes its first header in place.
   void PlantHeaderRewriteAtSync() { plant_header_rewrite_ = true; }
+  // TEST ONLY (planted kBugWalFragmentIgnoresHeader): a fragment may fill
+  // its block's room without leaving space for its header.
+  void PlantFragmentIgnoresHeader() { plant_fragment_ignores_header_ = true; }
 
   uint64_t log_number() const { return log_number_; }
   WritableFileWriter* file() { return dest_.get(); }
@@ -66,6 +69,7 @@ class Writer {
   Status first_error_;
   bool plant_skip_sync_padding_ = false;
   bool plant_header_rewrite_ = false;
+  bool plant_fragment_ignores_header_ = false;
   std::string first_header_;  // planted header rewrite: the log's first 7 bytes
 };
 

@@ -1092,7 +1092,8 @@ std::vector<std::string> CrashRecoveryProperties() {
           "recovery",
           "engine assertion",
           "read-your-own-writes",
-          "isolation"};
+          "isolation",
+          "simulation"};
 }
 
 namespace {

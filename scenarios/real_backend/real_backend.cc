@@ -417,6 +417,9 @@ class RealBackend final : public Scenario {
   }
   std::vector<std::string> properties() const override {
     std::vector<std::string> p = CrashRecoveryProperties();
+    // Real threads and files: no simulator to run out of steps or time
+    // (a child that runs too long fails "deadlock").
+    std::erase(p, std::string("simulation"));
     p.push_back("process died");  // the child died before its kill point (a crash)
     p.push_back("real backend");  // the harness could not do its part (a directory, a fork)
     return p;

@@ -272,8 +272,9 @@ class SnapshotScenarioImpl final : public Scenario {
            "repeating it never changes the answer";
   }
   std::vector<std::string> properties() const override {
-    return {"snapshot reads", "snapshot iteration", "repeatable snapshot reads",
-            "no spurious errors", "deadlock"};
+    return {"snapshot reads",     "snapshot iteration", "repeatable snapshot reads",
+            "no spurious errors", "deadlock",           "engine assertion",
+            "simulation"};
   }
   RunResult Run(const RunConfig& config) const override {
     return RunScenario<SnapshotRun>(name(), config);

@@ -394,7 +394,8 @@ class UnorderedWrite final : public Scenario {
            "mode's promises (atomic reads, read-your-own-writes, immutable snapshots)";
   }
   std::vector<std::string> properties() const override {
-    return {kAtomic, kOwnWrites, kImmutable, "no spurious errors", "simulation"};
+    return {kAtomic,    kOwnWrites,         kImmutable,  "no spurious errors",
+            "deadlock", "engine assertion", "simulation"};
   }
   std::vector<PromiseRow> promises() const override {
     std::vector<PromiseRow> rows;

@@ -205,6 +205,27 @@ const BugRow kRows[] = {
     {"txn_get_misses_own_delete", "crash-recovery", {"read-your-own-writes"}},
     // A key GetForUpdate read must read the same until the transaction ends.
     {"get_for_update_takes_no_lock", "crash-recovery", {"isolation"}},
+    // Found where a commit's retirement check meets a flush: each thread
+    // holds the mutex the other waits for.
+    {"finish_locks_db_under_txn_mutex", "crash-recovery", {"deadlock"}},
+    // The manager's own invariant check (held <= tracked) stops the run at
+    // the first release of a lock no one waited for.
+    // The first clean Close waits for a thread that waits for it.
+    {"close_joins_before_shutdown", "crash-recovery", {"deadlock"}},
+    {"unlock_leaks_held_count", "crash-recovery", {"engine assertion"}},
+    // The cache's own check stops the second release of a table's handle
+    // (a Get of a key the table does not hold).
+    {"table_get_releases_twice", "crash-recovery", {"engine assertion"}},
+    // Found after a crash: a committed section whose marker's log lives on
+    // is listed as prepared, though no prepared transaction has its name.
+    {"prepared_names_list_finished", "crash-recovery", {"transactions"}},
+    // The log writer's own check stops the fragment that has no room for
+    // its header, before it is written.
+    {"wal_fragment_ignores_header", "crash-recovery", {"engine assertion"}},
+    // Found where L0 reaches the slowdown trigger: the writer sleeps on
+    // until the simulated hour runs out, or, a transaction's write, holds
+    // its locks so long that another's lock wait times out.
+    {"slowdown_rereads_stale_level0", "crash-recovery", {"simulation", "no spurious errors"}},
 };
 
 RunConfig CampaignConfig(const std::string& scenario, uint64_t seed, uint64_t bugs,
@@ -286,38 +307,38 @@ void CheckHostedFoundAndReplayed(const BugRow& row) {
 #endif
 }
 
-// One test per row (see common/row_tests.h): the rows are campaigns of up
-// to kSeedLimit seeds each, and ctest runs them side by side.
-void CheckFoundAndReplayed(const BugRow& row) {
-  if (std::string(row.engine) != "") return CheckHostedFoundAndReplayed(row);
-  RegisterBuiltinScenarios();
-  INFO("planted bug " << row.bug << " in " << row.scenario);
-  uint64_t bits = 0;
-  std::string error;
-  REQUIRE(shale::cli::ParsePlantedBugs(row.bug, &bits, &error));
-  const Scenario* scenario = FindScenario(row.scenario);
-  REQUIRE(scenario != nullptr);
-  RunResult failure;
-  for (uint64_t seed = 1; seed <= row.seed_limit && failure.passed; seed++) {
-    failure = scenario->Run(CampaignConfig(row.scenario, seed, bits, row.shape));
+// The first seed of row's campaign whose failure names one of
+// `properties`; with `pass_over_others`, failures naming another property
+// are passed over (the bug breaks that one too), else the first failure
+// must name one of them. A passed RunResult if no seed fails so.
+RunResult FirstFailureNaming(const Scenario& scenario, const std::string& scenario_name,
+                             uint64_t bits, const Shape& shape, uint64_t seed_limit,
+                             const std::set<std::string>& properties, bool pass_over_others) {
+  for (uint64_t seed = 1; seed <= seed_limit; seed++) {
+    RunResult r = scenario.Run(CampaignConfig(scenario_name, seed, bits, shape));
+    if (r.passed) continue;
+    if (properties.count(r.failure.property) == 1 || !pass_over_others) return r;
   }
-  REQUIRE_FALSE(failure.passed);
-  INFO("seed " << failure.seed << ": " << shale::report::DescribeFailure(failure.failure));
-  REQUIRE(row.properties.count(failure.failure.property) == 1);
-  // The control run: the same seed without the bug passes.
-  REQUIRE(scenario->Run(CampaignConfig(row.scenario, failure.seed, 0, row.shape)).passed);
-  // Fresh processes: `shale run` writes the failure file, `shale replay` reproduces it.
+  return RunResult{};
+}
+
+// The failure is the bug's (the same seed passes without it), and fresh
+// processes reproduce it: `shale run` writes the failure file, `shale
+// replay` replays it to the same property, key and trace hash.
+void CheckControlAndReplay(const Scenario& scenario, const std::string& scenario_name,
+                           const char* bug, const Shape& shape, const RunResult& failure) {
+  REQUIRE(scenario.Run(CampaignConfig(scenario_name, failure.seed, 0, shape)).passed);
   shale_test::TempDir dir;
   REQUIRE(dir.ok());
   const std::string seed = std::to_string(failure.seed);
-  const Command run = RunBinary("run --scenario " + std::string(row.scenario) + " --seeds " + seed +
-                                ".." + seed + ShapeFlags(row.shape) + " --jobs 1 --planted_bugs " +
-                                row.bug + " --out " + dir.path());
+  const Command run =
+      RunBinary("run --scenario " + scenario_name + " --seeds " + seed + ".." + seed +
+                ShapeFlags(shape) + " --jobs 1 --planted_bugs " + bug + " --out " + dir.path());
   INFO(run.out);
   REQUIRE(run.exit_code == 1);
   const Command replay =
       RunBinary("replay " + dir.Child("failures/" +
-                                      shale::report::FailureFileName(row.scenario, failure.seed)));
+                                      shale::report::FailureFileName(scenario_name, failure.seed)));
   INFO(replay.out);
   REQUIRE(replay.exit_code == 1);
   REQUIRE(replay.out.find("failure: " + shale::report::DescribeFailure(failure.failure) + "\n") !=
@@ -327,6 +348,34 @@ void CheckFoundAndReplayed(const BugRow& row) {
   REQUIRE(replay.out.find("trace_hash matches the failure file") != std::string::npos);
 }
 
+// Finds bug in scenario (a failure naming one of properties), then checks
+// its control run and replay.
+void CheckPinned(const char* bug, const std::string& scenario_name, const Shape& shape,
+                 uint64_t seed_limit, const std::set<std::string>& properties,
+                 bool pass_over_others) {
+  RegisterBuiltinScenarios();
+  INFO("planted bug " << bug << " in " << scenario_name);
+  uint64_t bits = 0;
+  std::string error;
+  REQUIRE(shale::cli::ParsePlantedBugs(bug, &bits, &error));
+  const Scenario* scenario = FindScenario(scenario_name);
+  REQUIRE(scenario != nullptr);
+  const RunResult failure = FirstFailureNaming(*scenario, scenario_name, bits, shape, seed_limit,
+                                               properties, pass_over_others);
+  REQUIRE_FALSE(failure.passed);
+  INFO("seed " << failure.seed << ": " << shale::report::DescribeFailure(failure.failure));
+  REQUIRE(properties.count(failure.failure.property) == 1);
+  CheckControlAndReplay(*scenario, scenario_name, bug, shape, failure);
+}
+
+// One test per row (see common/row_tests.h): the rows are campaigns of up
+// to kSeedLimit seeds each, and ctest runs them side by side.
+void CheckFoundAndReplayed(const BugRow& row) {
+  if (std::string(row.engine) != "") return CheckHostedFoundAndReplayed(row);
+  CheckPinned(row.bug, row.scenario, row.shape, row.seed_limit, row.properties,
+              /*pass_over_others=*/false);
+}
+
 [[maybe_unused]] const bool kRowTestsRegistered = shale_test::RegisterRowTests(
     kRows,
     [](const BugRow& row) {
@@ -334,6 +383,93 @@ void CheckFoundAndReplayed(const BugRow& row) {
              ", pinned to its property, and replays from its file";
     },
     CheckFoundAndReplayed, "[bugs]");
+
+// A property pinned alone: a planted bug that breaks it (and maybe others)
+// makes a seed of the scenario fail naming it, with a control run and a
+// replay. Together with the single-property rows above, every property of
+// every scenario is pinned so (checked below): a checker that could never
+// fail would leave its property without a row.
+struct PinRow {
+  const char* property;
+  const char* scenario;
+  const char* bug;
+  Shape shape = {};
+  uint64_t seed_limit = kSeedLimit;
+};
+
+const PinRow kPinRows[] = {
+    {"prefix recovery", "crash-recovery", "delete_wal_before_manifest"},
+    {"no phantoms", "crash-recovery", "recovery_commits_prepared"},
+    {"resurrection", "crash-recovery", "skip_dir_sync_after_current"},
+    {"fresh snapshots", "crash-recovery", "stale_snapshot_sequence"},
+    {"simulation", "crash-recovery", "slowdown_rereads_stale_level0"},
+    {"durability", "windows", "ack_sync_write_before_wal_sync"},
+    {"prefix recovery", "windows", "recovery_commits_prepared"},
+    {"atomicity", "windows", "split_unsynced_group_in_wal"},
+    {"no phantoms", "windows", "recovery_commits_prepared"},
+    {"resurrection", "windows", "skip_dir_sync_after_current"},
+    {"read consistency", "windows", "seek_skips_key_after_tombstone"},
+    {"immutable snapshots", "windows", "compaction_ignores_snapshots"},
+    {"no spurious errors", "windows", "write_returns_corruption", kFaultsOn},
+    {"deadlock", "windows", "finish_locks_db_under_txn_mutex"},
+    {"transactions", "windows", "prepared_names_list_finished"},
+    {"real-time order", "windows", "follower_sequence_not_reported"},
+    {"fresh snapshots", "windows", "stale_snapshot_sequence"},
+    {"recovery", "windows", "tolerate_tail_refuses_incomplete_tail"},
+    {"engine assertion", "windows", "wal_fragment_ignores_header"},
+    {"read-your-own-writes", "windows", "txn_get_misses_own_delete"},
+    {"isolation", "windows", "get_for_update_takes_no_lock"},
+    {"simulation", "windows", "slowdown_rereads_stale_level0"},
+    {"durability", "open-channel", "ack_sync_write_before_wal_sync"},
+    {"prefix recovery", "open-channel", "delete_wal_before_manifest"},
+    {"atomicity", "open-channel", "split_unsynced_group_in_wal"},
+    {"no phantoms", "open-channel", "recovery_commits_prepared"},
+    {"resurrection", "open-channel", "skip_dir_sync_after_current"},
+    {"read consistency", "open-channel", "seek_skips_key_after_tombstone"},
+    {"immutable snapshots", "open-channel", "compaction_ignores_snapshots"},
+    {"no spurious errors", "open-channel", "write_returns_corruption", kFaultsOn},
+    {"deadlock", "open-channel", "finish_locks_db_under_txn_mutex"},
+    {"transactions", "open-channel", "prepared_names_list_finished"},
+    {"real-time order", "open-channel", "follower_sequence_not_reported"},
+    {"fresh snapshots", "open-channel", "stale_snapshot_sequence"},
+    {"recovery", "open-channel", "tolerate_tail_refuses_incomplete_tail"},
+    {"engine assertion", "open-channel", "table_get_releases_twice"},
+    {"read-your-own-writes", "open-channel", "txn_get_misses_own_delete"},
+    {"isolation", "open-channel", "get_for_update_takes_no_lock"},
+    {"simulation", "open-channel", "slowdown_rereads_stale_level0"},
+    {"snapshot reads", "snapshot", "compaction_ignores_snapshots"},
+    {"snapshot iteration", "snapshot", "compaction_ignores_snapshots"},
+    {"repeatable snapshot reads", "snapshot", "compaction_ignores_snapshots"},
+    {"no spurious errors", "snapshot", "write_returns_corruption"},
+    {"deadlock", "snapshot", "close_joins_before_shutdown"},
+    {"engine assertion", "snapshot", "table_get_releases_twice"},
+    {"simulation", "snapshot", "slowdown_rereads_stale_level0"},
+    {"atomic reads", "unordered-write", "publish_before_memtable_insert"},
+    {"immutable snapshots", "unordered-write", "write_prepared_publishes_unprepared"},
+    {"no spurious errors", "unordered-write", "write_returns_corruption"},
+    {"deadlock", "unordered-write", "close_joins_before_shutdown"},
+    {"engine assertion", "unordered-write", "table_get_releases_twice"},
+    {"simulation", "unordered-write", "slowdown_rereads_stale_level0"},
+    {"deadlock", "table-cache", "close_joins_before_shutdown"},
+    {"engine assertion", "table-cache", "table_get_releases_twice"},
+    {"simulation", "table-cache", "slowdown_rereads_stale_level0"},
+    {"no spurious errors", "table-cache", "write_returns_corruption"},
+    {"same answers under every option set", "diff-options", "filter_skips_first_key"},
+    {"no spurious errors", "diff-options", "write_returns_corruption"},
+};
+
+void CheckPinnedAlone(const PinRow& row) {
+  CheckPinned(row.bug, row.scenario, row.shape, row.seed_limit, {row.property},
+              /*pass_over_others=*/true);
+}
+
+[[maybe_unused]] const bool kPinRowTestsRegistered = shale_test::RegisterRowTests(
+    kPinRows,
+    [](const PinRow& row) {
+      return "planted bug " + std::string(row.bug) + " pins " + row.property + " alone in " +
+             row.scenario;
+    },
+    CheckPinnedAlone, "[bugs]");
 
 }  // namespace
 
@@ -362,6 +498,56 @@ TEST_CASE("the WAL deleted before the MANIFEST edit is also found after a power 
   CHECK(scenario->Run(CampaignConfig("crash-recovery", found.seed, 0)).passed);
 }
 
+// Properties no planted bug pins alone yet, each with why. A property
+// leaves this list once a row pins it (the test below fails until it is
+// taken off), so the list only shrinks.
+const std::set<std::pair<std::string, std::string> > kNotYetPinnedAlone = {
+    // RocksDB's side of diff-rocksdb is linked into the shale binary, not
+    // into this test, so these rows need the binary to run the campaign
+    // (README: planted bugs against RocksDB are measured, not pinned).
+    {"diff-rocksdb", "same answers as rocksdb"},
+    {"diff-rocksdb", "no spurious errors"},
+    // real-backend runs on real files and threads: a seed does not replay,
+    // so its planted-bug rows (tests/scenarios/real_backend_test.cc) have
+    // no control run or replay, and they pin durability bugs only.
+    {"real-backend", "durability"},
+    {"real-backend", "prefix recovery"},
+    {"real-backend", "atomicity"},
+    {"real-backend", "no phantoms"},
+    {"real-backend", "resurrection"},
+    {"real-backend", "read consistency"},
+    {"real-backend", "immutable snapshots"},
+    {"real-backend", "no spurious errors"},
+    {"real-backend", "deadlock"},
+    {"real-backend", "transactions"},
+    {"real-backend", "real-time order"},
+    {"real-backend", "fresh snapshots"},
+    {"real-backend", "recovery"},
+    {"real-backend", "engine assertion"},
+    {"real-backend", "read-your-own-writes"},
+    {"real-backend", "isolation"},
+    {"real-backend", "process died"},
+    {"real-backend", "real backend"},
+};
+
+TEST_CASE("every property of every scenario is pinned alone by a planted bug", "[bugs]") {
+  RegisterBuiltinScenarios();
+  std::set<std::pair<std::string, std::string> > pinned;  // (scenario, property)
+  for (const BugRow& row : kRows) {
+    if (row.properties.size() == 1 && std::string(row.engine).empty()) {
+      pinned.emplace(row.scenario, *row.properties.begin());
+    }
+  }
+  for (const PinRow& row : kPinRows) pinned.emplace(row.scenario, row.property);
+  for (const Scenario* scenario : AllScenarios()) {
+    for (const std::string& property : scenario->properties()) {
+      const std::pair<std::string, std::string> key(scenario->name(), property);
+      INFO(scenario->name() << ": " << property);
+      CHECK((pinned.count(key) == 1) != (kNotYetPinnedAlone.count(key) == 1));
+    }
+  }
+}
+
 TEST_CASE("planted bug names parse to their bits and print back", "[bugs]") {
   uint64_t bits = 0;
   std::string error;
@@ -374,8 +560,8 @@ TEST_CASE("planted bug names parse to their bits and print back", "[bugs]") {
   REQUIRE(bits == (shale::kBugRollbackKeepsData | shale::kBugAckSyncWriteBeforeWalSync));
   REQUIRE(shale::cli::PlantedBugNames(bits) ==
           "ack_sync_write_before_wal_sync,rollback_keeps_data");
-  REQUIRE(shale::cli::PlantedBugNames(bits | (uint64_t{1} << 40)) ==
-          "ack_sync_write_before_wal_sync,rollback_keeps_data,0x10000000000");
+  REQUIRE(shale::cli::PlantedBugNames(bits | (uint64_t{1} << 60)) ==
+          "ack_sync_write_before_wal_sync,rollback_keeps_data,0x1000000000000000");
   REQUIRE_FALSE(shale::cli::ParsePlantedBugs("rollback_keeps_data,", &bits, &error));
   REQUIRE(error.find("unknown planted bug ''") != std::string::npos);
 }

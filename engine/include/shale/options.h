@@ -199,6 +199,29 @@ enum PlantedBug : uint64_t {
   // GetForUpdate reads without locking the key: another writer may change
   // it before the transaction ends.
   kBugGetForUpdateTakesNoLock = uint64_t{1} << 39,
+  // A finished transaction asks the DB for its live log while holding the
+  // transaction DB's mutex, to retire its section early: the flush thread
+  // takes the two mutexes in the other order (deadlock).
+  kBugFinishLocksDbUnderTxnMutex = uint64_t{1} << 40,
+  // The lock manager forgets to count down a released lock no one waits
+  // for, so its held count drifts above what it holds.
+  kBugUnlockLeaksHeldCount = uint64_t{1} << 41,
+  // GetPreparedTransactionNames also lists a committed or rolled-back
+  // transaction whose section waits for its marker's log to retire.
+  kBugPreparedNamesListFinished = uint64_t{1} << 42,
+  // The WAL writer sizes a fragment by the room left in its block without
+  // the fragment's header (the writer's own check stops the overfull
+  // fragment before it is written).
+  kBugWalFragmentIgnoresHeader = uint64_t{1} << 43,
+  // A writer slowed by a full L0 decides whether to sleep again on the L0
+  // count it read first: it never sees compactions drain L0.
+  kBugSlowdownRereadsStaleLevel0 = uint64_t{1} << 44,
+  // A table Get that finds nothing in its table releases the table's cache
+  // handle twice (the cache's own check stops the second release).
+  kBugTableGetReleasesTwice = uint64_t{1} << 45,
+  // Close joins the flush thread before telling it to shut down: the
+  // thread waits for work or shutdown, Close for the thread (deadlock).
+  kBugCloseJoinsBeforeShutdown = uint64_t{1} << 46,
 };
 
 struct Options {
