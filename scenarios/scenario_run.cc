@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
+#include "shale/cache.h"
 #include "util/probes.h"
 
 namespace shale::scenario {
@@ -112,6 +113,20 @@ void DrawCompactionTriggers(sim::ChoiceTape* rng, Options* o) {
     o->level0_stop_writes_trigger =
         o->level0_slowdown_writes_trigger + 1 + static_cast<int>(rng->Uniform(3));
   }
+}
+
+void DrawBlockCache(sim::ChoiceTape* rng, Runtime* runtime, Options* o,
+                    std::map<std::string, std::string>* described) {
+  const bool small = rng->OneIn(4);
+  const size_t capacity_bytes = size_t{4096} << rng->Uniform(3);
+  const int shard_bits = static_cast<int>(rng->Uniform(2));
+  if (!small) {
+    (*described)["block_cache_bytes"] = "default";
+    return;
+  }
+  o->block_cache = NewLRUCache(capacity_bytes, shard_bits, runtime);
+  (*described)["block_cache_bytes"] =
+      std::to_string(capacity_bytes) + " (" + std::to_string(1 << shard_bits) + " shards)";
 }
 
 std::string MemtableFilterName(const Options& o) {

@@ -99,6 +99,14 @@ std::string MemtableFilterName(const Options& o);
 // REQUIRES: o->level0_file_num_compaction_trigger is drawn.
 void DrawCompactionTriggers(sim::ChoiceTape* rng, Options* o);
 
+// The block cache drawn from rng: in a quarter of the runs a small one
+// (4, 8 or 16 KiB over one or two shards), so Gets and scans meet blocks
+// the cache evicted and must read again; else the engine's default (no
+// draw is left unmade either way). Names it in described.
+// REQUIRES: runtime outlives every DB opened with *o.
+void DrawBlockCache(sim::ChoiceTape* rng, Runtime* runtime, Options* o,
+                    std::map<std::string, std::string>* described);
+
 // Writes the engine options the scenarios draw (buffers, files, levels,
 // blocks, compression, bloom bits, open files, seek compaction, level-0
 // stall triggers) into described, as options_drawn shows them.

@@ -108,7 +108,10 @@ class SnapshotRun {
     // Shale's engine: the write modes whose reads keep every snapshot
     // exact. An unordered write's snapshot may gain entries later
     // (RocksDB's documented trade): the unordered-write scenario checks it.
-    if (hosted_ == nullptr) DrawOrderedWriteMode(sim_.rng(), &drawn_.options, &drawn_.described);
+    if (hosted_ == nullptr) {
+      DrawOrderedWriteMode(sim_.rng(), &drawn_.options, &drawn_.described);
+      DrawBlockCache(sim_.rng(), sim_.runtime(), &drawn_.options, &drawn_.described);
+    }
     drawn_.options.planted_bugs = config_.planted_bugs;
     result_->options_drawn = drawn_.described;
     result_->options_drawn["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;
