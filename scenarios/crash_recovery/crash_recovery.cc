@@ -586,21 +586,28 @@ class CrashRecoveryRun {
     }
     // Where the crash lands: 3 in 8 once a random share of this phase's
     // operations is done (the clients, flush and compaction are wherever
-    // the schedule left them); 1 in 8 soon after the Open (within its
-    // first kEarlyCrashOps operations, a power loss); 3 in 8 at the
-    // 1st..3rd time a task reaches a named engine point (or when the
-    // clients are done, if none did); 1 in 8 at a random step of a Close
-    // after the clients finish.
+    // the schedule left them); 1 in 8 soon after the Open (a power loss
+    // within its first kEarlyCrashOps operations, and before the first
+    // directory sync after it: what the Open renamed or deleted may not
+    // be durable yet while new writes already are); 3 in 8 at the 1st..3rd
+    // time a task reaches a named engine point (or when the clients are
+    // done, if none did); 1 in 8 at a random step of a Close after the
+    // clients finish. After a process crash the random share is always
+    // soon after the Open (4 in 8): the page cache kept what the crashed
+    // process had not synced, the Open built on it, and a power loss in
+    // that window is where the two meet.
     const uint64_t roll = sim_.rng()->Uniform(8);
     uint64_t crash_at_ops = kNoOpTarget;
     if (roll < 4) {
       // (A hosted engine keeps the placements its listed reproducers were
       // found with: its phases crash at a random share only.)
-      crash_soon_after_open_ = roll == 3 && hosted_ == nullptr;
+      crash_soon_after_open_ = (roll == 3 || after_process_crash_) && hosted_ == nullptr;
       const uint64_t within =
           crash_soon_after_open_ ? kEarlyCrashOps : static_cast<uint64_t>(ops) + 1;
       crash_at_ops = state_.ops_done + sim_.rng()->Uniform(within);
+      if (crash_soon_after_open_) ArmCrash("disk.sync_dir", 1, "crash_before_first_dir_sync");
       state_.WaitForOps(crash_at_ops);
+      trigger_->Disarm();
     } else if (roll < 7) {
       const auto& targets =
           hosted_ == nullptr ? CrashTrigger::WorkloadTargets() : CrashTrigger::DiskTargets();
@@ -675,6 +682,7 @@ class CrashRecoveryRun {
     const bool forced = after_rename || crash_soon_after_open_;
     crash_soon_after_open_ = false;
     const bool power_loss = Pinned("crash.power_loss", sim_.rng()->OneIn(2) || forced);
+    after_process_crash_ = !power_loss;
     sim_.TraceEvent(power_loss ? "disk: power loss" : "disk: process crash");
     if (power_loss) {
       disk_->PowerLoss(1 + sim_.rng()->Uniform(4));
@@ -1014,6 +1022,7 @@ class CrashRecoveryRun {
   // The least DamagedLogFloor at a refusal since the last check.
   uint64_t waiver_floor_ = UINT64_MAX;
   std::string armed_target_;            // the point ArmCrash last armed ("" for any)
+  bool after_process_crash_ = false;    // the last crash kept the page cache (see RunClients)
   bool crash_soon_after_open_ = false;  // the next crash was drawn so (see CrashOnce)
   std::set<std::string> torn_logs_;     // see NoteTornLogs
   std::set<std::string> unclean_logs_;  // a subset of torn_logs_, see NoteTornLogs

@@ -432,7 +432,7 @@ const PinRow kPinRows[] = {
     {"transactions", "open-channel", "prepared_names_list_finished"},
     {"real-time order", "open-channel", "follower_sequence_not_reported"},
     {"fresh snapshots", "open-channel", "stale_snapshot_sequence"},
-    {"recovery", "open-channel", "tolerate_tail_refuses_incomplete_tail"},
+    {"recovery", "open-channel", "flash_ack_in_device_cache"},
     {"engine assertion", "open-channel", "table_get_releases_twice"},
     {"read-your-own-writes", "open-channel", "txn_get_misses_own_delete"},
     {"isolation", "open-channel", "get_for_update_takes_no_lock"},
