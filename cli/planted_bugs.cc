@@ -103,6 +103,8 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "a table Get that finds nothing releases the table's cache handle twice"},
       {kBugCloseJoinsBeforeShutdown, "close_joins_before_shutdown",
        "Close joins the flush thread before telling it to shut down"},
+      {kBugIteratorStepReadsLatest, "iterator_step_reads_latest",
+       "an iterator without a snapshot reads each step at the DB's latest sequence"},
   };
   return kBugs;
 }

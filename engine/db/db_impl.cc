@@ -261,7 +261,8 @@ Iterator* DBImpl::NewIteratorWithCallback(const ReadOptions& options,
   const SequenceNumber seq =
       options.snapshot != nullptr ? options.snapshot->GetSequenceNumber() : latest;
   return NewDBIterator(internal_comparator_.user_comparator(), internal, seq, callback,
-                       options_.planted_bugs);
+                       options_.planted_bugs, runtime_,
+                       options.snapshot == nullptr ? versions_.get() : nullptr);
 }
 
 Status DBImpl::GetLatestSequenceForKey(const Slice& key, const ReadCallback* callback,

@@ -7,6 +7,7 @@
 // the current entry is copied into saved_key_/saved_value_.
 #include "db/db_iter.h"
 #include "util/check.h"
+#include "version/version_set.h"
 
 #include <string>
 
@@ -16,12 +17,14 @@ namespace {
 class DBIter final : public Iterator {
  public:
   DBIter(const Comparator* cmp, Iterator* iter, SequenceNumber s, const ReadCallback* callback,
-         bool seek_skips_after_tombstone)
+         bool seek_skips_after_tombstone, Runtime* runtime, const VersionSet* step_reads_latest)
       : user_comparator_(cmp),
         iter_(iter),
         sequence_(s),
         callback_(callback),
-        seek_skips_after_tombstone_(seek_skips_after_tombstone) {}
+        seek_skips_after_tombstone_(seek_skips_after_tombstone),
+        runtime_(runtime),
+        step_reads_latest_(step_reads_latest) {}
   ~DBIter() override { delete iter_; }
 
   bool Valid() const override { return valid_; }
@@ -68,9 +71,11 @@ class DBIter final : public Iterator {
 
   const Comparator* const user_comparator_;
   Iterator* const iter_;
-  const SequenceNumber sequence_;
-  const ReadCallback* const callback_;     // may be null
-  const bool seek_skips_after_tombstone_;  // the planted bug
+  SequenceNumber sequence_;                    // fixed, but for kBugIteratorStepReadsLatest
+  const ReadCallback* const callback_;         // may be null
+  const bool seek_skips_after_tombstone_;      // the planted bug
+  Runtime* const runtime_;                     // yields at each step (may be null)
+  const VersionSet* const step_reads_latest_;  // the planted bug (null: off)
   Status status_;
   std::string saved_key_;    // reverse: current key; forward: key to skip
   std::string saved_value_;  // reverse: current value
@@ -88,6 +93,8 @@ bool DBIter::ParseKey(ParsedInternalKey* ikey) {
 
 void DBIter::Next() {
   SHALE_CHECK(valid_);
+  if (runtime_ != nullptr) runtime_->YieldPoint("iterator.step");
+  if (step_reads_latest_ != nullptr) sequence_ = step_reads_latest_->LastSequence();
   if (direction_ == kReverse) {
     direction_ = kForward;
     // iter_ is before all entries of saved_key_: step into them, then skip
@@ -145,6 +152,8 @@ void DBIter::FindNextUserEntry(bool skipping, std::string* skip) {
 
 void DBIter::Prev() {
   SHALE_CHECK(valid_);
+  if (runtime_ != nullptr) runtime_->YieldPoint("iterator.step");
+  if (step_reads_latest_ != nullptr) sequence_ = step_reads_latest_->LastSequence();
   if (direction_ == kForward) {
     // iter_ is on the current entry: back up until before all its versions.
     SHALE_CHECK(iter_->Valid());
@@ -261,9 +270,11 @@ void DBIter::SeekToLast() {
 
 Iterator* NewDBIterator(const Comparator* user_comparator, Iterator* internal,
                         SequenceNumber sequence, const ReadCallback* callback,
-                        uint64_t planted_bugs) {
+                        uint64_t planted_bugs, Runtime* runtime, const VersionSet* latest) {
+  const bool reads_latest = (planted_bugs & kBugIteratorStepReadsLatest) != 0;
   return new DBIter(user_comparator, internal, sequence, callback,
-                    (planted_bugs & kBugSeekSkipsKeyAfterTombstone) != 0);
+                    (planted_bugs & kBugSeekSkipsKeyAfterTombstone) != 0, runtime,
+                    reads_latest ? latest : nullptr);
 }
 
 }  // namespace shale

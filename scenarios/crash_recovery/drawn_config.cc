@@ -141,6 +141,7 @@ void DrawWriteQueues(sim::ChoiceTape* tape, Drawn* d) {
     o.two_write_queues = true;
     o.enable_pipelined_write = false;
     o.unordered_write = rng.OneIn(2);
+    d->read_visibility = ReadVisibility::kWholeBatchPublishedLater;
   } else if (!d->transactions && rng.OneIn(4)) {
     o.unordered_write = true;
     o.enable_pipelined_write = false;

@@ -29,7 +29,8 @@ struct Drawn {
   TransactionDBOptions txn_options;
   // kPerKey under unordered_write through one queue: each writer inserts
   // its keys after its sequence is published, so readers may see part of a
-  // batch (DrawWriteQueues).
+  // batch (DrawWriteQueues); kWholeBatchPublishedLater under two write
+  // queues, which publish a plain write after logging it.
   ReadVisibility read_visibility = ReadVisibility::kWholeBatch;
 };
 

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "scenarios/oracle/one_cut.h"
 #include "scenarios/oracle/recovery_check.h"
 
 namespace shale::scenario {
@@ -369,7 +370,7 @@ class Client {
     Scan scan;
     {
       std::unique_ptr<Iterator> it(s_->db->NewIterator(ro));
-      scan = Walk(it.get(), KeyName(start), kScanEntries, since, token);
+      scan = Walk(it.get(), start, kScanEntries, since, token);
     }
     if (telling()) {
       Tell(absl::StrCat("scan from ", KeyName(start), snapshot ? " at a snapshot" : "", " -> ",
@@ -395,12 +396,11 @@ class Client {
   // The forward and backward passes of Iterate; checks them and their
   // values (since: when the read began, before the iterator's snapshot). ok:
   // both passes agreed and every value was possible.
-  Scan Walk(Iterator* it, const std::string& target, size_t max_entries, const ReadStart& since,
-            uint64_t token) {
+  Scan Walk(Iterator* it, int start, size_t max_entries, const ReadStart& since, uint64_t token) {
     Scan scan;
     std::vector<std::pair<std::string, std::string>>& forward = scan.entries;
     std::vector<std::pair<std::string, std::string>> backward;
-    for (it->Seek(target); it->Valid() && forward.size() < max_entries; it->Next()) {
+    for (it->Seek(KeyName(start)); it->Valid() && forward.size() < max_entries; it->Next()) {
       forward.emplace_back(it->key().ToString(), it->value().ToString());
     }
     scan.to_end = !it->Valid();
@@ -422,6 +422,8 @@ class Client {
         if (s_->failed) return scan;
       }
     }
+    // The forward pass read at one snapshot: one sequence explains it.
+    if (o_.snapshots_immutable && !CheckOneCut(scan, PassedOver(start, scan))) return scan;
     if (o_.snapshots_immutable && forward != backward) {
       s_->Fail("read consistency", forward.empty() ? "" : forward.front().first,
                std::to_string(forward.size()) + " entries forward",
@@ -461,6 +463,24 @@ class Client {
       return s_->Fail("read consistency", key, ExpectedText(key, since, *s_->history), "<absent>",
                       "an iterator passed over a key that existed throughout the call");
     }
+  }
+
+  // Batch atomicity across keys: the iterator read at one snapshot, so one
+  // sequence explains every value it returned and every key it passed over
+  // (OneCutExplains): a batch is seen whole or not at all.
+  // False (the run failed) if not.
+  bool CheckOneCut(const Scan& scan, const std::vector<std::string>& passed_over) {
+    std::vector<KeyObservation> observed;
+    for (const auto& [k, v] : scan.entries) observed.emplace_back(k, Value(v));
+    for (const std::string& k : passed_over) observed.emplace_back(k, Value());
+    std::string key;
+    if (OneCutExplains(*s_->history, observed, &key)) return true;
+    const auto seen = std::find_if(observed.begin(), observed.end(),
+                                   [&key](const KeyObservation& o) { return o.first == key; });
+    s_->Fail("atomicity", key, "the value at a sequence that explains the scan's other keys",
+             DescribeValue(seen->second),
+             "one iterator saw part of a batch: no one sequence explains the values it read");
+    return false;
   }
 
   // At one explicit snapshot, Get agrees with the iterator: on a key the

@@ -57,6 +57,9 @@ void History::EndWrite(uint64_t id, const Status& status, uint64_t sequence, uin
   }
   w.outcome = WriteRecord::Outcome::kAcked;
   w.sequence = sequence;
+  const bool published_later =
+      visible_at == 0 && visibility_ == ReadVisibility::kWholeBatchPublishedLater;
+  w.visible_sequence = published_later ? 0 : std::max(sequence, visible_at);
   w.must_survive = w.wal && w.sync;
   if (!w.ops.empty()) max_acked_sequence_ = std::max({max_acked_sequence_, sequence, visible_at});
   w.ack_index = ack_order_.size();
@@ -87,6 +90,12 @@ void History::CloseDone(uint64_t token) {
     WriteRecord& w = writes_[ack_order_[i]];
     if (!w.wal) w.must_survive = true;
   }
+}
+
+const std::vector<uint64_t>& History::WritesTo(const std::string& key) const {
+  static const std::vector<uint64_t> kNone;
+  const auto it = writes_by_key_.find(key);
+  return it == writes_by_key_.end() ? kNone : it->second;
 }
 
 std::vector<const WriteRecord*> History::AckedInOrder() const {
@@ -229,7 +238,7 @@ bool History::Observe(const std::string& key, const ReadStart& start, const Valu
 }
 
 uint64_t History::ObservedEvent(const WriteRecord& w, const std::string& key) const {
-  if (visibility_ == ReadVisibility::kWholeBatch) return w.observed_event;
+  if (visibility_ != ReadVisibility::kPerKey) return w.observed_event;
   for (const auto& [k, event] : w.observed_keys) {
     if (k == key) return event;
   }

@@ -65,6 +65,10 @@ struct WriteRecord {
   // this write; it orders the write among all others (in a cut, and for
   // the value a key settles on).
   uint64_t sequence = 0;
+  // When acked: the sequence from which snapshots see it (its commit's,
+  // for a transaction whose data was logged at its Prepare; else sequence),
+  // or 0 where that is not known (ReadVisibility::kWholeBatchPublishedLater).
+  uint64_t visible_sequence = 0;
   bool must_survive = false;  // durable (see the file comment)
   // A Flush that began after it was acknowledged succeeded: it is in a
   // table, so no damage to a log can take it.
@@ -93,7 +97,12 @@ struct WriteRecord {
 //   kPerKey      readers may see part of a batch (unordered_write inserts
 //                each key when its writer gets to it): only the key read
 //                is known to have been written.
-enum class ReadVisibility : uint8_t { kWholeBatch, kPerKey };
+//   kWholeBatchPublishedLater
+//                as kWholeBatch, but a write acknowledged without a
+//                visible_at (EndWrite) may become visible to snapshots at a
+//                sequence later than its own, which the writer is not told
+//                (two write queues publish a plain write after logging it).
+enum class ReadVisibility : uint8_t { kWholeBatch, kPerKey, kWholeBatchPublishedLater };
 
 // When a read began (History::BeginRead): the count of acknowledged writes
 // and the history's event counter at that moment.
@@ -192,6 +201,9 @@ class History {
   // The values key may have in the base: one, unless it is unknown.
   std::vector<Value> BaseValues(const std::string& key) const;
   const std::vector<WriteRecord>& writes() const { return writes_; }
+  // The ids of the writes with an op on key, in issue order (none: empty).
+  const std::vector<uint64_t>& WritesTo(const std::string& key) const;
+  ReadVisibility visibility() const { return visibility_; }
   // A crash cut the writes still pending short: they become indeterminate.
   void AbandonPending();
   // Starts a fresh history from a recovered state (after a crash check):

@@ -190,6 +190,10 @@ const BugRow kRows[] = {
     // Found where a crash keeps the first of a group's two WAL records
     // (a power loss, or a flip point-in-time stops at, between them).
     {"split_unsynced_group_in_wal", "crash-recovery", {"atomicity"}},
+    // A scan without a snapshot reads on at newer sequences: its forward
+    // pass sees part of a batch (atomicity), or disagrees with its backward
+    // pass (read consistency).
+    {"iterator_step_reads_latest", "crash-recovery", {"read consistency", "atomicity"}},
     // A follower's Write reports a sequence from before its group.
     {"follower_sequence_not_reported", "crash-recovery", {"real-time order"}},
     // A writer's Get right after its Write reads below the newest publish.
@@ -406,6 +410,7 @@ const PinRow kPinRows[] = {
     {"durability", "windows", "ack_sync_write_before_wal_sync"},
     {"prefix recovery", "windows", "recovery_commits_prepared"},
     {"atomicity", "windows", "split_unsynced_group_in_wal"},
+    {"atomicity", "crash-recovery", "iterator_step_reads_latest"},
     {"no phantoms", "windows", "recovery_commits_prepared"},
     {"resurrection", "windows", "skip_dir_sync_after_current"},
     {"read consistency", "windows", "seek_skips_key_after_tombstone"},

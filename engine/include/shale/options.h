@@ -222,6 +222,10 @@ enum PlantedBug : uint64_t {
   // Close joins the flush thread before telling it to shut down: the
   // thread waits for work or shutdown, Close for the thread (deadlock).
   kBugCloseJoinsBeforeShutdown = uint64_t{1} << 46,
+  // An iterator without an explicit snapshot moves its read sequence up to
+  // the DB's latest at every step, so one scan reads some keys before a
+  // batch and others after it.
+  kBugIteratorStepReadsLatest = uint64_t{1} << 47,
 };
 
 struct Options {
