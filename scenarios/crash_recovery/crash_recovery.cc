@@ -826,7 +826,7 @@ class CrashRecoveryRun {
     if (EndIfMostlyUnreadable(scope.unreadable)) return;
     std::vector<std::string> prepared;
     if (state_.txn_db != nullptr) {
-      const bool ok = CheckRecoveredPrepared(&state_, scope, v.cut, &prepared);
+      const bool ok = CheckRecoveredPrepared(&state_, scope, v, &prepared);
       recovered_prepared_ += prepared.size();
       if (!ok) return;
     }

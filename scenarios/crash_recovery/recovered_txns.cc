@@ -27,16 +27,31 @@ std::string LostEnd(const WorkloadState& state, const NamedTxn& t, const CheckSc
   return "";
 }
 
+// True if the recovered state holds a WAL write that began after section
+// was acknowledged (so was logged after it): among acked[0, min_cut),
+// which every cut that fits the state holds.
+bool HoldsWriteLoggedAfter(const WriteRecord& section, const std::vector<const WriteRecord*>& acked,
+                           uint64_t min_cut) {
+  for (uint64_t i = 0; i < min_cut && i < acked.size(); i++) {
+    const WriteRecord& w = *acked[i];
+    if (w.wal && !w.ops.empty() && w.begin_event > section.end_event) return true;
+  }
+  return false;
+}
+
 // True if t, prepared in the crashed phase with a Prepare that had to
-// survive, must still be prepared: it did not finish, or its acknowledged
-// Commit is not among the first `cut` writes the recovered state holds.
+// survive (or that the recovered state holds a write logged after), must
+// still be prepared: it did not finish, or its acknowledged Commit is not
+// among the writes the recovered state holds.
 bool MustBePrepared(const WorkloadState& state, const NamedTxn& t, const CheckScope& scope,
-                    const std::vector<const WriteRecord*>& acked, uint64_t cut) {
+                    const std::vector<const WriteRecord*>& acked, const RecoveryVerdict& verdict) {
   const int crashed = state.phase - 1;
   if (t.prepare_phase != crashed) return false;
   if (t.prepare_id != NamedTxn::kRecoveredSection) {
     const WriteRecord& section = state.history->writes().at(t.prepare_id);
-    if (section.outcome != WriteRecord::Outcome::kAcked || !HadToSurvive(section, scope)) {
+    if (section.outcome != WriteRecord::Outcome::kAcked) return false;
+    if (!HadToSurvive(section, scope) &&
+        !(scope.durability && HoldsWriteLoggedAfter(section, acked, verdict.min_cut))) {
       return false;
     }
   }
@@ -44,7 +59,7 @@ bool MustBePrepared(const WorkloadState& state, const NamedTxn& t, const CheckSc
   if (t.end_phase != crashed || t.end != NamedTxn::End::kCommitted) {
     return false;  // a rollback, or an end that failed or a crash cut short: indeterminate
   }
-  for (uint64_t i = 0; i < cut && i < acked.size(); i++) {
+  for (uint64_t i = 0; i < verdict.cut && i < acked.size(); i++) {
     if (acked[i]->id == t.commit_id) return false;
   }
   return true;
@@ -52,8 +67,8 @@ bool MustBePrepared(const WorkloadState& state, const NamedTxn& t, const CheckSc
 
 }  // namespace
 
-bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope, uint64_t cut,
-                            std::vector<std::string>* prepared) {
+bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope,
+                            const RecoveryVerdict& verdict, std::vector<std::string>* prepared) {
   *prepared = state->txn_db->GetPreparedTransactionNames();
   for (const std::string& name : *prepared) {
     const Transaction* txn = state->txn_db->GetTransactionByName(name);
@@ -88,11 +103,12 @@ bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope, uint6
   const std::vector<const WriteRecord*> acked = AckedBySequence(*state->history);
   for (auto& [name, t] : state->named_txns) {
     if (std::binary_search(prepared->begin(), prepared->end(), name)) continue;
-    if (MustBePrepared(*state, t, scope, acked, cut)) {
+    if (MustBePrepared(*state, t, scope, acked, verdict)) {
       state->Fail("durability", name, "prepared", "not prepared",
                   "transaction " + name +
-                      "'s Prepare had to survive the crash and it did not finish, yet it did "
-                      "not come back prepared");
+                      "'s Prepare had to survive the crash (it was synced, or the recovered DB "
+                      "holds a write logged after it) and it did not finish, yet it did not "
+                      "come back prepared");
       return false;
     }
     t.settled = true;

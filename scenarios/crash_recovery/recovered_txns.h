@@ -40,11 +40,16 @@ namespace shale::scenario {
 // not yet reset) and state->phase (already past the crashed phase). Fills
 // *prepared with the recovered names; on a violation fails state and
 // returns false. scope: what the crash check held the state to (the same
-// durability rules apply to prepares and ends). cut: the passing RecoveryVerdict's cut (the recovered state holds
-// the first `cut` acknowledged writes in sequence order, and no later one).
+// durability rules apply to prepares and ends). verdict: the passing
+// RecoveryVerdict (the recovered state holds at least the first min_cut
+// acknowledged writes in sequence order, and at most the first cut).
+// A Prepare has a place in the cut by real time: a WAL write that began
+// after it was acknowledged was logged after it, so a state that must hold
+// such a write holds the Prepare too (checked where durability holds: an
+// injected WAL flip may drop a log's middle).
 // REQUIRES: state->txn_db set.
-bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope, uint64_t cut,
-                            std::vector<std::string>* prepared);
+bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope,
+                            const RecoveryVerdict& verdict, std::vector<std::string>* prepared);
 
 // Commits or rolls back each of prepared (rng decides), recording commits in
 // state->history (the fresh one); then requires none left, unless an

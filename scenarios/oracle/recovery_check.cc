@@ -319,6 +319,7 @@ RecoveryVerdict CheckRecovery(const History& history, const CheckScope& scope,
   for (size_t k = 0; k <= acked.size(); k++) {
     walk.AdmitReady();
     if (k >= floor && walk.tracker().mismatches() == 0) {
+      if (!found) best.min_cut = k;
       best.cut = k;
       admitted_at_best = walk.admitted();
       found = true;

@@ -34,6 +34,9 @@ namespace shale::scenario {
 struct RecoveryVerdict {
   bool ok = true;
   uint64_t cut = 0;  // acked writes (in sequence order) the state reflects
+  // The fewest acked writes (in sequence order) a cut that fits the state
+  // may hold (<= cut): the state holds at least acked[0, min_cut).
+  uint64_t min_cut = 0;
   std::string
       property;  // "durability", "prefix recovery", "atomicity", "resurrection", "no phantoms"
   std::string key;

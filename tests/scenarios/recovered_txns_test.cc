@@ -60,9 +60,21 @@ struct Fixture {
     t.end = NamedTxn::End::kCommitted;
     t.end_phase = 0;
   }
-  bool Check(bool page_cache_kept, uint64_t cut) {
+  // A plain WAL write that began after everything so far ended.
+  uint64_t LaterWrite(uint64_t sequence) {
+    const uint64_t id = history.BeginWrite({KeyOp{"other", "w"}}, /*wal=*/true, /*sync=*/false);
+    history.EndWrite(id, Status::OK(), sequence);
+    return id;
+  }
+  // cut and min_cut: the passing verdict's (min_cut: every fitting cut
+  // holds that many; cut when not given).
+  bool Check(bool page_cache_kept, uint64_t cut, int64_t min_cut = -1) {
     std::vector<std::string> prepared;
-    return CheckRecoveredPrepared(&state, CheckScope{page_cache_kept, true, {}}, cut, &prepared);
+    RecoveryVerdict verdict;
+    verdict.cut = cut;
+    verdict.min_cut = min_cut < 0 ? cut : static_cast<uint64_t>(min_cut);
+    return CheckRecoveredPrepared(&state, CheckScope{page_cache_kept, true, {}}, verdict,
+                                  &prepared);
   }
 };
 
@@ -87,6 +99,19 @@ TEST_CASE("a durable prepare that did not finish must come back prepared", "[ora
     f.Prepare(/*sync=*/false);
     REQUIRE(f.Check(/*page_cache_kept=*/false, /*cut=*/0));
     REQUIRE(f.state.named_txns.at(kName).settled);
+  }
+  SECTION("an unsynced prepare the recovered state holds a later write of: durability") {
+    Fixture f;
+    f.Prepare(/*sync=*/false);
+    f.LaterWrite(/*sequence=*/5);
+    REQUIRE_FALSE(f.Check(/*page_cache_kept=*/false, /*cut=*/2));  // section, then the write
+    REQUIRE(f.state.failure.property == "durability");
+  }
+  SECTION("a later write only some fitting cuts hold proves nothing") {
+    Fixture f;
+    f.Prepare(/*sync=*/false);
+    f.LaterWrite(/*sequence=*/5);
+    REQUIRE(f.Check(/*page_cache_kept=*/false, /*cut=*/2, /*min_cut=*/1));
   }
   SECTION("a committed one whose Commit the recovered state lost") {
     Fixture f;
