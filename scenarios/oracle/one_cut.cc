@@ -107,11 +107,11 @@ bool SeenWholeIfSeen(const History& history, const std::vector<KeyObservation>& 
   for (const auto& [k, v] : observed) {
     const WriteRecord* seen = OnlyUnacknowledged(history, k, v);
     if (seen == nullptr) continue;
-    for (const auto& [other, other_value] : observed) {
+    for (const KeyObservation& other : observed) {
       const bool written = std::any_of(seen->ops.begin(), seen->ops.end(),
-                                       [&other](const KeyOp& op) { return op.key == other; });
-      if (!written || !OnlyBefore(history, other, other_value, *seen)) continue;
-      *key = other;
+                                       [&other](const KeyOp& op) { return op.key == other.first; });
+      if (!written || !OnlyBefore(history, other.first, other.second, *seen)) continue;
+      *key = other.first;
       return false;
     }
   }
