@@ -378,10 +378,9 @@ class Client {
                         scan.entries.empty() ? "" : ", first " + scan.entries.front().first));
     }
     if (!s_->failed && scan.ok) {
-      const std::vector<std::string> passed_over = PassedOver(start, scan);
-      CheckComplete(passed_over, since);
+      CheckComplete(scan.passed_over, since);
       if (snapshot != nullptr && !s_->failed && o_.snapshots_immutable) {
-        CompareGets(ro, scan, passed_over);
+        CompareGets(ro, scan, scan.passed_over);
       }
     }
     if (snapshot != nullptr) s_->db->ReleaseSnapshot(snapshot);
@@ -391,6 +390,7 @@ class Client {
     bool ok = false;
     bool to_end = false;  // the walk ran off the last key
     std::vector<std::pair<std::string, std::string>> entries;
+    std::vector<std::string> passed_over;  // PassedOver, once the forward pass is done
   };
 
   // The forward and backward passes of Iterate; checks them and their
@@ -404,6 +404,7 @@ class Client {
       forward.emplace_back(it->key().ToString(), it->value().ToString());
     }
     scan.to_end = !it->Valid();
+    scan.passed_over = PassedOver(start, scan);
     if (!forward.empty() && it->status().ok()) {
       for (it->SeekForPrev(forward.back().first); it->Valid() && backward.size() < forward.size();
            it->Prev()) {
@@ -423,7 +424,7 @@ class Client {
       }
     }
     // The forward pass read at one snapshot: one sequence explains it.
-    if (o_.snapshots_immutable && !CheckOneCut(scan, PassedOver(start, scan))) return scan;
+    if (o_.snapshots_immutable && !CheckOneCut(scan, scan.passed_over)) return scan;
     if (o_.snapshots_immutable && forward != backward) {
       s_->Fail("read consistency", forward.empty() ? "" : forward.front().first,
                std::to_string(forward.size()) + " entries forward",
