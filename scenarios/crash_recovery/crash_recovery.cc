@@ -65,6 +65,8 @@ using namespace fault_figures;
 constexpr const char* kDbPath = "/db";
 constexpr int kDefaultOps = 2000;
 constexpr const char* kAfterSetCurrent = "manifest.after_set_current";
+// The point after the engine deleted a WAL file.
+constexpr const char* kAfterWalDelete = "wal.after_delete";
 // A crash drawn "soon after the Open" lands within this many operations.
 constexpr uint64_t kEarlyCrashOps = 32;
 // RunResult::observed counters: process-crash checks that held every
@@ -281,6 +283,7 @@ class CrashRecoveryRun {
     state_.runtime = sim_.runtime();
     state_.step = [this] { return sim_.steps(); };
     state_.fold = [this](uint64_t hash) { sim_.Fold(hash); };
+    state_.newest_wal = [this] { return NewestWal(); };
     if (config_.trace) state_.story = [this](const std::string& line) { sim_.TraceEvent(line); };
     if (plan_->enabled()) {
       state_.fault_mark = [this] { return plan_->Mark(); };
@@ -609,13 +612,7 @@ class CrashRecoveryRun {
       state_.WaitForOps(crash_at_ops);
       trigger_->Disarm();
     } else if (roll < 7) {
-      const auto& targets =
-          hosted_ == nullptr ? CrashTrigger::WorkloadTargets() : CrashTrigger::DiskTargets();
-      const char* name = targets[sim_.rng()->Uniform(targets.size())];
-      // After CURRENT's rename, the crash lands up to 8 points later: in
-      // the window before its directory sync, or just past it.
-      const uint64_t later = name == std::string(kAfterSetCurrent) ? sim_.rng()->Uniform(9) : 0;
-      ArmCrash(name, 1 + sim_.rng()->Uniform(3), "crash_point." + std::string(name), later);
+      ArmAtNamedPoint();
       state_.WaitForOps(kNoOpTarget);
       trigger_->Disarm();
     } else {
@@ -627,6 +624,39 @@ class CrashRecoveryRun {
     for (auto& t : threads) (void)t.release();
     return state_.recovery_wanted && !state_.failed && !state_.crash_point_reached &&
            state_.ops_done < crash_at_ops;
+  }
+
+  // The newest WAL file's name in the DB directory ("" if none).
+  std::string NewestWal() const {
+    std::string newest;
+    for (const std::string& path : disk_->base()->VisibleChildren(kDbPath)) {
+      if (IsLogFile(path)) newest = std::max(newest, path);
+    }
+    return newest;
+  }
+
+  // Arms the crash at the 1st..3rd time a task reaches a drawn engine
+  // point (a disk call, for a hosted engine). In runs with transactions,
+  // half of these crashes land instead at the first WAL deletion while a
+  // prepared transaction's commit or rollback is acknowledged but not yet
+  // synced: a two-phase engine must keep every log that holds a Prepare
+  // whose finish marker a power loss can still take. After CURRENT's
+  // rename or a WAL deletion the crash lands up to 8 points later: in the
+  // window before the directory sync that makes it durable, or past it.
+  void ArmAtNamedPoint() {
+    const auto& targets =
+        hosted_ == nullptr ? CrashTrigger::WorkloadTargets() : CrashTrigger::DiskTargets();
+    std::string name = targets[sim_.rng()->Uniform(targets.size())];
+    uint64_t hit = 1 + sim_.rng()->Uniform(3);
+    const bool two_phase = drawn_.transactions && sim_.rng()->OneIn(2);
+    if (two_phase) {
+      name = kAfterWalDelete;
+      hit = 1;
+    }
+    const bool opens_window = name == kAfterSetCurrent;
+    const uint64_t later = opens_window ? sim_.rng()->Uniform(9) : 0;
+    ArmCrash(name, hit, "crash_point." + name, later);
+    if (two_phase) trigger_->set_gate([this] { return state_.unsynced_finish_after_wal_switch; });
   }
 
   // Arms the trigger so that the hit-th point named name (any, if empty)
@@ -672,10 +702,13 @@ class CrashRecoveryRun {
   // then the disk: a process crash or a power loss. Returns true for a
   // power loss.
   bool CrashOnce() {
-    // A crash after CURRENT's rename, or soon after an Open (which may
-    // have renamed it), is always a power loss: a process crash keeps what
-    // the rename did, so the window before the next directory sync is moot.
-    const bool after_rename = state_.crash_point_reached && armed_target_ == kAfterSetCurrent;
+    // A crash after CURRENT's rename or a WAL deletion, or soon after an
+    // Open (which may have renamed it), is always a power loss: a process
+    // crash keeps every file's data and every name change, so neither the
+    // window before the next directory sync nor what only the deleted log
+    // held is at stake.
+    const bool after_rename = state_.crash_point_reached && (armed_target_ == kAfterSetCurrent ||
+                                                             armed_target_ == kAfterWalDelete);
     LearnLogsBeforeCrash();
     sim_.Crash();
     state_.crash_point_reached = false;

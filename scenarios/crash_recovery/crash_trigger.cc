@@ -49,6 +49,7 @@ void CrashTrigger::Arm(std::string name, uint64_t hit, std::function<void()> on_
   matches_ = 0;
   points_seen_ = 0;
   on_fire_ = std::move(on_fire);
+  gate_ = nullptr;
 }
 
 void CrashTrigger::OnPoint(const char* name) {
@@ -56,11 +57,13 @@ void CrashTrigger::OnPoint(const char* name) {
   points_seen_++;
   if (hit_ == 0) return;
   if (!name_.empty() && std::strcmp(name, name_.c_str()) != 0) return;
+  if (gate_ && !gate_()) return;
   if (++matches_ < hit_) return;
   if (then_any_ > 0) {  // the named point is reached: count on from it
     sim_->TraceEvent(std::string("crash point reached: ") + name + ", crashing " +
                      std::to_string(then_any_) + " points later");
     name_.clear();
+    gate_ = nullptr;
     hit_ = then_any_;
     matches_ = 0;
     then_any_ = 0;

@@ -48,6 +48,10 @@ class CrashTrigger {
   // of any name (into the window a point opens, such as a rename not yet
   // made durable).
   void Arm(std::string name, uint64_t hit, std::function<void()> on_fire, uint64_t then_any = 0);
+  // Counts a named point toward hit only while gate returns true (the
+  // next Arm clears the gate). The gate runs in the task at the point and
+  // must not reach points itself.
+  void set_gate(std::function<bool()> gate) { gate_ = std::move(gate); }
   // Counts points only (never fires).
   void Count() { Arm("", 0, nullptr); }
   void Disarm() { armed_ = false; }
@@ -67,6 +71,7 @@ class CrashTrigger {
   uint64_t matches_ = 0;
   uint64_t points_seen_ = 0;
   std::function<void()> on_fire_;
+  std::function<bool()> gate_;
 };
 
 }  // namespace shale::scenario

@@ -101,6 +101,10 @@ void DrawTransactions(sim::ChoiceTape* tape, Drawn* d) {
   d->txn_options.write_policy =
       write_prepared ? TxnWritePolicy::kWritePrepared : TxnWritePolicy::kWriteCommitted;
   d->workload.transactions = d->transactions;
+  if (d->transactions && rng.OneIn(2)) {
+    d->workload.prepare_to_finish_us_max = uint64_t{250} << rng.Uniform(7);
+    d->described["prepare_to_finish_us_max"] = std::to_string(d->workload.prepare_to_finish_us_max);
+  }
   d->described["transactions"] = !d->transactions ? "off"
                                  : write_prepared ? "write-prepared"
                                                   : "write-committed";

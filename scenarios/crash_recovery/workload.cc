@@ -171,6 +171,10 @@ class Client {
         CheckStatus(st, "Prepare");
         return Abort(txn.get());  // still started: only releases its locks
       }
+      if (s_->newest_wal) named->prepare_wal = s_->newest_wal();
+      if (o_.prepare_to_finish_us_max > 0) {
+        s_->runtime->SleepForMicroseconds(rng_->Uniform(o_.prepare_to_finish_us_max + 1));
+      }
     }
     if (telling()) {
       Tell(absl::StrCat("transaction ", DescribeKeyOps(ops), prepare ? ", prepared" : "",
@@ -320,6 +324,9 @@ class Client {
       named->end_phase = s_->phase;
       named->commit_id = id;
       named->end_sync = sync;
+      if (!sync && s_->newest_wal && s_->newest_wal() != named->prepare_wal) {
+        s_->unsynced_finish_after_wal_switch = true;
+      }
       if (s_->txn_changed) s_->txn_changed(txn->GetName());
     }
     CheckStatus(st, commit ? "Commit" : "Rollback");
@@ -562,6 +569,7 @@ class Client {
     s_->engine_ops++;
     if (st.ok()) {
       flush ? s_->history->FlushDone(token) : s_->history->SyncWalDone(token);
+      s_->unsynced_finish_after_wal_switch = false;
     }
     const char* what = flush ? "flush" : o_.offers.sync_wal ? "sync WAL" : "empty sync write";
     if (telling()) Tell(std::string(what) + " -> " + st.ToString());
@@ -693,6 +701,7 @@ void WorkloadState::EndWrite(uint64_t id, const Status& status, uint64_t sequenc
   history->EndWrite(id, status, sequence, visible_at);
   ++(status.ok() ? writes_acked : writes_failed);
   const WriteRecord& w = history->writes()[id];
+  if (w.outcome == WriteRecord::Outcome::kAcked && w.sync) unsynced_finish_after_wal_switch = false;
   if (w.outcome != WriteRecord::Outcome::kAcked || w.ops.empty()) return;
   if (w.sequence > w.sequence_floor) return;
   Fail("real-time order", w.ops.front().key, "a sequence above " + std::to_string(w.sequence_floor),

@@ -85,6 +85,12 @@ struct WorkloadOptions {
   int max_batch = 6;
   bool faults_enabled = false;  // I/O faults on: errors are indeterminate, not failures
   bool transactions = false;    // the DB is a TransactionDB: transactions join the mix
+  // A prepared transaction waits up to this long (simulated time; 0: not
+  // at all) before its second phase, as a two-phase-commit participant
+  // waits for its coordinator. Other clients write meanwhile, so the
+  // memtable and its WAL may switch, and a flush retire the Prepare's
+  // log, between the Prepare and its commit or rollback marker.
+  uint64_t prepare_to_finish_us_max = 0;
   // Reads at one snapshot (or one iterator) repeat. False under
   // unordered_write, which promises only per-key consistency and
   // read-your-own-writes: the forward and backward passes, a Get against
@@ -121,6 +127,7 @@ struct NamedTxn {
   int end_phase = -1;          // WorkloadState::phase of that acknowledgement
   uint64_t commit_id = 0;      // History id of the commit (kCommitted), in that phase's History
   bool end_sync = false;       // the Commit or Rollback was a sync write
+  std::string prepare_wal;     // WorkloadState::newest_wal when its Prepare was acknowledged
   // A crash check found it not prepared after it had ended: it may never
   // come back prepared (no resurrection).
   bool settled = false;
@@ -173,6 +180,15 @@ struct WorkloadState {
   // its locks (a failed Commit or Rollback: it stays prepared until the
   // next crash check); -1 if none. A write may then time out on a lock.
   int stuck_prepared_phase = -1;
+  // The newest WAL file's name on the disk now (simulated disks only; null
+  // elsewhere).
+  std::function<std::string()> newest_wal;
+  // Set when a prepared transaction's Commit or Rollback is acknowledged
+  // without sync while a newer WAL than the one its Prepare went to is the
+  // newest (newest_wal); cleared by the next acknowledged sync write. While
+  // set, a finish marker may sit in the live WAL's unsynced tail with its
+  // Prepare in an older log that a flush may retire.
+  bool unsynced_finish_after_wal_switch = false;
   // Set when a write, commit, flush, compaction or WAL sync failed on a
   // proven error (faults on): the DB may have stopped taking writes (a
   // background error). Once recovery is due (RecoveryDue: after a drawn

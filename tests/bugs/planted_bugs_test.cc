@@ -56,9 +56,6 @@ struct BugRow {
   const char* pins = "";
 };
 
-// Many crashes over long runs, no I/O faults: the most crash windows per
-// seed.
-constexpr Shape kLongCrashy{4000, 80, "off"};
 // `shale run`'s defaults with I/O faults on in every seed.
 constexpr Shape kFaultsOn{0, 3, "on"};
 
@@ -135,15 +132,14 @@ const BugRow kRows[] = {
     {"write_prepared_publishes_unprepared",
      "unordered-write",
      {"atomic reads", "immutable snapshots"}},
-    // Found only when a power loss falls after a flush deleted the WAL of a
+    // Found when a power loss falls after a flush deleted the WAL of a
     // finished transaction's Prepare and before its commit marker's log
     // was synced: the Prepare (or, WritePrepared, its flushed data's
-    // uncommitted state) is lost. About one seed in 300 meets that window.
+    // uncommitted state) is lost. The crash placed at a WAL deletion after
+    // an unsynced finish meets that window in a few seeds in 100.
     {"retire_section_wal_at_finish",
      "crash-recovery",
-     {"durability", "prefix recovery", "no phantoms"},
-     kLongCrashy,
-     1500},
+     {"durability", "prefix recovery", "no phantoms"}},
     // Windows refuses the unpadded write (unbuffered alignment).
     {"unaligned_direct_write", "windows", {"windows rule"}},
     // Refused where tables are opened without share-delete.
@@ -499,7 +495,11 @@ TEST_CASE("the WAL deleted before the MANIFEST edit is also found after a power 
   INFO("seed " << found.seed << ": " << shale::report::DescribeFailure(found.failure));
   // The lost log held acknowledged writes: a sync one lost is durability;
   // unsynced ones lost under later writes that survived, prefix recovery.
-  CHECK((found.failure.property == "durability" || found.failure.property == "prefix recovery"));
+  // It may also have held the Prepare of a WritePrepared transaction whose
+  // data a flushed table holds: without its section that data reads as
+  // committed (no phantoms).
+  CHECK((found.failure.property == "durability" || found.failure.property == "prefix recovery" ||
+         found.failure.property == "no phantoms"));
   CHECK(scenario->Run(CampaignConfig("crash-recovery", found.seed, 0)).passed);
 }
 

@@ -1,13 +1,13 @@
 // shale shrink: the shrunk run fails the same property, is no larger than
-// the original on every measure the shrinker orders by, replays exactly
+// the original in the order the shrinker keeps edits by, replays exactly
 // from its tape through the failure file, and tells a story ending in the
 // failed check. Bad input exits 2 with one line.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
-
-#include <algorithm>
+#include <tuple>
 
 #include "cli_test_support.h"
 #include "command_table.h"
@@ -55,7 +55,10 @@ TEST_CASE("a shrunk failure is smaller, fails the same way and replays from its 
   CHECK(after.failure.property == before.failure.property);
   CHECK(after.ops <= before.ops);
   CHECK(after.ops < 20);
-  CHECK(o.shrunk.tape->size() <= o.original.tape->size());
+  // Smaller in the shrinker's order (operations, crashes, tape length): a
+  // run with fewer operations may read more of its tape.
+  CHECK(std::make_tuple(after.ops, after.crashes, o.shrunk.tape->size()) <=
+        std::make_tuple(before.ops, before.crashes, o.original.tape->size()));
   CHECK(o.shrunk.tape->size() == after.tape_bytes);  // cut to what the run read
   // The shrunk config alone replays the run: same hash, same failure.
   const scenario::RunResult again = scenario::FindScenario(config.scenario)->Run(o.shrunk);
