@@ -105,6 +105,10 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "Close joins the flush thread before telling it to shut down"},
       {kBugIteratorStepReadsLatest, "iterator_step_reads_latest",
        "an iterator without a snapshot reads each step at the DB's latest sequence"},
+      {kBugRecoverySkipsKeptLogs, "recovery_skips_kept_logs",
+       "recovery skips the older WALs kept for prepared sections"},
+      {kBugUnsyncedPrepareSkipsWal, "unsynced_prepare_skips_wal",
+       "an unsynced Prepare is acknowledged without its section reaching the WAL"},
   };
   return kBugs;
 }

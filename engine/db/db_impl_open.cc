@@ -103,7 +103,8 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
     }
     // With transactions, older WALs kept for their prepared sections are
     // read too (ReplayLogFile inserts none of their data).
-    const bool kept_for_txns = txn_hooks_ != nullptr && number >= versions_->MinLogToKeep();
+    const bool kept_for_txns = txn_hooks_ != nullptr && number >= versions_->MinLogToKeep() &&
+                               !HasBug(kBugRecoverySkipsKeptLogs);
     if (type == FileType::kLogFile && (kept_for_txns || number >= versions_->LogNumber() ||
                                        number == versions_->PrevLogNumber())) {
       logs.push_back(number);

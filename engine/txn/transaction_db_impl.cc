@@ -298,6 +298,15 @@ Status TransactionDBImpl::PrepareTxn(TxnState* txn) {
   };
   WriteOptions wo = txn->write_options;
   wo.disable_wal = false;  // a prepared section must reach the WAL
+  // Planted bug: an unsynced section stays out of the WAL (WritePrepared
+  // still inserts its data; WriteCommitted writes nothing until Commit).
+  if (planted_bug(kBugUnsyncedPrepareSkipsWal) && !wo.sync) {
+    if (!write_prepared_) {
+      NotePrepared(*txn, db_->LiveLogNumber());
+      return Status::OK();
+    }
+    wo.disable_wal = true;
+  }
   Status s = db_->WriteWithHooks(wo, &section, &hooks);
   if (!s.ok() && registered) {
     if (write_prepared_) commit_map_->RemovePrepared(txn->prepare_first);

@@ -39,30 +39,36 @@ bool HoldsWriteLoggedAfter(const WriteRecord& section, const std::vector<const W
   return false;
 }
 
-// True if t, prepared in the crashed phase with a Prepare that had to
-// survive (or that the recovered state holds a write logged after), must
-// still be prepared: it did not finish, or its acknowledged Commit is not
-// among the writes the recovered state holds.
-bool MustBePrepared(const WorkloadState& state, const NamedTxn& t, const CheckScope& scope,
-                    const std::vector<const WriteRecord*>& acked, const RecoveryVerdict& verdict) {
+// Why t, prepared in the crashed phase, must still be prepared, or
+// nullptr if it need not be. It must be if its Prepare had to survive (it
+// was synced or a barrier covered it, or the recovered state holds a write
+// logged after it) and it did not finish: it never ended, or its
+// acknowledged Commit is not among the writes the recovered state holds.
+const char* MustBePrepared(const WorkloadState& state, const NamedTxn& t, const CheckScope& scope,
+                           const std::vector<const WriteRecord*>& acked,
+                           const RecoveryVerdict& verdict) {
   const int crashed = state.phase - 1;
-  if (t.prepare_phase != crashed) return false;
+  if (t.prepare_phase != crashed) return nullptr;
+  const char* why = "an earlier recovery found its section on disk";
   if (t.prepare_id != NamedTxn::kRecoveredSection) {
     const WriteRecord& section = state.history->writes().at(t.prepare_id);
-    if (section.outcome != WriteRecord::Outcome::kAcked) return false;
-    if (!HadToSurvive(section, scope) &&
-        !(scope.durability && HoldsWriteLoggedAfter(section, acked, verdict.min_cut))) {
-      return false;
+    if (section.outcome != WriteRecord::Outcome::kAcked) return nullptr;
+    if (HadToSurvive(section, scope)) {
+      why = "it was synced, or a barrier after it was";
+    } else if (scope.durability && HoldsWriteLoggedAfter(section, acked, verdict.min_cut)) {
+      why = "the recovered DB holds a write that began after it was acknowledged";
+    } else {
+      return nullptr;
     }
   }
-  if (t.end_attempt_phase != crashed) return true;  // never finished
+  if (t.end_attempt_phase != crashed) return why;  // never finished
   if (t.end_phase != crashed || t.end != NamedTxn::End::kCommitted) {
-    return false;  // a rollback, or an end that failed or a crash cut short: indeterminate
+    return nullptr;  // a rollback, or an end that failed or a crash cut short: indeterminate
   }
   for (uint64_t i = 0; i < verdict.cut && i < acked.size(); i++) {
-    if (acked[i]->id == t.commit_id) return false;
+    if (acked[i]->id == t.commit_id) return nullptr;
   }
-  return true;
+  return why;
 }
 
 }  // namespace
@@ -103,12 +109,10 @@ bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope,
   const std::vector<const WriteRecord*> acked = AckedBySequence(*state->history);
   for (auto& [name, t] : state->named_txns) {
     if (std::binary_search(prepared->begin(), prepared->end(), name)) continue;
-    if (MustBePrepared(*state, t, scope, acked, verdict)) {
+    if (const char* why = MustBePrepared(*state, t, scope, acked, verdict)) {
       state->Fail("durability", name, "prepared", "not prepared",
-                  "transaction " + name +
-                      "'s Prepare had to survive the crash (it was synced, or the recovered DB "
-                      "holds a write logged after it) and it did not finish, yet it did not "
-                      "come back prepared");
+                  "transaction " + name + "'s Prepare had to survive the crash (" + why +
+                      ") and it did not finish, yet it did not come back prepared");
       return false;
     }
     t.settled = true;

@@ -226,6 +226,16 @@ const BugRow kRows[] = {
     // until the simulated hour runs out, or, a transaction's write, holds
     // its locks so long that another's lock wait times out.
     {"slowdown_rereads_stale_level0", "crash-recovery", {"simulation", "no spurious errors"}},
+    // A transaction prepared in a kept older WAL is lost (its flushed
+    // WritePrepared data then reads as committed: no phantoms).
+    {"recovery_skips_kept_logs", "crash-recovery", {"durability", "no phantoms"}},
+    // Found where a crash falls between the Prepare and its commit: the
+    // section is gone though a write after it (or a barrier) survived;
+    // WritePrepared data without its section reads as committed, or the
+    // commit that survives follows lost writes.
+    {"unsynced_prepare_skips_wal",
+     "crash-recovery",
+     {"durability", "prefix recovery", "no phantoms"}},
 };
 
 RunConfig CampaignConfig(const std::string& scenario, uint64_t seed, uint64_t bugs,
@@ -472,6 +482,19 @@ void CheckPinnedAlone(const PinRow& row) {
     },
     CheckPinnedAlone, "[bugs]");
 
+// The first crash-recovery campaign seed (of 1..kSeedLimit) with bugs
+// planted whose failure message contains needle; passed if none.
+RunResult FirstCrashRecoveryFailure(uint64_t bugs, const std::string& needle) {
+  RegisterBuiltinScenarios();
+  const Scenario* scenario = FindScenario("crash-recovery");
+  REQUIRE(scenario != nullptr);
+  for (uint64_t seed = 1; seed <= kSeedLimit; seed++) {
+    const RunResult r = scenario->Run(CampaignConfig("crash-recovery", seed, bugs));
+    if (!r.passed && r.failure.message.find(needle) != std::string::npos) return r;
+  }
+  return RunResult{};
+}
+
 }  // namespace
 
 // The disk persists an in-order prefix of the unsynced name changes at a
@@ -479,18 +502,8 @@ void CheckPinnedAlone(const PinRow& row) {
 // it redundant is not" happens: the early delete is found after power
 // losses too, not only after process crashes.
 TEST_CASE("the WAL deleted before the MANIFEST edit is also found after a power loss", "[bugs]") {
-  RegisterBuiltinScenarios();
-  const Scenario* scenario = FindScenario("crash-recovery");
-  REQUIRE(scenario != nullptr);
-  RunResult found;
-  for (uint64_t seed = 1; seed <= kSeedLimit; seed++) {
-    const RunResult r =
-        scenario->Run(CampaignConfig("crash-recovery", seed, shale::kBugDeleteWalBeforeManifest));
-    if (!r.passed && r.failure.message.find("after a power loss") != std::string::npos) {
-      found = r;
-      break;
-    }
-  }
+  const RunResult found =
+      FirstCrashRecoveryFailure(shale::kBugDeleteWalBeforeManifest, "after a power loss");
   REQUIRE_FALSE(found.passed);
   INFO("seed " << found.seed << ": " << shale::report::DescribeFailure(found.failure));
   // The lost log held acknowledged writes: a sync one lost is durability;
@@ -500,7 +513,22 @@ TEST_CASE("the WAL deleted before the MANIFEST edit is also found after a power 
   // committed (no phantoms).
   CHECK((found.failure.property == "durability" || found.failure.property == "prefix recovery" ||
          found.failure.property == "no phantoms"));
-  CHECK(scenario->Run(CampaignConfig("crash-recovery", found.seed, 0)).passed);
+  CHECK(
+      FindScenario("crash-recovery")->Run(CampaignConfig("crash-recovery", found.seed, 0)).passed);
+}
+
+// A Prepare has a place in the recovered cut by real time: a cut holding a
+// write that began after the Prepare was acknowledged must hold it, synced
+// or not. An engine that keeps unsynced Prepares out of the WAL breaks
+// just that, and the failure names this reason.
+TEST_CASE("an unsynced Prepare lost under a later surviving write fails durability", "[bugs]") {
+  const RunResult found = FirstCrashRecoveryFailure(shale::kBugUnsyncedPrepareSkipsWal,
+                                                    "began after it was acknowledged");
+  REQUIRE_FALSE(found.passed);
+  INFO("seed " << found.seed << ": " << shale::report::DescribeFailure(found.failure));
+  CHECK(found.failure.property == "durability");
+  CHECK(
+      FindScenario("crash-recovery")->Run(CampaignConfig("crash-recovery", found.seed, 0)).passed);
 }
 
 // Properties no planted bug pins alone yet, each with why. A property

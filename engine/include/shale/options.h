@@ -226,6 +226,15 @@ enum PlantedBug : uint64_t {
   // the DB's latest at every step, so one scan reads some keys before a
   // batch and others after it.
   kBugIteratorStepReadsLatest = uint64_t{1} << 47,
+  // Recovery reads only the WALs the MANIFEST has not flushed: older logs
+  // kept for their prepared sections are skipped, so a transaction
+  // prepared there (and not finished in a newer log) is lost.
+  kBugRecoverySkipsKeptLogs = uint64_t{1} << 48,
+  // An unsynced Prepare is acknowledged without its section reaching the
+  // WAL (as if it were to be logged with its commit): a crash before the
+  // commit loses the prepared transaction, though writes logged after the
+  // Prepare survive.
+  kBugUnsyncedPrepareSkipsWal = uint64_t{1} << 49,
 };
 
 struct Options {
