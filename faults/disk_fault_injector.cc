@@ -24,6 +24,8 @@ uint64_t Fnv1a(const char* text) {
 
 Status Injected(FaultKind kind) { return Status::IOError("injected fault", FaultKindName(kind)); }
 
+Status NoSpace() { return Status::NoSpace("injected fault", FaultKindName(FaultKind::kEnospc)); }
+
 }  // namespace
 
 DiskFaultInjector::DiskFaultInjector(const FaultConfig& config, sim::DiskContext* context)
@@ -43,19 +45,38 @@ void TraceFault(sim::DiskContext* context, const std::string& kind, const std::s
                       (path != nullptr ? " " + *path : std::string()));
 }
 
-void DiskFaultInjector::Count(FaultKind kind) {
-  ++counts_[FaultKindName(kind)];
-  TraceFault(context_, FaultKindName(kind), deciding_path_);
+void DiskFaultInjector::Count(FaultKind kind) { CountAs(FaultKindName(kind)); }
+
+void DiskFaultInjector::CountAs(const char* name) {
+  ++counts_[name];
+  TraceFault(context_, name, deciding_path_);
   context_->Fold(Fnv1a("fault.injected"));
-  context_->Fold(static_cast<uint64_t>(kind));
+  context_->Fold(Fnv1a(name));
 }
 
 void DiskFaultInjector::MaybeFail(FaultKind kind, const Status& status, Decision* d) {
   if (d->status.ok() && Fires(kind)) d->status = status;
 }
 
+void DiskFaultInjector::FailNoSpace(Decision* d) {
+  CountAs(kDiskFullName);
+  d->status = NoSpace();
+}
+
+void DiskFaultInjector::MaybeRunOutOfSpace(Decision* d) {
+  if (!d->status.ok()) return;
+  if (full_now_) return FailNoSpace(d);
+  if (!Fires(FaultKind::kEnospc)) return;
+  d->status = NoSpace();
+  if (context_->rng()->OneIn(kStaysFullOneIn)) {
+    full_calls_left_ = LogUniform(context_->rng(), 1, kStaysFullCallsMax);
+  }
+}
+
 DiskFaultInjector::Decision DiskFaultInjector::Decide(const Request& request) {
   deciding_path_ = request.path;
+  full_now_ = full_calls_left_ > 0;
+  if (full_now_) full_calls_left_--;
   Decision d;
   DecideFailure(request, &d);
   if (d.status.ok() && request.op == Op::kRead) DecideRead(request, &d);
@@ -75,17 +96,20 @@ void DiskFaultInjector::DecideFailure(const Request& request, Decision* d) {
       break;
     case Op::kCreate:
       MaybeFail(FaultKind::kEioOpen, Injected(FaultKind::kEioOpen), d);
-      MaybeFail(FaultKind::kEnospc, Status::NoSpace("injected fault", "enospc"), d);
+      MaybeRunOutOfSpace(d);
       break;
     case Op::kRead:
       MaybeFail(FaultKind::kEioRead, Injected(FaultKind::kEioRead), d);
       break;
     case Op::kWrite:
       MaybeFail(FaultKind::kEioWrite, Injected(FaultKind::kEioWrite), d);
-      MaybeFail(FaultKind::kEnospc, Status::NoSpace("injected fault", "enospc"), d);
+      MaybeRunOutOfSpace(d);
       break;
     case Op::kSync:
       MaybeFail(FaultKind::kEioSync, Injected(FaultKind::kEioSync), d);
+      // Delayed allocation: writing the dirty pages back needs space.
+      if (d->status.ok() && full_now_) FailNoSpace(d);
+      MaybeFail(FaultKind::kEnospc, NoSpace(), d);
       if (!d->status.ok()) d->failed_sync = sim::FailedSync::kKeepsPages;
       MaybeFail(FaultKind::kFsyncDropsPages, Injected(FaultKind::kFsyncDropsPages), d);
       if (d->status.ok()) {

@@ -6,6 +6,8 @@
 //  * eio_write, enospc: that write (or create) failed with no effect; the
 //    operation it served is indeterminate (it may or may not have happened)
 //    but nothing acknowledged earlier is lost.
+//    A disk that stays full fails every write and create until its spell
+//    ends, and every sync meanwhile; a sync's enospc is as eio_sync.
 //  * eio_sync (dirty pages kept) and fsync_drops_pages (dirty pages dropped,
 //    as Linux may): the sync failed, so nothing it would have covered may be
 //    acknowledged as durable, and a later successful sync must not be taken
@@ -65,6 +67,10 @@ struct ByteRange {
 
 class DiskFaultInjector final : public FaultPolicy {
  public:
+  // counts() name of a call failed while the disk stays full after an
+  // enospc (the enospc itself counts as enospc).
+  static constexpr const char* kDiskFullName = "enospc_disk_full";
+
   DiskFaultInjector(const FaultConfig& config, sim::DiskContext* context);
 
   // FaultPolicy: the per-operation faults (see swarm.h for which
@@ -96,10 +102,21 @@ class DiskFaultInjector final : public FaultPolicy {
   // Draws for kind if it is enabled; true if it fires (then counted).
   bool Fires(FaultKind kind);
   void Count(FaultKind kind);
+  void CountAs(const char* name);
   // The path of the call being decided (for the trace), or null.
   const std::string* deciding_path_ = nullptr;
   // Sets d->status to status if d has not failed yet and kind fires.
   void MaybeFail(FaultKind kind, const Status& status, Decision* d);
+  // A write or create while the disk is full fails; else enospc may fire,
+  // and then 1 time in kStaysFullOneIn the disk stays full for the next
+  // 1..kStaysFullCallsMax calls of any kind: writes, creates and syncs
+  // among them fail, then space frees.
+  void MaybeRunOutOfSpace(Decision* d);
+  void FailNoSpace(Decision* d);  // counted as kDiskFullName
+  static constexpr uint64_t kStaysFullOneIn = 4;
+  static constexpr uint64_t kStaysFullCallsMax = 64;
+  uint64_t full_calls_left_ = 0;
+  bool full_now_ = false;  // the call being decided meets a full disk
   void DecideFailure(const Request& request, Decision* d);
   void DecideRead(const Request& request, Decision* d);
   void DecideWrite(const Request& request, Decision* d);

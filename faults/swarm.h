@@ -13,7 +13,13 @@
 //   eio_open                  kOpen, kCreate           -> IOError
 //   eio_rename                kRename                  -> IOError
 //   eio_delete                kDelete                  -> IOError
-//   enospc                    kWrite, kCreate          -> NoSpace
+//   enospc                    kWrite, kCreate          -> NoSpace; 1 time in 4
+//                                                         the disk then stays
+//                                                         full for the next
+//                                                         1..64 calls
+//                             kSync                    -> NoSpace (delayed
+//                                                         allocation); dirty
+//                                                         pages stay
 //   fsync_drops_pages         kSync                    -> IOError; the dirty
 //                                                         pages are dropped
 //   fsync_marks_clean         kSync                    -> IOError; the dirty

@@ -3,7 +3,9 @@
 // deterministic per seed.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <functional>
+#include <vector>
 
 #include "faults/disk_fault_injector.h"
 #include "faults/fault_fixture.h"
@@ -131,8 +133,13 @@ TEST_CASE("injector: each kind fires at about its rate, counts match what caller
     const uint64_t n = fx.count(name);
     CHECK(n > 300);
     CHECK(n < 500);
-    CHECK(fx.injector.counts().size() == 1);  // nothing else fired
-    if (c.kind == FaultKind::kStickyUnreadableSector) {
+    // Nothing else fired (but the full spells an enospc starts).
+    const uint64_t full = fx.count(shale::faults::DiskFaultInjector::kDiskFullName);
+    CHECK(fx.injector.counts().size() == (full > 0 ? 2u : 1u));
+    if (c.kind == FaultKind::kEnospc) {
+      CHECK(full > 0);  // about one enospc in 4 starts a spell
+      CHECK(static_cast<uint64_t>(failed) == n + full);
+    } else if (c.kind == FaultKind::kStickyUnreadableSector) {
       // Later reads that touch an already-bad sector fail too, uncounted.
       CHECK(static_cast<uint64_t>(failed) >= n);
     } else {
@@ -158,6 +165,45 @@ TEST_CASE("injector: slow I/O and short reads cost simulated time", "[faults]") 
   CHECK(Appends(&slow) == 0);
   CHECK(quiet.ctx.delay_ns == 0);  // LatencyProfile::Zero
   CHECK(slow.ctx.delay_ns > 1000 * slow.count("slow_io"));
+}
+
+TEST_CASE("injector: a full disk fails writes for a spell, then frees space", "[faults]") {
+  FaultFixture fx(Only(FaultKind::kEnospc, kOneIn));
+  std::unique_ptr<shale::WritableFile> w;
+  REQUIRE(fx.fs.NewWritableFile("/db/w", FileOptions(), &w).ok());
+  fx.Arm();
+  // Runs of failed appends: a lone enospc is a run of 1; a spell of up to
+  // 64 calls (each failed append here is followed by a failed sync) adds
+  // up to 32 more.
+  std::vector<int> runs;
+  int run = 0;
+  int failed_syncs_in_spells = 0;
+  for (int i = 0; i < kOps; ++i) {
+    const Status s = w->Append(std::string(100, 'w'));
+    if (!s.ok()) {
+      CHECK(s.IsNoSpace());
+      ++run;
+      failed_syncs_in_spells += w->Sync().IsNoSpace() ? 1 : 0;
+      continue;
+    }
+    if (run > 0) runs.push_back(run);
+    run = 0;
+  }
+  const int longest = runs.empty() ? 0 : *std::max_element(runs.begin(), runs.end());
+  CHECK(longest > 1);
+  CHECK(longest <= 1 + 32 + 1);  // a spell, and an enospc drawn just after it
+  CHECK(failed_syncs_in_spells > 0);
+  CHECK(runs.size() > 200);  // space frees: most runs are short
+}
+
+TEST_CASE("injector: enospc from a sync keeps the dirty pages", "[faults]") {
+  FaultFixture fx(Only(FaultKind::kEnospc, 1));
+  std::unique_ptr<shale::WritableFile> w;
+  REQUIRE(fx.fs.NewWritableFile("/db/s", FileOptions(), &w).ok());
+  REQUIRE(w->Append("data").ok());
+  fx.Arm();
+  CHECK(w->Sync().IsNoSpace());
+  CHECK(fx.Visible("/db/s") == "data");  // still there to sync again
 }
 
 TEST_CASE("injector: enospc reports NoSpace", "[faults]") {
