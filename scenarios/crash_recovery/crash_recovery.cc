@@ -961,8 +961,10 @@ class CrashRecoveryRun {
   }
 
   void CloseAndVerify() {
-    // With faults, Close itself may fail: end with one more crash check.
-    if (plan_->total() > 0) return EndWithCrashCheck();
+    // With faults, Close itself may fail; and after a proven error (flash
+    // damage too) the DB wants recovery, and a transaction whose finish
+    // that error failed is still prepared: end with one more crash check.
+    if (plan_->total() > 0 || state_.recovery_wanted) return EndWithCrashCheck();
     // Clients finish their own transactions: none may be left prepared.
     RequireNoPrepared(&state_, "at the end of the run, before Close");
     if (state_.failed) return;
