@@ -641,8 +641,8 @@ class CrashRecoveryRun {
   // prepared transaction's commit or rollback is acknowledged but not yet
   // synced: a two-phase engine must keep every log that holds a Prepare
   // whose finish marker a power loss can still take. After CURRENT's
-  // rename or a WAL deletion the crash lands up to 8 points later: in the
-  // window before the directory sync that makes it durable, or past it.
+  // rename the crash lands up to 8 points later: in the window before the
+  // directory sync that makes it durable, or past it.
   void ArmAtNamedPoint() {
     const auto& targets =
         hosted_ == nullptr ? CrashTrigger::WorkloadTargets() : CrashTrigger::DiskTargets();
@@ -653,8 +653,7 @@ class CrashRecoveryRun {
       name = kAfterWalDelete;
       hit = 1;
     }
-    const bool opens_window = name == kAfterSetCurrent;
-    const uint64_t later = opens_window ? sim_.rng()->Uniform(9) : 0;
+    const uint64_t later = name == kAfterSetCurrent ? sim_.rng()->Uniform(9) : 0;
     ArmCrash(name, hit, "crash_point." + name, later);
     if (two_phase) trigger_->set_gate([this] { return state_.unsynced_finish_after_wal_switch; });
   }
@@ -707,12 +706,12 @@ class CrashRecoveryRun {
     // crash keeps every file's data and every name change, so neither the
     // window before the next directory sync nor what only the deleted log
     // held is at stake.
-    const bool after_rename = state_.crash_point_reached && (armed_target_ == kAfterSetCurrent ||
-                                                             armed_target_ == kAfterWalDelete);
+    const bool at_name_change = state_.crash_point_reached && (armed_target_ == kAfterSetCurrent ||
+                                                               armed_target_ == kAfterWalDelete);
     LearnLogsBeforeCrash();
     sim_.Crash();
     state_.crash_point_reached = false;
-    const bool forced = after_rename || crash_soon_after_open_;
+    const bool forced = at_name_change || crash_soon_after_open_;
     crash_soon_after_open_ = false;
     const bool power_loss = Pinned("crash.power_loss", sim_.rng()->OneIn(2) || forced);
     after_process_crash_ = !power_loss;

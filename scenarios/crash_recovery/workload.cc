@@ -387,7 +387,7 @@ class Client {
     if (!s_->failed && scan.ok) {
       CheckComplete(scan.passed_over, since);
       if (snapshot != nullptr && !s_->failed && o_.snapshots_immutable) {
-        CompareGets(ro, scan, scan.passed_over);
+        CompareGets(ro, scan);
       }
     }
     if (snapshot != nullptr) s_->db->ReleaseSnapshot(snapshot);
@@ -431,7 +431,7 @@ class Client {
       }
     }
     // The forward pass read at one snapshot: one sequence explains it.
-    if (o_.snapshots_immutable && !CheckOneCut(scan, scan.passed_over)) return scan;
+    if (o_.snapshots_immutable && !CheckOneCut(scan)) return scan;
     if (o_.snapshots_immutable && forward != backward) {
       s_->Fail("read consistency", forward.empty() ? "" : forward.front().first,
                std::to_string(forward.size()) + " entries forward",
@@ -477,10 +477,10 @@ class Client {
   // sequence explains every value it returned and every key it passed over
   // (OneCutExplains): a batch is seen whole or not at all.
   // False (the run failed) if not.
-  bool CheckOneCut(const Scan& scan, const std::vector<std::string>& passed_over) {
+  bool CheckOneCut(const Scan& scan) {
     std::vector<KeyObservation> observed;
     for (const auto& [k, v] : scan.entries) observed.emplace_back(k, Value(v));
-    for (const std::string& k : passed_over) observed.emplace_back(k, Value());
+    for (const std::string& k : scan.passed_over) observed.emplace_back(k, Value());
     std::string key;
     if (OneCutExplains(*s_->history, observed, &key)) return true;
     const auto seen = std::find_if(observed.begin(), observed.end(),
@@ -493,14 +493,13 @@ class Client {
 
   // At one explicit snapshot, Get agrees with the iterator: on a key the
   // scan returned (drawn), and on the first key in its range it passed over.
-  void CompareGets(const ReadOptions& ro, const Scan& scan,
-                   const std::vector<std::string>& passed_over) {
+  void CompareGets(const ReadOptions& ro, const Scan& scan) {
     std::vector<std::pair<std::string, Value>> probes;
     if (!scan.entries.empty()) {
       const auto& [k, v] = scan.entries[rng_->Uniform(scan.entries.size())];
       probes.emplace_back(k, Value(v));
     }
-    if (!passed_over.empty()) probes.emplace_back(passed_over.front(), Value());
+    if (!scan.passed_over.empty()) probes.emplace_back(scan.passed_over.front(), Value());
     for (const auto& [key, expected] : probes) {
       const uint64_t token = s_->FaultMark();
       std::string value;
