@@ -4,7 +4,6 @@
 
 #include "progress.h"
 #include "recheck.h"
-#include "scenarios/engine/hosted_engine.h"
 #include "worker_pool.h"
 
 namespace shale::cli {
@@ -65,14 +64,8 @@ bool RunCampaign(const RunOptions& options, const CampaignEnv& env, std::ostream
   uint64_t done = 0;
   bool ok = true;
   // A campaign that stops at its Nth failure hands out one seed at a time,
-  // so no batch runs on past the failure that stops it. So does one on an
-  // engine Shale did not write: its threads and process-wide state (a
-  // default Env's background thread, static caches) outlive a seed's
-  // simulation, and a later seed in the same process met them (a worker
-  // crashed on a seed that passes alone).
-  const bool one_seed_per_process =
-      options.max_failures > 0 || !scenario::IsShaleEngine(options.engine);
-  const int per_worker = one_seed_per_process ? 1 : SeedsPerWorker(total, options.jobs);
+  // so no batch runs on past the failure that stops it.
+  const int per_worker = options.max_failures > 0 ? 1 : SeedsPerWorker(total, options.jobs);
   const PoolConfig pool{options.jobs, options.timeout_ms, per_worker};
   const auto may_start = [&] {
     return ok && (options.max_failures == 0 ||

@@ -5,12 +5,26 @@
 #include <utility>
 
 #include "sim/sim_runtime.h"
+#include "sim/thread_fiber.h"
 
 namespace shale::sim {
 
 namespace {
 
 thread_local ForeignSync* bound_sync = nullptr;
+
+// Updating the maps allocates and frees, and the allocator takes its own
+// pthread mutexes: those calls must go on to the C library, never look
+// into a map in the middle of a rehash (a lookup there crashed a worker).
+thread_local int updating_maps = 0;
+
+class UpdatingMaps {
+ public:
+  UpdatingMaps() { updating_maps++; }
+  ~UpdatingMaps() { updating_maps--; }
+  UpdatingMaps(const UpdatingMaps&) = delete;
+  UpdatingMaps& operator=(const UpdatingMaps&) = delete;
+};
 
 }  // namespace
 
@@ -19,11 +33,18 @@ ForeignSync::ForeignSync(Scheduler* scheduler, SimRuntime* runtime, const uint64
 
 ForeignSync::~ForeignSync() = default;
 
-ForeignSync* ForeignSync::ForThisThread() { return bound_sync; }
+ForeignSync* ForeignSync::ForThisThread() {
+  // A thread fiber whose body has returned may outlive its simulation (its
+  // thread-local destructors, the allocator's among them, run after the
+  // host was handed back): its calls go on to the C library.
+  if (updating_maps != 0 || ThreadFiber::Current() == nullptr) return nullptr;
+  return bound_sync;
+}
 
 void ForeignSync::BindThisThread() { bound_sync = this; }
 
 ForeignSync::MutexEntry* ForeignSync::MutexAt(const void* address) {
+  const UpdatingMaps updating;
   MutexEntry& entry = mutexes_[address];
   if (entry.mutex != nullptr && entry.incarnation != scheduler_->incarnation()) {
     retired_mutexes_.push_back(std::move(entry.mutex));
@@ -53,6 +74,7 @@ bool ForeignSync::KnowsCond(const void* cond) const {
 }
 
 CondVar* ForeignSync::CondAt(const void* cond, const void* mutex) {
+  const UpdatingMaps updating;
   CondEntry& entry = conds_[cond];
   const bool stale = entry.incarnation != scheduler_->incarnation();
   if (entry.cond != nullptr && (stale || entry.bound_mutex != mutex)) {
@@ -116,6 +138,7 @@ void ForeignSync::Forget(const void* object) {
   // Destroying an object that a task holds or waits on is undefined for
   // pthread too; a stale entry's waiters were abandoned. Either way no
   // live task names it, so it goes at once.
+  const UpdatingMaps updating;
   mutexes_.erase(object);
   conds_.erase(object);
 }
