@@ -20,6 +20,7 @@ WritableFileWriter::~WritableFileWriter() {
 
 Status WritableFileWriter::Append(const Slice& data) {
   SHALE_CHECK(!closed_);
+  if (!first_error_.ok()) return first_error_;
   const char* src = data.data();
   size_t left = data.size();
   file_size_bytes_ += left;
@@ -41,6 +42,11 @@ Status WritableFileWriter::Append(const Slice& data) {
 Status WritableFileWriter::WriteBuffered(const char* data, size_t size) {
   Status s = file_->Append(Slice(data, size));
   if (s.ok()) SHALE_COUNT(stats_, bytes_written, size);
+  return Remember(s);
+}
+
+Status WritableFileWriter::Remember(const Status& s) {
+  if (!s.ok() && first_error_.ok()) first_error_ = s;
   return s;
 }
 
@@ -50,7 +56,7 @@ Status WritableFileWriter::WriteDirect() {
   const size_t padded = plant_unaligned_ ? logical : RoundUp(logical, alignment);
   buffer_.Zero(logical, padded);
   Status s = file_->PositionedAppend(Slice(buffer_.data(), padded), next_write_offset_);
-  if (!s.ok()) return s;
+  if (!s.ok()) return Remember(s);
   SHALE_COUNT(stats_, bytes_written, padded);
   // Keep the partial last block in the buffer: it is re-written, with more
   // data, at the same aligned offset by the next flush.
@@ -62,10 +68,11 @@ Status WritableFileWriter::WriteDirect() {
 }
 
 Status WritableFileWriter::Flush() {
+  if (!first_error_.ok()) return first_error_;
   // A direct writer's kept tail is already in the file: writing it again
   // when nothing was appended would re-write a block that may be synced,
   // and an unsynced write can tear it at a power loss.
-  if (buffer_.size() == written_tail_bytes_) return file_->Flush();
+  if (buffer_.size() == written_tail_bytes_) return Remember(file_->Flush());
   Status s;
   if (file_->use_direct_io()) {
     s = WriteDirect();
@@ -74,13 +81,13 @@ Status WritableFileWriter::Flush() {
     if (s.ok()) buffer_.set_size(0);
   }
   if (!s.ok()) return s;
-  return file_->Flush();
+  return Remember(file_->Flush());
 }
 
 Status WritableFileWriter::Sync() {
   Status s = Flush();
   if (!s.ok()) return s;
-  s = file_->Sync();
+  s = Remember(file_->Sync());
   if (s.ok()) SHALE_COUNT(stats_, file_syncs, 1);
   synced_ = true;
   return s;
@@ -89,6 +96,7 @@ Status WritableFileWriter::Sync() {
 Status WritableFileWriter::Close() {
   if (closed_) return Status::OK();
   closed_ = true;
+  if (!first_error_.ok()) return FirstError(first_error_, file_->Close());
   Status s = Flush();
   // A direct writer's last block carries padding: cut it off (on Windows,
   // set end-of-file), and make that durable, as the data already may be.

@@ -6,6 +6,14 @@
 // alignment from an aligned buffer (the tail is re-written in place with
 // PositionedAppend and the file is truncated to its logical size on Close).
 //
+// After a failed write, flush or sync, what the file holds past the last
+// success is unknown (a short write may have left part of a record there),
+// so nothing more is written: every later Append, Flush and Sync returns
+// that first error again, and Close closes the file without flushing its
+// buffer and returns it too (as RocksDB's writer refuses to go on after an
+// error). The error is returned unchanged, so it still names its file and
+// its cause.
+//
 // Ownership: owns the WritableFile. Thread safety: one thread at a time.
 #pragma once
 
@@ -53,6 +61,8 @@ class WritableFileWriter {
  private:
   [[nodiscard]] Status WriteBuffered(const char* data, size_t size);
   [[nodiscard]] Status WriteDirect();
+  // Returns s, kept as first_error_ if it is the first failure.
+  Status Remember(const Status& s);
 
   std::unique_ptr<WritableFile> file_;
   std::string path_;
@@ -65,6 +75,7 @@ class WritableFileWriter {
   bool plant_unaligned_ = false;
   bool plant_skip_end_of_file_ = false;
   bool closed_ = false;
+  Status first_error_;  // the first failed file call; OK if none
 };
 
 }  // namespace shale
