@@ -63,11 +63,16 @@ void DiskFaultInjector::FailNoSpace(Decision* d) {
   d->status = NoSpace();
 }
 
-void DiskFaultInjector::MaybeRunOutOfSpace(Decision* d) {
+void DiskFaultInjector::MaybeRunOutOfSpace(const Request& request, Decision* d) {
   if (!d->status.ok()) return;
   if (full_now_) return FailNoSpace(d);
   if (!Fires(FaultKind::kEnospc)) return;
   d->status = NoSpace();
+  const bool data_write = request.op == Op::kWrite && request.has_range;
+  if (data_write && request.length_bytes >= 2 && context_->rng()->OneIn(kShortWriteOneIn)) {
+    d->applied_prefix_bytes = 1 + context_->rng()->Uniform(request.length_bytes - 1);
+    CountAs(kShortWriteName);
+  }
   if (context_->rng()->OneIn(kStaysFullOneIn)) {
     full_calls_left_ = LogUniform(context_->rng(), 1, kStaysFullCallsMax);
   }
@@ -96,14 +101,14 @@ void DiskFaultInjector::DecideFailure(const Request& request, Decision* d) {
       break;
     case Op::kCreate:
       MaybeFail(FaultKind::kEioOpen, Injected(FaultKind::kEioOpen), d);
-      MaybeRunOutOfSpace(d);
+      MaybeRunOutOfSpace(request, d);
       break;
     case Op::kRead:
       MaybeFail(FaultKind::kEioRead, Injected(FaultKind::kEioRead), d);
       break;
     case Op::kWrite:
       MaybeFail(FaultKind::kEioWrite, Injected(FaultKind::kEioWrite), d);
-      MaybeRunOutOfSpace(d);
+      MaybeRunOutOfSpace(request, d);
       break;
     case Op::kSync:
       MaybeFail(FaultKind::kEioSync, Injected(FaultKind::kEioSync), d);

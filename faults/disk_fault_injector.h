@@ -5,7 +5,10 @@
 //    data, and nothing acknowledged is lost.
 //  * eio_write, enospc: that write (or create) failed with no effect; the
 //    operation it served is indeterminate (it may or may not have happened)
-//    but nothing acknowledged earlier is lost.
+//    but nothing acknowledged earlier is lost. An enospc on a data write
+//    may be short: a prefix of the bytes landed (as POSIX writers that
+//    loop on short write(2)s leave it), which the engine must never take
+//    for a whole record.
 //    A disk that stays full fails every write and create until its spell
 //    ends, and every sync meanwhile; a sync's enospc is as eio_sync.
 //  * eio_sync (dirty pages kept) and fsync_drops_pages (dirty pages dropped,
@@ -70,6 +73,8 @@ class DiskFaultInjector final : public FaultPolicy {
   // counts() name of a call failed while the disk stays full after an
   // enospc (the enospc itself counts as enospc).
   static constexpr const char* kDiskFullName = "enospc_disk_full";
+  // counts() name of an enospc on a data write that wrote a prefix first.
+  static constexpr const char* kShortWriteName = "enospc_short_write";
 
   DiskFaultInjector(const FaultConfig& config, sim::DiskContext* context);
 
@@ -107,12 +112,15 @@ class DiskFaultInjector final : public FaultPolicy {
   const std::string* deciding_path_ = nullptr;
   // Sets d->status to status if d has not failed yet and kind fires.
   void MaybeFail(FaultKind kind, const Status& status, Decision* d);
-  // A write or create while the disk is full fails; else enospc may fire,
-  // and then 1 time in kStaysFullOneIn the disk stays full for the next
+  // A write or create while the disk is full fails; else enospc may fire.
+  // Then 1 data write in kShortWriteOneIn of two bytes or more is short
+  // (counted as kShortWriteName too): 1..length-1 leading bytes land. And
+  // 1 time in kStaysFullOneIn the disk stays full for the next
   // 1..kStaysFullCallsMax calls of any kind: writes, creates and syncs
   // among them fail, then space frees.
-  void MaybeRunOutOfSpace(Decision* d);
+  void MaybeRunOutOfSpace(const Request& request, Decision* d);
   void FailNoSpace(Decision* d);  // counted as kDiskFullName
+  static constexpr uint64_t kShortWriteOneIn = 2;
   static constexpr uint64_t kStaysFullOneIn = 4;
   static constexpr uint64_t kStaysFullCallsMax = 64;
   uint64_t full_calls_left_ = 0;

@@ -180,11 +180,27 @@ class FaultyWritableFile final : public WritableFile {
   Status Write(const Slice& data, std::optional<uint64_t> offset) {
     const uint64_t at = offset.value_or(core_.media()->MediaSizes().visible_bytes);
     const Decision d = core_.Decide(Op::kWrite, at, data.size());
-    if (!d.status.ok()) return core_.Failed("fault.write", d.status);
+    if (!d.status.ok()) {
+      WritePrefix(data, offset, d.applied_prefix_bytes);
+      return core_.Failed("fault.write", d.status);
+    }
     if (d.misdirect_to_sector.has_value() && data.size() > 0) {
       return core_.media()->WriteMisdirected(data, offset, *d.misdirect_to_sector);
     }
     return offset.has_value() ? base_->PositionedAppend(data, *offset) : base_->Append(data);
+  }
+
+  // A short write's leading bytes; a direct-I/O handle writes whole
+  // alignment units only. The call fails whatever this one returns.
+  void WritePrefix(const Slice& data, std::optional<uint64_t> offset, uint64_t prefix_bytes) {
+    const uint64_t align =
+        base_->use_direct_io() ? std::max<size_t>(base_->GetRequiredBufferAlignment(), 1) : 1;
+    const uint64_t bytes = std::min<uint64_t>(prefix_bytes, data.size()) / align * align;
+    if (bytes == 0) return;
+    const Slice prefix(data.data(), bytes);
+    const Status s =
+        offset.has_value() ? base_->PositionedAppend(prefix, *offset) : base_->Append(prefix);
+    s.PermitUncheckedError();
   }
 
   Status SyncCall(const std::function<Status()>& sync) {

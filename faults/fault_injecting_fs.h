@@ -14,7 +14,10 @@
 //    with an alignment, only at aligned splits. The caller still gets every
 //    byte (env.h: short only at end of file);
 //  * an unreadable sector: MediaFile::MarkSectorUnreadable, then the read;
-//  * a misdirected write: MediaFile::WriteMisdirected instead of the write.
+//  * a misdirected write: MediaFile::WriteMisdirected instead of the write;
+//  * a short write: the failed write's leading bytes reach the disk first
+//    (for a handle with an alignment, rounded down to it), then the call
+//    fails as above.
 // Which call is which FaultPolicy::Op: reads kRead; Append,
 // PositionedAppend, Truncate and Allocate kWrite; NewWritableFile and
 // CreateDirIfMissing kCreate; the other opens and LockFile kOpen;
@@ -76,10 +79,15 @@ class FaultPolicy {
     // Data writes with has_range and length_bytes > 0: the bytes land in
     // this sector instead (MediaFile::WriteMisdirected).
     std::optional<uint64_t> misdirect_to_sector;
+    // Data writes with has_range that fail: this many leading bytes of the
+    // write (fewer than asked) reach the disk first, as when write(2)
+    // returns short and the caller's write of the rest fails.
+    uint64_t applied_prefix_bytes = 0;
 
     bool any() const {
       return !status.ok() || extra_latency_ns != 0 || short_reads != 0 ||
-             unreadable_sector.has_value() || misdirect_to_sector.has_value();
+             unreadable_sector.has_value() || misdirect_to_sector.has_value() ||
+             applied_prefix_bytes != 0;
     }
   };
 

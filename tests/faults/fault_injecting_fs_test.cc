@@ -62,6 +62,14 @@ struct Stack {
     REQUIRE(fs->CreateDirIfMissing("/db").ok());
   }
   size_t violations() const { return win ? win->violations().size() : 0; }
+  // path, created through the decorator holding data, still open.
+  std::unique_ptr<shale::WritableFile> OpenHolding(const std::string& path,
+                                                   const std::string& data) {
+    std::unique_ptr<shale::WritableFile> w;
+    REQUIRE(fs->NewWritableFile(path, FileOptions(), &w).ok());
+    REQUIRE(w->Append(data).ok());
+    return w;
+  }
   // Writes path holding data through the decorator and closes it.
   void WriteClosed(const std::string& path, const std::string& data) {
     std::unique_ptr<shale::WritableFile> w;
@@ -91,9 +99,7 @@ TEST_CASE("fault fs: a failed call names its file, has no effect, and never reac
   for (const bool windows : {false, true}) {
     INFO("windows " << windows);
     Stack st(windows);
-    std::unique_ptr<shale::WritableFile> w;
-    REQUIRE(st.fs->NewWritableFile("/db/f", FileOptions(), &w).ok());
-    REQUIRE(w->Append("abc").ok());
+    std::unique_ptr<shale::WritableFile> w = st.OpenHolding("/db/f", "abc");
     st.policy.FailNext(Op::kWrite);
     const Status failed = w->Append("def");
     CHECK(failed.IsIOError());
@@ -168,6 +174,28 @@ TEST_CASE("fault fs: a misdirected append lands one sector over, and the handle 
     CHECK(Visible(st.disk, "/db/f").size() == 611);
     CHECK(st.violations() == 0);  // the file pointer followed the write
     REQUIRE(w->Close().ok());
+  }
+}
+
+TEST_CASE("fault fs: a short write lands its prefix, fails, and the handle goes on after it",
+          "[faults]") {
+  for (const bool windows : {false, true}) {
+    INFO("windows " << windows);
+    Stack st(windows);
+    std::unique_ptr<shale::WritableFile> w = st.OpenHolding("/db/f", "abc");
+    st.policy.Next(Op::kWrite, [](const FaultPolicy::Request& r, FaultPolicy::Decision* d) {
+      CHECK(r.length_bytes == 5);
+      d->status = Status::NoSpace("injected");
+      d->applied_prefix_bytes = 2;
+    });
+    const Status failed = w->Append("defgh");
+    CHECK(failed.IsNoSpace());
+    CHECK(failed.ToString().find("/db/f") != std::string::npos);
+    CHECK(Visible(st.disk, "/db/f") == "abcde");
+    REQUIRE(w->Append("x").ok());
+    CHECK(Visible(st.disk, "/db/f") == "abcdex");
+    REQUIRE(w->Close().ok());
+    CHECK(st.violations() == 0);
   }
 }
 

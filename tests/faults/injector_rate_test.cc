@@ -133,9 +133,10 @@ TEST_CASE("injector: each kind fires at about its rate, counts match what caller
     const uint64_t n = fx.count(name);
     CHECK(n > 300);
     CHECK(n < 500);
-    // Nothing else fired (but the full spells an enospc starts).
+    // Nothing else fired (but the full spells and short writes of enospc).
     const uint64_t full = fx.count(shale::faults::DiskFaultInjector::kDiskFullName);
-    CHECK(fx.injector.counts().size() == (full > 0 ? 2u : 1u));
+    const uint64_t short_writes = fx.count(shale::faults::DiskFaultInjector::kShortWriteName);
+    CHECK(fx.injector.counts().size() == 1u + (full > 0 ? 1u : 0u) + (short_writes > 0 ? 1u : 0u));
     if (c.kind == FaultKind::kEnospc) {
       CHECK(full > 0);  // about one enospc in 4 starts a spell
       CHECK(static_cast<uint64_t>(failed) == n + full);
@@ -194,6 +195,37 @@ TEST_CASE("injector: a full disk fails writes for a spell, then frees space", "[
   CHECK(longest <= 1 + 32 + 1);  // a spell, and an enospc drawn just after it
   CHECK(failed_syncs_in_spells > 0);
   CHECK(runs.size() > 200);  // space frees: most runs are short
+}
+
+TEST_CASE("injector: some enospc appends are short: a prefix lands, then the call fails",
+          "[faults]") {
+  FaultFixture fx(Only(FaultKind::kEnospc, kOneIn));
+  std::unique_ptr<shale::WritableFile> w;
+  REQUIRE(fx.fs.NewWritableFile("/db/w", FileOptions(), &w).ok());
+  fx.Arm();
+  uint64_t size = 0;
+  int short_writes = 0;
+  int failed = 0;
+  for (int i = 0; i < kOps; ++i) {
+    const Status s = w->Append(std::string(100, static_cast<char>('a' + i % 26)));
+    const uint64_t grew = w->GetFileSize() - size;
+    size += grew;
+    if (s.ok()) {
+      REQUIRE(grew == 100);
+      continue;
+    }
+    CHECK(s.IsNoSpace());
+    ++failed;
+    REQUIRE(grew < 100);  // never the whole write
+    short_writes += grew > 0 ? 1 : 0;
+  }
+  CHECK(fx.count(shale::faults::DiskFaultInjector::kShortWriteName) ==
+        static_cast<uint64_t>(short_writes));
+  // Half the drawn enospcs (about 400; sd ~20) are short.
+  CHECK(short_writes > 140);
+  CHECK(short_writes < 260);
+  CHECK(failed > short_writes);  // the rest, and a full disk's, write nothing
+  CHECK(fx.Visible("/db/w").size() == size);
 }
 
 TEST_CASE("injector: enospc from a sync keeps the dirty pages", "[faults]") {
