@@ -45,7 +45,9 @@ class ForeignSync {
   ForeignSync& operator=(const ForeignSync&) = delete;
 
   // The ForeignSync of the simulation whose task runs on the calling
-  // thread, or nullptr on every other thread.
+  // thread, or nullptr on every other thread, on a thread fiber whose body
+  // has returned, and while this one updates its maps (the allocator's
+  // own pthread calls made meanwhile go on to the C library).
   static ForeignSync* ForThisThread();
   // Marks the calling thread as one of this simulation's tasks.
   void BindThisThread();
