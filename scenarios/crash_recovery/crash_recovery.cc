@@ -216,8 +216,12 @@ class CrashRecoveryRun {
     FlashUnderTest* flash = disk_->flash();
     if (flash == nullptr) return;
     if (plan_->enabled()) {
-      flash->EnableMediaFaults(&result_->faults_by_kind,
-                               [this](const std::string& kind) { plan_->NoteInjected(kind); });
+      flash->EnableMediaFaults(
+          &result_->faults_by_kind, [this](const std::string& kind) { plan_->NoteInjected(kind); },
+          [this](const std::string& path) {
+            sim_.TraceEvent(std::string("fault ") + FlashUnderTest::kReadDecayName + " " + path);
+            plan_->NoteDamaged(path);
+          });
     }
     flash->set_violation_sink([this](const sim::FlashRuleViolation& v) {
       sim_.TraceEvent("device rule broken: " + v.ToString());

@@ -222,6 +222,10 @@ class FaultPlan final : public faults::FaultPolicy {
     injected_tags_.push_back({++clock_, kind, "", false});
   }
 
+  // path was damaged elsewhere (the flash device, at a read): an error
+  // naming it may be taken for detected damage from now on.
+  void NoteDamaged(const std::string& path) { damaged_paths_.insert(path); }
+
   // path was deleted by a call the plan does not decide on (the flash
   // backend's): as for a decided delete, an error made before now may
   // still name it as damage.

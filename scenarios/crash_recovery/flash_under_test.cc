@@ -234,11 +234,14 @@ std::set<std::string> FlashUnderTest::LastCrashLostPaths() const {
 }
 
 void FlashUnderTest::EnableMediaFaults(std::map<std::string, uint64_t>* faults_by_kind,
-                                       std::function<void(const std::string& kind)> injected) {
+                                       std::function<void(const std::string& kind)> injected,
+                                       std::function<void(const std::string& path)> damaged) {
   faults_by_kind_ = faults_by_kind;
+  damaged_sink_ = std::move(damaged);
   sim::ChoiceTape& rng = *context_->rng();
   const uint64_t program_one_in = 50u << rng.Uniform(5);
   const uint64_t erase_one_in = 10u << rng.Uniform(5);
+  const uint64_t decay_one_in = kReadDecayOneIn << rng.Uniform(4);
   sim::DiskContext* context = context_;
   const auto fails = [context, faults_by_kind, injected](uint64_t one_in, const char* kind) {
     if (!context->rng()->OneIn(one_in)) return false;
@@ -250,7 +253,10 @@ void FlashUnderTest::EnableMediaFaults(std::map<std::string, uint64_t>* faults_b
       {[fails, program_one_in](uint32_t, uint32_t, uint32_t) {
          return fails(program_one_in, "flash_program_failure");
        },
-       [fails, erase_one_in](uint32_t) { return fails(erase_one_in, "flash_erase_failure"); }});
+       [fails, erase_one_in](uint32_t) { return fails(erase_one_in, "flash_erase_failure"); },
+       [this, decay_one_in](uint32_t chunk, uint32_t sector, uint32_t count) {
+         MaybeDecayOnRead(decay_one_in, chunk, sector, count);
+       }});
 }
 
 namespace {
@@ -298,6 +304,21 @@ std::vector<DataSector> DamageableSectors(const sim::SimFlashDevice& device, uin
 }
 
 }  // namespace
+
+void FlashUnderTest::MaybeDecayOnRead(uint64_t one_in, uint32_t chunk, uint32_t first,
+                                      uint32_t count) {
+  if (!context_->rng()->OneIn(one_in)) return;
+  std::string name;
+  std::vector<DataSector> covered = DamageableSectors(*device_, chunk, &name);
+  if (!IsTableFile(name)) return;  // a WAL is read only by recovery, which it would end
+  std::erase_if(covered,
+                [&](const DataSector& d) { return d.sector < first || d.sector - first >= count; });
+  if (covered.empty()) return;
+  const uint32_t sector = covered[context_->rng()->Uniform(covered.size())].sector;
+  if (!device_->DamageSector(chunk, sector, sim::FlashSectorDamage::kUnreadable, 0, 0).ok()) return;
+  if (faults_by_kind_ != nullptr) (*faults_by_kind_)[kReadDecayName]++;
+  if (damaged_sink_) damaged_sink_(name);
+}
 
 bool FlashUnderTest::DamageAtCrash(sim::ChoiceTape* rng, std::string* path) {
   const FlashGeometry& g = device_->geometry();

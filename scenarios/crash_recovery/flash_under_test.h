@@ -79,8 +79,17 @@ class FlashUnderTest {
   // Program and erase failures from now on, each drawn from rng at the
   // call, at rates drawn from the tape; counted in *faults_by_kind, and
   // told to injected (by kind, as the device's error tags it) when done.
+  // And decay found at read time: a read of a table's full CLOSED chunk
+  // may first make one DATA sector it covers unreadable for good (counted
+  // as kReadDecayName), and damaged is told the table's path before the
+  // read fails.
   void EnableMediaFaults(std::map<std::string, uint64_t>* faults_by_kind,
-                         std::function<void(const std::string& kind)> injected);
+                         std::function<void(const std::string& kind)> injected,
+                         std::function<void(const std::string& path)> damaged);
+  static constexpr const char* kReadDecayName = "flash_unreadable_at_read";
+  // The least rate of read-time decay, one read in this (drawn up to 8x
+  // rarer per seed).
+  static constexpr uint64_t kReadDecayOneIn = 1000;
   void set_violation_sink(std::function<void(const sim::FlashRuleViolation&)> sink);
   // Damage at rest, drawn from rng, to one DATA sector of a CLOSED chunk
   // of a table or WAL whose START and CLOSE sectors read whole (so the
@@ -100,6 +109,8 @@ class FlashUnderTest {
  private:
   class Mounted;
   void Accumulate(const FlashFsStats& stats);
+  // The before_read hook (EnableMediaFaults): one read in one_in decays.
+  void MaybeDecayOnRead(uint64_t one_in, uint32_t chunk, uint32_t first, uint32_t count);
 
   sim::DiskContext* const context_;
   FileSystem* const small_files_;
@@ -115,6 +126,7 @@ class FlashUnderTest {
   std::set<std::string> lost_at_abandon_;                      // see LastCrashLostPaths
   bool power_lost_ = false;                                    // since the last Abandon
   std::map<std::string, uint64_t>* faults_by_kind_ = nullptr;  // see EnableMediaFaults
+  std::function<void(const std::string& path)> damaged_sink_;  // see EnableMediaFaults
   std::function<void(const SyncedSizes::Loss&)> loss_sink_;
 };
 

@@ -123,6 +123,7 @@ Status SimFlashDevice::Impl::DoRead(uint32_t chunk, uint32_t sector, uint32_t co
   if (std::string rule = table.CheckRead(chunk, sector, count); !rule.empty()) {
     return Violation(rule, FlashCall("Read", chunk, sector, count));
   }
+  if (hooks.before_read) hooks.before_read(chunk, sector, count);
   const FlashGeometry& g = geometry();
   const ChunkDescriptor& d = table.descriptor(chunk);
   Status s;

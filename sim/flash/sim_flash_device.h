@@ -83,6 +83,10 @@ struct FlashFaultHooks {
   std::function<bool(uint32_t chunk, uint32_t sector, uint32_t sectors)> program_fails;
   // Whether the Reset of chunk fails (the chunk goes OFFLINE).
   std::function<bool(uint32_t chunk)> erase_fails;
+  // Told of each read of `sectors` sectors at chunk:sector that breaks no
+  // rule, before it reads: it may damage sectors (DamageSector), as a read
+  // disturb or decay found only when read does, and the read sees that.
+  std::function<void(uint32_t chunk, uint32_t sector, uint32_t sectors)> before_read;
 };
 
 // A call that broke a device rule.

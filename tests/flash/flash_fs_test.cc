@@ -164,7 +164,7 @@ TEST_CASE("flash fs: program failures are written around and lose nothing synced
                                  failures++;
                                  return true;
                                },
-                               nullptr});
+                               nullptr, nullptr});
   const std::string data = Pattern(150'000, 8);
   REQUIRE(f.Run([&] {
              OK_OR_RETURN(MountOk(&f));

@@ -5,6 +5,7 @@
 // and each seed reports wear and write amplification.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "scenarios/open_channel/open_channel.h"
@@ -56,6 +57,31 @@ TEST_CASE("open-channel passes on the correct engine and is deterministic", "[sc
   CHECK(torn > 0);
   CHECK(program_failures > 0);
   CHECK(erase_failures > 0);
+}
+
+TEST_CASE("open-channel: decay found at read time is damage its table's errors name",
+          "[scenario][flash]") {
+  // Seed 299 draws a read of table 21 that finds a sector gone; the crash
+  // check then cannot read 129 of its 200 keys, naming the table, and the
+  // run ends there as detected damage.
+  RunConfig config;
+  config.scenario = "open-channel";
+  config.seed = 299;
+  config.ops = 400;
+  config.crashes = 3;
+  config.faults = "on";
+  config.trace = true;
+  const RunResult r = OpenChannelScenario()->Run(config);
+  INFO(Describe(r));
+  REQUIRE(r.passed);
+  CHECK(Count(r.faults_by_kind, "flash_unreadable_at_read") == 1);
+  CHECK(r.ended_early == "damage detected");
+  const auto ends_naming_table = [](const std::string& line) {
+    return line.find("keys unreadable") != std::string::npos &&
+           line.find("unrecoverable read error") != std::string::npos &&
+           line.find("/db/000021.sst") != std::string::npos;
+  };
+  CHECK(std::any_of(r.trace.begin(), r.trace.end(), ends_naming_table));
 }
 
 TEST_CASE("open-channel holds flushed WAL data to a process crash unless the buffer holds it",

@@ -225,10 +225,12 @@ TEST_CASE("flash device: a worn-out chunk goes OFFLINE", "[flash]") {
   g.max_resets = 2;
   Device d(g);
   int hook_calls = 0;
-  d.dev.set_fault_hooks(FlashFaultHooks{nullptr, [&](uint32_t) {
+  d.dev.set_fault_hooks(FlashFaultHooks{nullptr,
+                                        [&](uint32_t) {
                                           ++hook_calls;
                                           return false;
-                                        }});
+                                        },
+                                        nullptr});
   REQUIRE(d.dev.Reset(0).ok());
   REQUIRE(d.Write(0, 0, 4).ok());
   REQUIRE(d.dev.Reset(0).ok());
@@ -244,9 +246,33 @@ TEST_CASE("flash device: a worn-out chunk goes OFFLINE", "[flash]") {
   CHECK(d.dev.Reset(1).ok());
 }
 
+TEST_CASE("flash device: damage done before a read fails that read and later ones", "[flash]") {
+  Device d;
+  REQUIRE(d.Write(2, 0, 8).ok());
+  std::string data;
+  REQUIRE(d.Read(2, 0, 4, &data).ok());  // before the hook
+  std::vector<uint32_t> told;
+  d.dev.set_fault_hooks(FlashFaultHooks{
+      nullptr, nullptr, [&](uint32_t chunk, uint32_t sector, uint32_t count) {
+        told.push_back(chunk * 1000 + sector * 10 + count);
+        if (chunk == 2 && sector == 4) {
+          REQUIRE(d.dev.DamageSector(2, 5, shale::sim::FlashSectorDamage::kUnreadable, 0, 0).ok());
+        }
+      }});
+  REQUIRE(d.Read(2, 0, 4, &data).ok());  // sector 5 not damaged yet
+  const Status s = d.Read(2, 4, 2, &data);
+  CHECK(s.IsIOError());
+  CHECK(Contains(s.ToString(), "unrecoverable read error"));
+  d.dev.set_fault_hooks({});
+  CHECK(d.Read(2, 5, 1, &data).IsIOError());  // for good
+  CHECK(d.Read(2, 6, 2, &data).ok());
+  CHECK(told == std::vector<uint32_t>{2004, 2042});
+}
+
 TEST_CASE("flash device: injected erase failure goes OFFLINE", "[flash]") {
   Device d;
-  d.dev.set_fault_hooks(FlashFaultHooks{nullptr, [](uint32_t chunk) { return chunk == 5; }});
+  d.dev.set_fault_hooks(
+      FlashFaultHooks{nullptr, [](uint32_t chunk) { return chunk == 5; }, nullptr});
   REQUIRE(d.Write(5, 0, 8).ok());
   REQUIRE(d.Write(4, 0, 8).ok());
   CHECK(d.dev.Reset(5).IsIOError());
@@ -265,7 +291,7 @@ TEST_CASE("flash device: program failure closes early and keeps earlier sectors 
           "[flash]") {
   Device d(Small(/*mw_cunits=*/8));
   d.dev.set_fault_hooks(FlashFaultHooks{
-      [](uint32_t chunk, uint32_t sector, uint32_t) { return chunk == 0 && sector == 8; },
+      [](uint32_t chunk, uint32_t sector, uint32_t) { return chunk == 0 && sector == 8; }, nullptr,
       nullptr});
   REQUIRE(d.Write(0, 0, 8).ok());  // sectors 0-7 in the device cache
   std::string data;
@@ -288,7 +314,7 @@ TEST_CASE("flash device: program failure closes early and keeps earlier sectors 
 TEST_CASE("flash device: grown-bad chunk goes OFFLINE at its next reset", "[flash]") {
   Device d;
   d.dev.set_fault_hooks(FlashFaultHooks{
-      [](uint32_t chunk, uint32_t sector, uint32_t) { return chunk == 1 && sector == 0; },
+      [](uint32_t chunk, uint32_t sector, uint32_t) { return chunk == 1 && sector == 0; }, nullptr,
       nullptr});
   CHECK(d.Write(1, 0, 4).IsIOError());  // fails while opening the chunk
   CHECK(d.Chunk(1).state == ChunkState::kClosed);
@@ -399,7 +425,7 @@ TEST_CASE("flash device: power loss leaves closed chunks whole", "[flash]") {
     Device d(Small(/*mw_cunits=*/8), seed);
     d.dev.set_fault_hooks(FlashFaultHooks{
         [](uint32_t chunk, uint32_t sector, uint32_t) { return chunk == 1 && sector == 8; },
-        nullptr});
+        nullptr, nullptr});
     d.Fill(0);
     REQUIRE(d.Write(1, 0, 8).ok());
     REQUIRE(d.Write(1, 8, 4).IsIOError());  // closes chunk 1 early, cache flushed
