@@ -255,8 +255,7 @@ class CrashRecoveryRun {
     } else {
       DrawHosted();
     }
-    KeepSkipAnyWhereCheckable(
-        hosted_ == nullptr && model_ != DiskModel::kOpenChannel && !drawn_.transactions, &drawn_);
+    KeepSkipAnyWhereCheckable(hosted_ == nullptr && !drawn_.transactions, &drawn_);
     const auto mix = config_.pins.find("workload.mix");
     // Every way into a run validates its pins (PinValueError) first.
     if (mix != config_.pins.end() && !SetMix(mix->second, sim_.rng(), &drawn_)) std::abort();

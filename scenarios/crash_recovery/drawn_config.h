@@ -51,10 +51,12 @@ void DrawTransactions(sim::ChoiceTape* tape, Drawn* d);
 const char* RecoveryModeName(WALRecoveryMode mode);
 
 // Skip-any recovery is checked only where the check can bound what it
-// skips (checkable: the scenario reads the logs' records, and no
-// transaction's commit marker can be skipped out from under its prepared
-// section, for which no rule exists). Elsewhere a skip-any draw runs as
-// point-in-time, RocksDB's default.
+// skips (checkable: Shale's engine, whose logs the scenario reads on the
+// POSIX and Windows disks, and on the open-channel SSD, whose backend
+// never hands a reader damaged bytes, so nothing is skipped and the check
+// stays strict; and no transaction's commit marker can be skipped out
+// from under its prepared section, for which no rule exists). Elsewhere a
+// skip-any draw runs as point-in-time, RocksDB's default.
 void KeepSkipAnyWhereCheckable(bool checkable, Drawn* d);
 
 // The lock-wait limits for a run with I/O faults on or off (see the .cc).
