@@ -21,6 +21,7 @@
 #include "common/row_tests.h"
 #include "common/run_binary.h"
 #include "common/temp_dir.h"
+#include "kv_store.h"
 #include "planted_bugs.h"
 #include "report/failure_file.h"
 #include "report/file_io.h"
@@ -482,6 +483,71 @@ void CheckPinnedAlone(const PinRow& row) {
     },
     CheckPinnedAlone, "[bugs]");
 
+// Rows whose scenario runs in the `shale` binary only (RocksDB is linked
+// there, not into this test): the same checks, each in a fresh process. A
+// campaign that stops at its first failure finds the bug on the row's
+// property, the seed passes without it, and its failure file replays to
+// that property.
+struct BinaryPinRow {
+  const char* property;
+  const char* scenario;
+  const char* bug;
+};
+
+const BinaryPinRow kBinaryPinRows[] = {
+    {"same answers as rocksdb", "diff-rocksdb", "filter_skips_first_key"},
+    {"no spurious errors", "diff-rocksdb", "write_returns_corruption"},
+};
+
+shale_test::CommandResult Shale(const std::string& args) {
+  return shale_test::RunCommandLine(std::string(SHALE_BINARY) + " " + args);
+}
+
+void CheckPinnedThroughBinary(const BinaryPinRow& row) {
+  if (!shale::bench::CompareEnginesBuilt()) {
+    WARN("this build links no RocksDB: " << row.scenario << " rows not run");
+    return;
+  }
+  shale_test::TempDir dir;
+  REQUIRE(dir.ok());
+  const std::string scenario = row.scenario;
+  const shale_test::CommandResult found =
+      Shale("run --scenario " + scenario + " --seeds 1.." + std::to_string(kSeedLimit) +
+            " --planted_bugs " + row.bug + " --max_failures 1 --jobs 1 --out " + dir.Child("bug"));
+  INFO(found.out);
+  REQUIRE(found.exit_code == 1);
+  std::string report, error;
+  REQUIRE(shale::report::ReadWholeFile(dir.Child("bug/report.json"), &report, &error));
+  const nlohmann::json parsed = nlohmann::json::parse(report);
+  nlohmann::json first_failure;
+  for (const nlohmann::json& e : parsed["entries"]) {
+    if (e["verdict"] == "fail" && (first_failure.is_null() || e["seed"] < first_failure["seed"]))
+      first_failure = e;
+  }
+  REQUIRE_FALSE(first_failure.is_null());
+  CHECK(first_failure["failure"]["property"] == row.property);
+  const std::string seed = std::to_string(first_failure["seed"].get<uint64_t>());
+  const shale_test::CommandResult control =
+      Shale("run --scenario " + scenario + " --seeds " + seed + ".." + seed + " --jobs 1 --out " +
+            dir.Child("control"));
+  INFO(control.out);
+  CHECK(control.exit_code == 0);
+  const shale_test::CommandResult replay =
+      Shale("replay " + dir.Child("bug/failures/" + scenario + "-" + seed + ".json"));
+  INFO(replay.out);
+  CHECK(replay.exit_code == 1);
+  CHECK(replay.out.find(std::string("failure: ") + row.property) != std::string::npos);
+  CHECK(replay.out.find("trace_hash matches the failure file") != std::string::npos);
+}
+
+[[maybe_unused]] const bool kBinaryPinRowTestsRegistered = shale_test::RegisterRowTests(
+    kBinaryPinRows,
+    [](const BinaryPinRow& row) {
+      return "planted bug " + std::string(row.bug) + " pins " + row.property + " alone in " +
+             row.scenario + " (through the binary)";
+    },
+    CheckPinnedThroughBinary, "[bugs]");
+
 // The first crash-recovery campaign seed (of 1..kSeedLimit) with bugs
 // planted whose failure message contains needle; passed if none.
 RunResult FirstCrashRecoveryFailure(uint64_t bugs, const std::string& needle) {
@@ -535,11 +601,6 @@ TEST_CASE("an unsynced Prepare lost under a later surviving write fails durabili
 // leaves this list once a row pins it (the test below fails until it is
 // taken off), so the list only shrinks.
 const std::set<std::pair<std::string, std::string> > kNotYetPinnedAlone = {
-    // RocksDB's side of diff-rocksdb is linked into the shale binary, not
-    // into this test, so these rows need the binary to run the campaign
-    // (README: planted bugs against RocksDB are measured, not pinned).
-    {"diff-rocksdb", "same answers as rocksdb"},
-    {"diff-rocksdb", "no spurious errors"},
     // real-backend runs on real files and threads: a seed does not replay,
     // so its planted-bug rows (tests/scenarios/real_backend_test.cc) have
     // no control run or replay, and they pin durability bugs only.
@@ -572,6 +633,7 @@ TEST_CASE("every property of every scenario is pinned alone by a planted bug", "
     }
   }
   for (const PinRow& row : kPinRows) pinned.emplace(row.scenario, row.property);
+  for (const BinaryPinRow& row : kBinaryPinRows) pinned.emplace(row.scenario, row.property);
   for (const Scenario* scenario : AllScenarios()) {
     for (const std::string& property : scenario->properties()) {
       const std::pair<std::string, std::string> key(scenario->name(), property);
