@@ -69,8 +69,10 @@ void DiskFaultInjector::MaybeRunOutOfSpace(const Request& request, Decision* d) 
   if (!Fires(FaultKind::kEnospc)) return;
   d->status = NoSpace();
   const bool data_write = request.op == Op::kWrite && request.has_range;
-  if (data_write && request.length_bytes >= 2 && context_->rng()->OneIn(kShortWriteOneIn)) {
-    d->applied_prefix_bytes = 1 + context_->rng()->Uniform(request.length_bytes - 1);
+  const uint64_t unit = std::max<uint64_t>(request.alignment_bytes, 1);
+  const uint64_t units = request.length_bytes / unit;
+  if (data_write && units >= 2 && context_->rng()->OneIn(kShortWriteOneIn)) {
+    d->applied_prefix_bytes = unit * (1 + context_->rng()->Uniform(units - 1));
     CountAs(kShortWriteName);
   }
   if (context_->rng()->OneIn(kStaysFullOneIn)) {

@@ -113,8 +113,9 @@ class DiskFaultInjector final : public FaultPolicy {
   // Sets d->status to status if d has not failed yet and kind fires.
   void MaybeFail(FaultKind kind, const Status& status, Decision* d);
   // A write or create while the disk is full fails; else enospc may fire.
-  // Then 1 data write in kShortWriteOneIn of two bytes or more is short
-  // (counted as kShortWriteName too): 1..length-1 leading bytes land. And
+  // Then 1 data write in kShortWriteOneIn of two units or more (bytes, or
+  // a direct-I/O handle's alignment) is short (counted as kShortWriteName
+  // too): 1..n-1 leading units land. And
   // 1 time in kStaysFullOneIn the disk stays full for the next
   // 1..kStaysFullCallsMax calls of any kind: writes, creates and syncs
   // among them fail, then space frees.

@@ -28,7 +28,8 @@ class Core {
       : fs_(fs), path_(path), media_(media) {}
 
   // Decides a call on this handle; offset and length set a byte range.
-  Decision Decide(Op op, std::optional<uint64_t> offset = std::nullopt, uint64_t length = 0) const {
+  Decision Decide(Op op, std::optional<uint64_t> offset = std::nullopt, uint64_t length = 0,
+                  uint64_t alignment = 1) const {
     FaultPolicy::Request request;
     request.op = op;
     request.path = &path_;
@@ -39,6 +40,7 @@ class Core {
       request.length_bytes = length;
       request.file_size_bytes = sizes.visible_bytes;
       request.durable_size_bytes = sizes.durable_bytes;
+      request.alignment_bytes = alignment;
     }
     return fs_->Decide(request);
   }
@@ -179,7 +181,7 @@ class FaultyWritableFile final : public WritableFile {
   // Append (offset empty) or PositionedAppend.
   Status Write(const Slice& data, std::optional<uint64_t> offset) {
     const uint64_t at = offset.value_or(core_.media()->MediaSizes().visible_bytes);
-    const Decision d = core_.Decide(Op::kWrite, at, data.size());
+    const Decision d = core_.Decide(Op::kWrite, at, data.size(), Alignment());
     if (!d.status.ok()) {
       WritePrefix(data, offset, d.applied_prefix_bytes);
       return core_.Failed("fault.write", d.status);
@@ -190,11 +192,14 @@ class FaultyWritableFile final : public WritableFile {
     return offset.has_value() ? base_->PositionedAppend(data, *offset) : base_->Append(data);
   }
 
+  uint64_t Alignment() const {
+    return base_->use_direct_io() ? std::max<size_t>(base_->GetRequiredBufferAlignment(), 1) : 1;
+  }
+
   // A short write's leading bytes; a direct-I/O handle writes whole
   // alignment units only. The call fails whatever this one returns.
   void WritePrefix(const Slice& data, std::optional<uint64_t> offset, uint64_t prefix_bytes) {
-    const uint64_t align =
-        base_->use_direct_io() ? std::max<size_t>(base_->GetRequiredBufferAlignment(), 1) : 1;
+    const uint64_t align = Alignment();
     const uint64_t bytes = std::min<uint64_t>(prefix_bytes, data.size()) / align * align;
     if (bytes == 0) return;
     const Slice prefix(data.data(), bytes);

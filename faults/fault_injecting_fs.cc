@@ -29,6 +29,7 @@ FaultPolicy::Decision FaultInjectingFs::Decide(const FaultPolicy::Request& reque
   context_->Fold(d.short_reads);
   context_->Fold(d.unreadable_sector.value_or(UINT64_MAX));
   context_->Fold(d.misdirect_to_sector.value_or(UINT64_MAX));
+  context_->Fold(d.applied_prefix_bytes);
   if (d.extra_latency_ns != 0) context_->Delay(d.extra_latency_ns);
   return d;
 }

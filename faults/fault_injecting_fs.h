@@ -61,6 +61,9 @@ class FaultPolicy {
     uint64_t length_bytes = 0;
     uint64_t file_size_bytes = 0;
     uint64_t durable_size_bytes = 0;
+    // Data writes: the handle's alignment (direct I/O), or 1; a short
+    // write lands whole units of it.
+    uint64_t alignment_bytes = 1;
   };
 
   // What happens to that call. The default is no fault.

@@ -77,7 +77,7 @@ ThreadFiber::~ThreadFiber() {
     if (sem_post(&run_) != 0) Die("sem_post failed");
     Wait(&host_);
     if (pthread_detach(thread_) != 0) Die("pthread_detach failed");
-  } else if (started_) {
+  } else if (started_ && !joined_) {
     if (pthread_join(thread_, nullptr) != 0) Die("pthread_join failed");
   }
   sem_destroy(&run_);
@@ -108,6 +108,10 @@ void ThreadFiber::Resume() {
   if (sem_post(&run_) != 0) Die("sem_post failed");
   Wait(&host_);
   HostWakes();
+  if (finished_ && !joined_) {  // see the class comment
+    if (pthread_join(thread_, nullptr) != 0) Die("pthread_join failed");
+    joined_ = true;
+  }
 }
 
 void ThreadFiber::Suspend() {

@@ -10,8 +10,10 @@
 // still decides, from the seed, which one runs.
 //
 // The thread starts at the first Resume() and runs `on_start` (if set),
-// then the body. When the body returns, the thread ends and the host is
-// resumed. Destroying a ThreadFiber that started and has not finished
+// then the body. When the body returns, the host is resumed and waits in
+// that Resume() for the thread to end, so what the thread runs on its way
+// out (thread-local destructors, a hosted engine's among them) runs while
+// nothing else does. Destroying a ThreadFiber that started and has not finished
 // abandons it: its body never runs again, nothing on its stack is unwound
 // or destroyed, as with a killed process's threads, and the thread sleeps
 // until the process exits (thread_fiber.cc says why it cannot end).
@@ -67,6 +69,7 @@ class ThreadFiber final : public Coroutine {
   sem_t host_;  // posted by the body: the host may run
   pthread_t thread_{};
   bool started_ = false;
+  bool joined_ = false;
   bool finished_ = false;  // written by the body before it posts host_
   bool abandon_ = false;   // written by the host before it posts run_
   const int planted_runs_on_at_suspend_;

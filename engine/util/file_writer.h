@@ -43,7 +43,9 @@ class WritableFileWriter {
   // (the file's name is not: sync its directory).
   [[nodiscard]] Status Sync();
   // Flush + truncate to the logical size (direct I/O; synced if Sync was
-  // ever called, so the durable size is the logical one) + close.
+  // ever called, so the durable size is the logical one) + close. After
+  // an earlier failure: close only (no flush, no truncate), returning that
+  // failure.
   [[nodiscard]] Status Close();
 
   // TEST ONLY (planted kBugUnalignedDirectWrite): a direct writer writes
@@ -62,7 +64,7 @@ class WritableFileWriter {
   [[nodiscard]] Status WriteBuffered(const char* data, size_t size);
   [[nodiscard]] Status WriteDirect();
   // Returns s, kept as first_error_ if it is the first failure.
-  Status Remember(const Status& s);
+  [[nodiscard]] Status Remember(const Status& s);
 
   std::unique_ptr<WritableFile> file_;
   std::string path_;

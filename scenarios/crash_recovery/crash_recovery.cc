@@ -221,7 +221,8 @@ class CrashRecoveryRun {
           [this](const std::string& path) {
             sim_.TraceEvent(std::string("fault ") + FlashUnderTest::kReadDecayName + " " + path);
             plan_->NoteDamaged(path);
-          });
+          },
+          [this] { return plan_->paused(); });
     }
     flash->set_violation_sink([this](const sim::FlashRuleViolation& v) {
       sim_.TraceEvent("device rule broken: " + v.ToString());

@@ -175,6 +175,7 @@ class FaultPlan final : public faults::FaultPolicy {
   // fault points alike); damage already on the disk stays. A retry made
   // paused that still fails was not failed by a transient injected fault.
   void set_paused(bool paused) { paused_ = paused; }
+  bool paused() const { return paused_; }
   // After a crash: in a run that damages, 1 in 1..8 crashes (drawn per run)
   // flips one bit of one durable table file or WAL (see set_wal_damage);
   // only of a WAL if the run drew no bit_flip rate. With flash_damage (the

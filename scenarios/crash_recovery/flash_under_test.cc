@@ -235,9 +235,11 @@ std::set<std::string> FlashUnderTest::LastCrashLostPaths() const {
 
 void FlashUnderTest::EnableMediaFaults(std::map<std::string, uint64_t>* faults_by_kind,
                                        std::function<void(const std::string& kind)> injected,
-                                       std::function<void(const std::string& path)> damaged) {
+                                       std::function<void(const std::string& path)> damaged,
+                                       std::function<bool()> decay_paused) {
   faults_by_kind_ = faults_by_kind;
   damaged_sink_ = std::move(damaged);
+  decay_paused_ = std::move(decay_paused);
   sim::ChoiceTape& rng = *context_->rng();
   const uint64_t program_one_in = 50u << rng.Uniform(5);
   const uint64_t erase_one_in = 10u << rng.Uniform(5);
@@ -307,7 +309,7 @@ std::vector<DataSector> DamageableSectors(const sim::SimFlashDevice& device, uin
 
 void FlashUnderTest::MaybeDecayOnRead(uint64_t one_in, uint32_t chunk, uint32_t first,
                                       uint32_t count) {
-  if (!context_->rng()->OneIn(one_in)) return;
+  if ((decay_paused_ && decay_paused_()) || !context_->rng()->OneIn(one_in)) return;
   std::string name;
   std::vector<DataSector> covered = DamageableSectors(*device_, chunk, &name);
   if (!IsTableFile(name)) return;  // a WAL is read only by recovery, which it would end

@@ -82,10 +82,11 @@ class FlashUnderTest {
   // And decay found at read time: a read of a table's full CLOSED chunk
   // may first make one DATA sector it covers unreadable for good (counted
   // as kReadDecayName), and damaged is told the table's path before the
-  // read fails.
+  // read fails; none is drawn while decay_paused() (a fault plan's pause).
   void EnableMediaFaults(std::map<std::string, uint64_t>* faults_by_kind,
                          std::function<void(const std::string& kind)> injected,
-                         std::function<void(const std::string& path)> damaged);
+                         std::function<void(const std::string& path)> damaged,
+                         std::function<bool()> decay_paused);
   static constexpr const char* kReadDecayName = "flash_unreadable_at_read";
   // The least rate of read-time decay, one read in this (drawn up to 8x
   // rarer per seed).
@@ -127,6 +128,7 @@ class FlashUnderTest {
   bool power_lost_ = false;                                    // since the last Abandon
   std::map<std::string, uint64_t>* faults_by_kind_ = nullptr;  // see EnableMediaFaults
   std::function<void(const std::string& path)> damaged_sink_;  // see EnableMediaFaults
+  std::function<bool()> decay_paused_;                         // see EnableMediaFaults
   std::function<void(const SyncedSizes::Loss&)> loss_sink_;
 };
 
