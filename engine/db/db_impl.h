@@ -204,7 +204,8 @@ class DBImpl final : public DB {
   // The smallest WAL number still needed (unflushed data or prepared sections).
   uint64_t MinLogToKeep() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Transactions: records in edit the WAL bound below which no prepared
-  // section is needed (new_log_number: the edit's log number).
+  // section is needed (new_log_number: the edit's log number, the first
+  // WAL whose memtable the edit leaves unflushed).
   void SetMinLogToKeep(uint64_t new_log_number, VersionEdit* edit) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 

@@ -49,7 +49,7 @@ uint64_t DBImpl::MinLogToKeep() const {
 void DBImpl::SetMinLogToKeep(uint64_t new_log_number, VersionEdit* edit) const {
   if (txn_hooks_ == nullptr) return;
   edit->SetMinLogToKeep(
-      std::min(new_log_number, txn_hooks_->MinLogWithPreparedSection(logfile_number_)));
+      std::min(new_log_number, txn_hooks_->MinLogWithPreparedSection(new_log_number)));
 }
 
 void DBImpl::DeleteObsoleteFiles() {

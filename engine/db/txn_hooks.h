@@ -63,13 +63,15 @@ class TxnStateHooks {
                                         uint64_t live_log) const = 0;
   // The smallest WAL number holding a prepared section that recovery may
   // still need: its transaction is unfinished, or finished by a marker in a
-  // WAL numbered live_log or later (the live WAL, whose unsynced tail a
-  // power loss can take; older WALs were synced as they were closed).
-  // Without the section, recovery would take a WritePrepared transaction
-  // whose marker was lost for committed (its data is in tables), and a
-  // write-committed one for never prepared. UINT64_MAX if none. WALs from
-  // there on are kept.
-  virtual uint64_t MinLogWithPreparedSection(uint64_t live_log) const = 0;
+  // WAL numbered first_unflushed_log or later, whose memtable is not yet in
+  // a table: that WAL alone holds the marker's outcome, and a power loss
+  // (its unsynced tail) or damage (synced or not) can take it. As RocksDB
+  // keeps a prepare's log until the memtable holding its marker is
+  // flushed. Without the section, recovery would take a WritePrepared
+  // transaction whose marker was lost for committed (its data is in
+  // tables), and a write-committed one for never prepared. UINT64_MAX if
+  // none. WALs from there on are kept.
+  virtual uint64_t MinLogWithPreparedSection(uint64_t first_unflushed_log) const = 0;
   // Whether a prepared section's data goes into the memtable at prepare
   // (WritePrepared) or only with its commit (write-committed).
   virtual bool PreparedDataInMemtable() const = 0;

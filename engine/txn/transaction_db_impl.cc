@@ -510,13 +510,13 @@ SequenceNumber TransactionDBImpl::CommitSequence(SequenceNumber seq, SequenceNum
   return commit_map_->CommitSequence(seq, bound, live_log);
 }
 
-uint64_t TransactionDBImpl::MinLogWithPreparedSection(uint64_t live_log) const {
+uint64_t TransactionDBImpl::MinLogWithPreparedSection(uint64_t first_unflushed_log) const {
   MutexLock l(mu_.get());
   uint64_t min_log = UINT64_MAX;
   for (auto it = prepared_.begin(); it != prepared_.end();) {
     const PreparedSection& section = it->second;
-    if (section.finished_in_log != 0 && section.finished_in_log < live_log) {
-      it = prepared_.erase(it);  // its marker is in a closed, synced WAL
+    if (section.finished_in_log != 0 && section.finished_in_log < first_unflushed_log) {
+      it = prepared_.erase(it);  // its marker's memtable is in a table
       continue;
     }
     min_log = std::min(min_log, section.log_number);

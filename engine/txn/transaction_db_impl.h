@@ -20,10 +20,11 @@
 //     empty commit [Commit("")] goes through the second queue, which alone
 //     publishes (RocksDB's WritePrepared with two write queues).
 //
-// A prepared transaction's WAL is kept until it has finished durably
-// (MinLogWithPreparedSection): until then a crash may take its commit or
-// rollback marker, and recovery must find the section to know that its data
-// (WritePrepared: already in tables) is uncommitted.
+// A prepared transaction's WAL is kept until the memtable holding its
+// commit or rollback marker is flushed (MinLogWithPreparedSection): until
+// then a crash, or damage to the marker's WAL, may take the marker, and
+// recovery must find the section to know that its data (WritePrepared:
+// already in tables) is uncommitted.
 //
 // Locking: mu_ guards the registry below; it nests inside the DB mutex (the
 // hooks run under it) and nothing is called with mu_ held that takes
@@ -101,7 +102,7 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   // ---- TxnStateHooks
   SequenceNumber CommitSequence(SequenceNumber seq, SequenceNumber bound,
                                 uint64_t live_log) const override;
-  uint64_t MinLogWithPreparedSection(uint64_t live_log) const override;
+  uint64_t MinLogWithPreparedSection(uint64_t first_unflushed_log) const override;
   bool PreparedDataInMemtable() const override { return write_prepared_; }
   void RecoveredPrepared(const std::string& xid, const WriteBatch& section, SequenceNumber first,
                          SequenceNumber last, uint64_t log_number) override;
@@ -163,7 +164,7 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   void NotePrepared(const TxnState& txn, uint64_t log_number);
   // The transaction's commit or rollback marker went to WAL marker_log
   // (kFinishedDurably: forget it now). Its prepared section's WAL stays
-  // needed until marker_log is closed (and so synced).
+  // needed until marker_log's memtable is flushed.
   void NoteFinished(uint64_t txn_id, uint64_t marker_log);
   void PruneCommitMap();
   uint64_t LockTimeoutNs(const TxnState& txn) const;
@@ -188,7 +189,7 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
   };
   // By txn id, until finished durably. MinLogWithPreparedSection
   // drops the durably finished ones (hence mutable); at most the prepared
-  // transactions plus those finished in the live WAL.
+  // transactions plus those finished in WALs not yet flushed.
   mutable std::map<uint64_t, PreparedSection> prepared_ ABSL_GUARDED_BY(mu_);
   // Prepared transactions without a user handle (recovered or
   // adopted), by name.

@@ -17,6 +17,11 @@
 //
 // A Flush that finds the memtable empty must still sync the WAL: a
 // WritePrepared commit of flushed data is a WAL-only marker.
+//
+// A prepared transaction's WAL must also outlive a closed, synced WAL that
+// holds its rollback marker until that WAL's memtable is flushed: damage
+// to the marker's WAL can still take the marker, and recovery must then
+// find T prepared, not its flushed data committed.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -47,17 +52,21 @@ class GateRuntime final : public ForwardingRuntime {
   void YieldPoint(const char* name) override {
     if (gate_ != name) return base()->YieldPoint(name);
     reached_ = true;
-    while (closed_) base()->SleepForMicroseconds(100);
+    while (closed_ && passes_ == 0) base()->SleepForMicroseconds(100);
+    if (closed_) passes_--;
   }
 
   bool reached() const { return reached_; }
   void Open() { closed_ = false; }
   void Close() { closed_ = true; }
+  // Lets one task through the closed gate.
+  void PassOne() { passes_++; }
 
  private:
   const std::string gate_;
   bool reached_ = false;  // the simulation runs one task at a time: no lock
   bool closed_ = true;
+  int passes_ = 0;
 };
 
 struct Outcome {
@@ -77,6 +86,19 @@ bool WaitFor(shale::Runtime* rt, const Fn& done) {
 
 void Check(const Status& s, const char* what, Outcome* out) {
   if (!s.ok()) out->errors.push_back(std::string(what) + ": " + s.ToString());
+}
+
+// Flips a bit in the first record's payload of the highest-numbered WAL
+// that has durable bytes.
+void FlipNewestWrittenLog(shale::sim::SimDisk* disk, Outcome* out) {
+  std::string newest;
+  for (const auto& file : disk->DurableFiles()) {
+    if (file.path.size() < 4 || file.path.substr(file.path.size() - 4) != ".log") continue;
+    if (file.size_bytes == 0) continue;
+    if (newest.empty() || file.path > newest) newest = file.path;  // fixed-width numbers
+  }
+  if (newest.empty()) return out->errors.push_back("no WAL to flip");
+  Check(disk->CorruptDurable(newest, 12, 3), "flip", out);
 }
 
 // One TransactionDB on a SimDisk in a Simulation: Run opens it, lets steps
@@ -101,7 +123,9 @@ struct World {
   }
 
   using Steps = std::function<void(shale::TransactionDB* db, Outcome* out)>;
-  Outcome Run(const Steps& steps) {
+  // damage acts on the disk after the power loss, before the reopen.
+  Outcome Run(
+      const Steps& steps, const std::function<void(Outcome*)>& damage = [](Outcome*) {}) {
     Outcome out;
     const Status run = sim.Run([&] {
       std::unique_ptr<shale::TransactionDB> db;
@@ -112,6 +136,7 @@ struct World {
       (void)db.release();  // abandoned with the crashed process
       sim.Crash();
       disk.PowerLoss(uint64_t{1} << 62);
+      damage(&out);
       Check(shale::TransactionDB::Open(options, txn_options, "/db", &db), "reopen", &out);
       if (db == nullptr) return;
       out.prepared = db->GetPreparedTransactionNames();
@@ -133,36 +158,86 @@ struct World {
   shale::TransactionDBOptions txn_options;
 };
 
+// T (key "k") is prepared; a Flush starts and holds at the closed gate,
+// before installing its table.
+std::unique_ptr<shale::Transaction> PrepareAndHoldFlush(World* w, shale::TransactionDB* db,
+                                                        Outcome* out) {
+  std::unique_ptr<shale::Transaction> t =
+      db->BeginTransaction(shale::WriteOptions(), shale::TransactionOptions());
+  Check(t->Put("k", "t-value"), "T Put", out);
+  Check(t->SetName("T"), "SetName", out);
+  Check(t->Prepare(), "Prepare", out);
+  w->runtime.Close();
+  shale::FlushOptions no_wait;
+  no_wait.wait = false;
+  Check(db->Flush(no_wait), "Flush", out);
+  if (!WaitFor(&w->runtime, [&] { return w->runtime.reached(); }))
+    out->errors.push_back("no flush");
+  return t;
+}
+
+// Waits until the held flush's table is installed (the only table).
+void AwaitOneTable(World* w, shale::TransactionDB* db, Outcome* out) {
+  std::string files;
+  if (!WaitFor(&w->runtime, [&] {
+        return db->GetProperty("shale.num-files-at-level0", &files) && files == "1";
+      })) {
+    out->errors.push_back("the flush did not install");
+  }
+}
+
 // T is prepared, a flush holds before installing, then a plain write and
 // T's Commit land in the live WAL; the flush installs (file comment).
 Outcome CommitDuringFlush(shale::TxnWritePolicy policy, uint64_t planted_bugs) {
   World w(policy, planted_bugs);
   return w.Run([&w](shale::TransactionDB* db, Outcome* out) {
-    std::unique_ptr<shale::Transaction> t =
-        db->BeginTransaction(shale::WriteOptions(), shale::TransactionOptions());
-    Check(t->Put("k", "t-value"), "T Put", out);
-    Check(t->SetName("T"), "SetName", out);
-    Check(t->Prepare(), "Prepare", out);
-    w.runtime.Close();
-    shale::FlushOptions no_wait;
-    no_wait.wait = false;
-    Check(db->Flush(no_wait), "Flush", out);
-    if (!WaitFor(&w.runtime, [&] { return w.runtime.reached(); }))
-      out->errors.push_back("no flush");
+    std::unique_ptr<shale::Transaction> t = PrepareAndHoldFlush(&w, db, out);
     Check(db->Put(shale::WriteOptions(), "x", "plain"), "Put x", out);
     Check(t->Commit(), "Commit", out);
     w.runtime.Open();
-    std::string files;
-    if (!WaitFor(&w.runtime, [&] {
-          return db->GetProperty("shale.num-files-at-level0", &files) && files == "1";
-        })) {
-      out->errors.push_back("the flush did not install");
-    }
+    AwaitOneTable(&w, db, out);
     (void)t.release();  // abandoned with the crashed process
   });
 }
 
+// T is prepared (WAL A) and its data flushed from A's memtable, held
+// before installing; T's Rollback lands in WAL B; a second Flush closes
+// (and syncs) B and waits behind the first. The first installs; then a
+// power loss, and a flip inside B's first record.
+Outcome RollbackInWalFlippedAfterClose(shale::TxnWritePolicy policy) {
+  World w(policy, shale::kBugNone);
+  w.options.max_write_buffer_number = 3;
+  const Outcome out = w.Run(
+      [&w](shale::TransactionDB* db, Outcome* out) {
+        std::unique_ptr<shale::Transaction> t = PrepareAndHoldFlush(&w, db, out);
+        Check(t->Rollback(), "Rollback", out);
+        shale::FlushOptions no_wait;
+        no_wait.wait = false;
+        Check(db->Flush(no_wait), "second Flush", out);
+        w.runtime.PassOne();
+        AwaitOneTable(&w, db, out);
+        (void)t.release();  // abandoned with the crashed process
+      },
+      [&w](Outcome* out) { FlipNewestWrittenLog(&w.disk, out); });
+  return out;
+}
+
 }  // namespace
+
+TEST_CASE("a rollback marker's WAL flipped after it closed leaves its transaction prepared",
+          "[txn][recovery][power-loss]") {
+  const shale::TxnWritePolicy policy =
+      GENERATE(shale::TxnWritePolicy::kWriteCommitted, shale::TxnWritePolicy::kWritePrepared);
+  INFO(PolicyName(policy));
+  const Outcome out = RollbackInWalFlippedAfterClose(policy);
+  for (const std::string& e : out.errors) INFO(e);
+  REQUIRE(out.errors.empty());
+  REQUIRE(out.base_key == "0");
+  // Point-in-time recovery stops at the flip, before the rollback marker:
+  // T is prepared again and its flushed data stays invisible.
+  REQUIRE(out.prepared == std::vector<std::string>{"T"});
+  REQUIRE(out.t_key == "NOT_FOUND");
+}
 
 TEST_CASE("a commit lost with the live WAL leaves its transaction prepared after a flush",
           "[txn][recovery][power-loss]") {
