@@ -109,6 +109,8 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "recovery skips the older WALs kept for prepared sections"},
       {kBugUnsyncedPrepareSkipsWal, "unsynced_prepare_skips_wal",
        "an unsynced Prepare is acknowledged without its section reaching the WAL"},
+      {kBugFlashMountIgnoresLostChunk, "flash_mount_ignores_lost_chunk",
+       "the flash backend's mount ends a file at a chunk lost whole, with no error"},
   };
   return kBugs;
 }

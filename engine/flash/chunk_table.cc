@@ -155,6 +155,15 @@ void ChunkTable::ApplyReset(uint32_t chunk, bool failed) {
   c.grown_bad = c.grown_bad && failed;
 }
 
+void ChunkTable::ApplyLoss(uint32_t chunk) {
+  Chunk& c = chunks_[chunk];
+  SHALE_CHECK(c.d.state == ChunkState::kClosed);
+  c.d.state = ChunkState::kOffline;
+  c.d.write_pointer = 0;
+  c.cache_start = 0;
+  SHALE_CHECK(c.d.state == ChunkState::kOffline && c.d.write_pointer == 0);
+}
+
 // ---- power loss
 
 void ChunkTable::ApplyPowerLoss(uint32_t chunk, uint32_t write_pointer) {

@@ -64,6 +64,10 @@ class ChunkTable {
   // OFFLINE (wear + 1 too: the erase was tried).
   void ApplyReset(uint32_t chunk, bool failed);
 
+  // A CLOSED chunk failed as a whole (its block or die died at rest): it
+  // is OFFLINE, write pointer 0, its wear unchanged.
+  void ApplyLoss(uint32_t chunk);
+
   // The device cache of an OPEN chunk: sectors [cache_start, write pointer).
   uint32_t cache_start(uint32_t chunk) const { return chunks_[chunk].cache_start; }
   // A power loss cut chunk's write pointer back to write_pointer (at or

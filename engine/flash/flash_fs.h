@@ -158,7 +158,8 @@ class FlashFs final : public FlashFileSystem {
                    const std::vector<bool>& unreadable, ChunkScan* scan) const;
   static void NoteClose(Slice payload, ChunkScan* scan);
   // Appends bytes that damage at chunk:sector took to file, as extents on
-  // that sector (reading them fails). REQUIRES: mu_ held.
+  // that sector (reading them fails); chunk kNoChunk: a chunk lost whole
+  // held them. REQUIRES: mu_ held.
   void AddLostRange(uint32_t chunk, uint32_t sector, uint64_t bytes, FileEntry* file)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Groups the scanned chunks into files and fills the file table, the
@@ -167,6 +168,8 @@ class FlashFs final : public FlashFileSystem {
   void AdoptFile(uint64_t id, const std::vector<const ChunkScan*>& chunks)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ApplyChunk(const ChunkScan& scan, FileEntry* file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool FollowsLostChunk(const ChunkScan& scan, const FileEntry& file, uint32_t previous) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DropChunk(const ChunkScan& scan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::shared_ptr<FileEntry> Find(const std::string& path) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Drops the name; queues the chunks for erasing once no handle is open.

@@ -201,6 +201,20 @@ void FlashFs::NoteClose(Slice payload, ChunkScan* scan) {
                                                           close.data_bytes != scan->data_bytes)));
 }
 
+// Whether scan, the chunk of file after the one with chain index
+// previous (which joined the file), starts past the file's end with chain
+// indexes missing between them: the missing chunks were lost whole and
+// held [file->size, start offset). A chunk that failed with nothing
+// programmed skips an index but no bytes; an erase takes a file's first
+// chunk first, so an interrupted one never leaves a later chunk after a
+// gap.
+bool FlashFs::FollowsLostChunk(const ChunkScan& scan, const FileEntry& file,
+                               uint32_t previous) const {
+  return !file.chain.empty() && scan.start.chain_index > previous + 1 &&
+         scan.start.start_offset > file.size &&
+         (options_.planted_bugs & kBugFlashMountIgnoresLostChunk) == 0;
+}
+
 // Applies one chunk's records to a file being rebuilt: DATA that continues
 // the file, TRUNCATE cuts. Stops at DATA that does not continue it.
 // Damaged sectors followed by a record that starts past the file's end,
@@ -237,6 +251,7 @@ void FlashFs::ApplyChunk(const ChunkScan& scan, FileEntry* file) {
   }
 }
 
+// chunk kNoChunk: the range was in a chunk lost whole; reading it fails.
 void FlashFs::AddLostRange(uint32_t chunk, uint32_t sector, uint64_t bytes, FileEntry* file) {
   stats_.damaged_ranges_found++;
   while (bytes > 0) {  // extents of at most a sector each, as reads expect
@@ -279,10 +294,16 @@ void FlashFs::AdoptFile(uint64_t id, const std::vector<const ChunkScan*>& chunks
   file->next_chain_index = chunks.back()->start.chain_index + 1;
   // A file whose first chunk is gone was being erased: it is gone too.
   const bool head = chunks.front()->start.start_offset == 0;
+  bool previous_joined = false;  // the chunk before in chain order joined the file
+  uint32_t previous = 0;         // its chain index
   for (const ChunkScan* scan : chunks) {
-    const bool continues = head && scan->start.name == file->path &&
-                           scan->start.start_offset == file->size && !scan->close_mismatch;
-    if (!continues) {
+    const bool ours = head && scan->start.name == file->path && !scan->close_mismatch;
+    if (ours && previous_joined && FollowsLostChunk(*scan, *file, previous)) {
+      AddLostRange(kNoChunk, 0, scan->start.start_offset - file->size, file.get());
+    }
+    previous = scan->start.chain_index;
+    previous_joined = ours && scan->start.start_offset == file->size;
+    if (!previous_joined) {
       DropChunk(*scan);
       continue;
     }

@@ -135,7 +135,7 @@ Status FlashFs::ReadFile(const std::shared_ptr<FileEntry>& file, uint64_t offset
   std::vector<std::string> sectors;
   for (size_t i = 0; i < pieces.size();) {
     size_t j = i + 1;
-    while (j < pieces.size() && pieces[j].chunk == pieces[i].chunk &&
+    while (j < pieces.size() && pieces[i].chunk != kNoChunk && pieces[j].chunk == pieces[i].chunk &&
            pieces[j].sector == pieces[j - 1].sector + 1) {
       j++;
     }
@@ -156,6 +156,11 @@ Status FlashFs::ReadFile(const std::shared_ptr<FileEntry>& file, uint64_t offset
 Status FlashFs::ReadRun(const FileEntry& file, const Extent* run, size_t n,
                         std::vector<std::string>* sectors) {
   sectors->assign(n, std::string());
+  if (run[0].chunk == kNoChunk) {
+    return Status::Corruption("flash: bytes at offset " + std::to_string(run[0].file_offset) +
+                                  " were in a chunk lost whole",
+                              file.path);
+  }
   // Cache hits first; the misses, from the first to the last, in one read.
   size_t first_miss = n, last_miss = 0;
   for (size_t i = 0; i < n; i++) {

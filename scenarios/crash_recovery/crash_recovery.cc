@@ -218,10 +218,7 @@ class CrashRecoveryRun {
     if (plan_->enabled()) {
       flash->EnableMediaFaults(
           &result_->faults_by_kind, [this](const std::string& kind) { plan_->NoteInjected(kind); },
-          [this](const std::string& path) {
-            sim_.TraceEvent(std::string("fault ") + FlashUnderTest::kReadDecayName + " " + path);
-            plan_->NoteDamaged(path);
-          },
+          [this](const std::string& path) { plan_->NoteDamaged(path); },
           [this] { return plan_->paused(); });
     }
     flash->set_violation_sink([this](const sim::FlashRuleViolation& v) {

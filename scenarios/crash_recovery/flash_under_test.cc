@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "faults/disk_fault_injector.h"
 #include "flash/flash_format.h"
 #include "scenarios/crash_recovery/fault_plan.h"
 #include "scenarios/crash_recovery/flash_figures.h"
@@ -236,18 +237,21 @@ std::set<std::string> FlashUnderTest::LastCrashLostPaths() const {
 void FlashUnderTest::EnableMediaFaults(std::map<std::string, uint64_t>* faults_by_kind,
                                        std::function<void(const std::string& kind)> injected,
                                        std::function<void(const std::string& path)> damaged,
-                                       std::function<bool()> decay_paused) {
+                                       std::function<bool()> paused) {
   faults_by_kind_ = faults_by_kind;
   damaged_sink_ = std::move(damaged);
-  decay_paused_ = std::move(decay_paused);
+  paused_ = std::move(paused);
   sim::ChoiceTape& rng = *context_->rng();
   const uint64_t program_one_in = 50u << rng.Uniform(5);
   const uint64_t erase_one_in = 10u << rng.Uniform(5);
   const uint64_t decay_one_in = kReadDecayOneIn << rng.Uniform(4);
   sim::DiskContext* context = context_;
-  const auto fails = [context, faults_by_kind, injected](uint64_t one_in, const char* kind) {
-    if (!context->rng()->OneIn(one_in)) return false;
+  const std::function<bool()> is_paused = paused_;
+  const auto fails = [context, faults_by_kind, injected, is_paused](uint64_t one_in,
+                                                                    const char* kind) {
+    if ((is_paused && is_paused()) || !context->rng()->OneIn(one_in)) return false;
     (*faults_by_kind)[kind]++;
+    faults::TraceFault(context, kind, nullptr);
     if (injected) injected(kind);
     return true;
   };
@@ -259,99 +263,6 @@ void FlashUnderTest::EnableMediaFaults(std::map<std::string, uint64_t>* faults_b
        [this, decay_one_in](uint32_t chunk, uint32_t sector, uint32_t count) {
          MaybeDecayOnRead(decay_one_in, chunk, sector, count);
        }});
-}
-
-namespace {
-
-// The tag of chunk:sector of device if it reads whole; false otherwise.
-bool PeekTag(const sim::SimFlashDevice& device, uint32_t chunk, uint32_t sector,
-             flash::SectorTag* tag, std::string* data) {
-  const FlashGeometry& g = device.geometry();
-  std::string oob;
-  return device.PeekSector(chunk, sector, data, &oob) &&
-         flash::DecodeTag(data->data(), g.sector_bytes, oob.data(), g.oob_bytes, tag);
-}
-
-// A DATA sector and the file bytes it holds.
-struct DataSector {
-  uint32_t sector = 0;
-  uint32_t valid_bytes = 0;
-};
-
-// The DATA sectors of a full CLOSED chunk of a table or WAL, and its file's
-// name; empty if the chunk is not such a chunk.
-std::vector<DataSector> DamageableSectors(const sim::SimFlashDevice& device, uint32_t chunk,
-                                          std::string* name) {
-  const uint32_t last = device.geometry().sectors_per_chunk - 1;
-  flash::SectorTag tag;
-  flash::ChunkStart start;
-  std::string data;
-  if (!PeekTag(device, chunk, 0, &tag, &data) || tag.kind != flash::SectorKind::kStart ||
-      !flash::DecodeChunkStart(Slice(data.data(), tag.valid_bytes), &start) ||
-      !PeekTag(device, chunk, last, &tag, &data) || tag.kind != flash::SectorKind::kClose ||
-      tag.file_id != start.file_id) {
-    return {};
-  }
-  // Not the MANIFEST: the live one's damage would end the run at every Open.
-  if (!IsTableFile(start.name) && !IsLogFile(start.name)) return {};
-  std::vector<DataSector> sectors;
-  for (uint32_t sector = 1; sector < last; sector++) {
-    if (PeekTag(device, chunk, sector, &tag, &data) && tag.kind == flash::SectorKind::kData &&
-        tag.file_id == start.file_id && tag.valid_bytes > 0) {
-      sectors.push_back({sector, tag.valid_bytes});
-    }
-  }
-  *name = start.name;
-  return sectors;
-}
-
-}  // namespace
-
-void FlashUnderTest::MaybeDecayOnRead(uint64_t one_in, uint32_t chunk, uint32_t first,
-                                      uint32_t count) {
-  if ((decay_paused_ && decay_paused_()) || !context_->rng()->OneIn(one_in)) return;
-  std::string name;
-  std::vector<DataSector> covered = DamageableSectors(*device_, chunk, &name);
-  if (!IsTableFile(name)) return;  // a WAL is read only by recovery, which it would end
-  std::erase_if(covered,
-                [&](const DataSector& d) { return d.sector < first || d.sector - first >= count; });
-  if (covered.empty()) return;
-  const uint32_t sector = covered[context_->rng()->Uniform(covered.size())].sector;
-  if (!device_->DamageSector(chunk, sector, sim::FlashSectorDamage::kUnreadable, 0, 0).ok()) return;
-  if (faults_by_kind_ != nullptr) (*faults_by_kind_)[kReadDecayName]++;
-  if (damaged_sink_) damaged_sink_(name);
-}
-
-bool FlashUnderTest::DamageAtCrash(sim::ChoiceTape* rng, std::string* path) {
-  const FlashGeometry& g = device_->geometry();
-  const std::vector<ChunkDescriptor> chunks = device_->Peek();
-  std::vector<uint32_t> closed;
-  for (uint32_t chunk = 0; chunk < chunks.size(); chunk++) {
-    const ChunkDescriptor& d = chunks[chunk];
-    if (d.state == ChunkState::kClosed && d.write_pointer == g.sectors_per_chunk) {
-      closed.push_back(chunk);
-    }
-  }
-  if (closed.empty()) return false;
-  const uint32_t chunk = closed[rng->Uniform(closed.size())];
-  std::string name;
-  const std::vector<DataSector> sectors = DamageableSectors(*device_, chunk, &name);
-  if (sectors.empty()) return false;
-  const DataSector target = sectors[rng->Uniform(sectors.size())];
-  const auto damage = static_cast<sim::FlashSectorDamage>(rng->Uniform(3));
-  const uint64_t byte =
-      damage == sim::FlashSectorDamage::kDataBitFlip  ? rng->Uniform(target.valid_bytes)
-      : damage == sim::FlashSectorDamage::kOobBitFlip ? rng->Uniform(flash::kTagBytes)
-                                                      : 0;
-  const int bit = static_cast<int>(rng->Uniform(8));
-  if (!device_->DamageSector(chunk, target.sector, damage, static_cast<uint32_t>(byte), bit).ok()) {
-    return false;
-  }
-  constexpr const char* kKinds[] = {"flash_unreadable_sector", "flash_data_bit_flip",
-                                    "flash_oob_bit_flip"};
-  if (faults_by_kind_ != nullptr) (*faults_by_kind_)[kKinds[static_cast<int>(damage)]]++;
-  *path = name;
-  return true;
 }
 
 void FlashUnderTest::set_violation_sink(std::function<void(const sim::FlashRuleViolation&)> sink) {

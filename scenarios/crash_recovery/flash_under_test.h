@@ -14,8 +14,9 @@
 // and worn-out chunks (they go OFFLINE), factory-bad chunks, and power
 // losses that drop or tear what sat in the device cache. Program and erase
 // failures are injected only in runs with faults on. Damage at rest
-// (DamageAtCrash: an unreadable sector, a flipped data or OOB bit) the
-// engine must DETECT: reading what it took fails, naming the file.
+// (DamageAtCrash: an unreadable sector, a flipped data or OOB bit, rarely
+// a whole chunk lost) the engine must DETECT: reading what it took fails,
+// naming the file.
 //
 // Thread safety: none (the simulation runs one task at a time).
 // Ownership: owns the device and the instances; borrows the context and
@@ -82,11 +83,12 @@ class FlashUnderTest {
   // And decay found at read time: a read of a table's full CLOSED chunk
   // may first make one DATA sector it covers unreadable for good (counted
   // as kReadDecayName), and damaged is told the table's path before the
-  // read fails; none is drawn while decay_paused() (a fault plan's pause).
+  // read fails. None of these is drawn while paused() (a fault plan's
+  // pause). Each is traced as a fault.
   void EnableMediaFaults(std::map<std::string, uint64_t>* faults_by_kind,
                          std::function<void(const std::string& kind)> injected,
                          std::function<void(const std::string& path)> damaged,
-                         std::function<bool()> decay_paused);
+                         std::function<bool()> paused);
   static constexpr const char* kReadDecayName = "flash_unreadable_at_read";
   // The least rate of read-time decay, one read in this (drawn up to 8x
   // rarer per seed).
@@ -96,9 +98,15 @@ class FlashUnderTest {
   // of a table or WAL whose START and CLOSE sectors read whole (so the
   // CLOSE counts what the damage takes): made unreadable, or a bit of its
   // data or its OOB tag flipped, a third each. Sets *path to the file the
-  // chunk's START names and counts it in the faults_by_kind that
-  // EnableMediaFaults was given; false if no chunk qualifies.
+  // chunk's START names, traces it and counts it in the faults_by_kind that
+  // EnableMediaFaults was given; false if no chunk qualifies. One call in
+  // kLostChunkOneIn first tries to lose a whole chunk instead (LoseChunk):
+  // a CLOSED chunk of a table or WAL other than its file's first and last
+  // (the only ones whose loss the format can prove), counted as
+  // kLostChunkName.
   bool DamageAtCrash(sim::ChoiceTape* rng, std::string* path);
+  static constexpr uint64_t kLostChunkOneIn = 8;
+  static constexpr const char* kLostChunkName = "flash_lost_chunk";
 
   // Per-seed figures for the report: resets, maximum wear, bytes the engine
   // wrote, bytes the device programmed. Counts the instances abandoned or
@@ -110,6 +118,7 @@ class FlashUnderTest {
  private:
   class Mounted;
   void Accumulate(const FlashFsStats& stats);
+  bool LoseChunkAtCrash(sim::ChoiceTape* rng, std::string* path);
   // The before_read hook (EnableMediaFaults): one read in one_in decays.
   void MaybeDecayOnRead(uint64_t one_in, uint32_t chunk, uint32_t first, uint32_t count);
 
@@ -128,7 +137,7 @@ class FlashUnderTest {
   bool power_lost_ = false;                                    // since the last Abandon
   std::map<std::string, uint64_t>* faults_by_kind_ = nullptr;  // see EnableMediaFaults
   std::function<void(const std::string& path)> damaged_sink_;  // see EnableMediaFaults
-  std::function<bool()> decay_paused_;                         // see EnableMediaFaults
+  std::function<bool()> paused_;                               // see EnableMediaFaults
   std::function<void(const SyncedSizes::Loss&)> loss_sink_;
 };
 

@@ -293,6 +293,17 @@ Status SimFlashDevice::DamageSector(uint32_t chunk, uint32_t sector, FlashSector
   return Status::OK();
 }
 
+Status SimFlashDevice::LoseChunk(uint32_t chunk) {
+  Impl& d = *impl_;
+  if (chunk >= d.geometry().chunks() || d.table.descriptor(chunk).state != ChunkState::kClosed) {
+    return Status::InvalidArgument("loss of a chunk not CLOSED", "chunk " + std::to_string(chunk));
+  }
+  d.table.ApplyLoss(chunk);
+  d.Erase(chunk, 0);
+  d.Fold({static_cast<uint64_t>(FlashEvent::kLostChunk), chunk});
+  return Status::OK();
+}
+
 bool SimFlashDevice::PeekSector(uint32_t chunk, uint32_t sector, std::string* data,
                                 std::string* oob) const {
   const Impl& d = *impl_;

@@ -19,8 +19,9 @@
 //   * Reading a sector past the write pointer fails with IOError or returns
 //     zeros (data and OOB), as the geometry's zeros_past_write_pointer says.
 //   * A sector at rest may be damaged (DamageSector, decided by the caller):
-//     made unreadable, or one bit of its data or OOB flipped. The device
-//     reports nothing; the host's checks must find it.
+//     made unreadable, or one bit of its data or OOB flipped; and a CLOSED
+//     chunk may be lost whole (LoseChunk: OFFLINE, its sectors gone). The
+//     device reports nothing; the host's checks must find it.
 //   * Every write's data and OOB bytes are folded into the trace.
 //
 // Timing (all in simulated time; the caller waits with context->Delay):
@@ -151,6 +152,10 @@ class SimFlashDevice final : public FlashDevice {
   // the sector is not programmed or byte or bit is out of range.
   [[nodiscard]] Status DamageSector(uint32_t chunk, uint32_t sector, FlashSectorDamage damage,
                                     uint32_t byte, int bit);
+  // A CLOSED chunk is lost as a whole at rest (a failed block or die): it
+  // goes OFFLINE and every sector it held is gone; reads of it fail (folded
+  // into the trace). InvalidArgument if chunk is not CLOSED.
+  [[nodiscard]] Status LoseChunk(uint32_t chunk);
   // A programmed, readable sector's data (sector_bytes) and OOB, without
   // latency, switch point or trace; false if it is neither.
   bool PeekSector(uint32_t chunk, uint32_t sector, std::string* data, std::string* oob) const;

@@ -34,6 +34,7 @@ enum class FlashEvent : uint64_t {
   kPowerLoss = 6,
   kTornSector = 7,
   kDamagedSector = 8,
+  kLostChunk = 9,
 };
 
 struct SimFlashDevice::Impl {

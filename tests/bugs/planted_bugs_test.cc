@@ -169,6 +169,9 @@ const BugRow kRows[] = {
     // mount ends the file there, short of what was synced (or the engine
     // then finds its MANIFEST or a log short).
     {"flash_mount_accepts_bad_crc", "open-channel", {"durability", "recovery", "prefix recovery"}},
+    // Found where crash-time damage loses a WAL's middle chunk whole: the
+    // mount ends the WAL before it, short of what was synced.
+    {"flash_mount_ignores_lost_chunk", "open-channel", {"durability"}},
     {"table_cache_ignores_limit", "table-cache", {"open tables bounded"}},
     {"table_cache_bounds_unlimited", "table-cache", {"readers stay open"}},
     // A Get of a table's first key is turned away by the table's filter.

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "scenarios/open_channel/open_channel.h"
+#include "shale/options.h"
 
 using namespace shale::scenario;
 
@@ -82,6 +83,35 @@ TEST_CASE("open-channel: decay found at read time is damage its table's errors n
            line.find("/db/000021.sst") != std::string::npos;
   };
   CHECK(std::any_of(r.trace.begin(), r.trace.end(), ends_naming_table));
+}
+
+TEST_CASE("open-channel: a chunk lost whole at a crash is damage its WAL's recovery names",
+          "[scenario][flash]") {
+  // Seed 54 loses the middle chunk of WAL 79 at a crash; the mount keeps
+  // the range it held, recovery's read of it fails naming the WAL, and
+  // the run ends there as detected damage. Planted, the mount cuts the
+  // WAL short instead, and the seed fails durability.
+  RunConfig config;
+  config.scenario = "open-channel";
+  config.seed = 54;
+  config.faults = "on";
+  config.trace = true;
+  const RunResult r = OpenChannelScenario()->Run(config);
+  INFO(Describe(r));
+  REQUIRE(r.passed);
+  CHECK(Count(r.faults_by_kind, "flash_lost_chunk") == 1);
+  CHECK(r.ended_early == "damage detected");
+  const auto names_lost_range = [](const std::string& line) {
+    return line.find("chunk lost whole") != std::string::npos &&
+           line.find("/db/000079.log") != std::string::npos;
+  };
+  CHECK(std::any_of(r.trace.begin(), r.trace.end(), names_lost_range));
+  config.trace = false;
+  config.planted_bugs = shale::kBugFlashMountIgnoresLostChunk;
+  const RunResult planted = OpenChannelScenario()->Run(config);
+  CHECK_FALSE(planted.passed);
+  CHECK(planted.failure.property == "durability");
+  CHECK(planted.failure.key == "/db/000079.log");
 }
 
 TEST_CASE("open-channel holds flushed WAL data to a process crash unless the buffer holds it",

@@ -41,7 +41,10 @@
 // the file past where it stopped, or the chunk's CLOSE counted more data
 // than was read: then the damage took data from the middle of the file,
 // and that range stays in the file, reading it fails (IOError or
-// Corruption naming the file, chunk and sector). An OPEN chunk is first padded past its device
+// Corruption naming the file, chunk and sector). Likewise a chunk whose
+// chain index skips some and that starts past the file's end follows
+// chunks lost whole: the range between stays in the file and reading it
+// fails (Corruption naming the file). An OPEN chunk is first padded past its device
 // cache (the previous instance may have died with data there), before its
 // START is read: a device serves one owner at a time. Chunks that belong to
 // no file (a torn START, a file whose first chunk is gone because its

@@ -235,6 +235,10 @@ enum PlantedBug : uint64_t {
   // commit loses the prepared transaction, though writes logged after the
   // Prepare survive.
   kBugUnsyncedPrepareSkipsWal = uint64_t{1} << 49,
+  // The flash backend's mount ends a file at a missing chunk of its chain
+  // (a chunk lost whole) instead of keeping the range it held as lost:
+  // the file reads back shorter, with no error.
+  kBugFlashMountIgnoresLostChunk = uint64_t{1} << 50,
 };
 
 struct Options {
