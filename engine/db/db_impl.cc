@@ -179,6 +179,11 @@ uint64_t DBImpl::LiveLogNumber() {
   return logfile_number_;
 }
 
+uint64_t DBImpl::FirstUnflushedLogNumber() {
+  MutexLock l(mutex_.get());
+  return versions_->LogNumber();
+}
+
 SequenceNumber DBImpl::SmallestSnapshotOrLast() const {
   return snapshots_.empty() ? versions_->LastSequence() : snapshots_.oldest_sequence();
 }

@@ -89,6 +89,10 @@ class DBImpl final : public DB {
   SequenceNumber OldestSnapshotOrLast();
   // The number of the WAL writes go to now; every older WAL is synced.
   uint64_t LiveLogNumber();
+  // The first WAL whose memtable is not yet in a table (the MANIFEST's log
+  // number): what an older WAL held is in tables, so losing it loses
+  // nothing; a newer one's records exist only there.
+  uint64_t FirstUnflushedLogNumber();
   const Options& options() const { return options_; }
 
   using Writer = WriteThread::Writer;

@@ -31,9 +31,10 @@ struct DBImpl::CompactionState {
   // The last published sequence when the job started: with transactions, an
   // entry committed later is treated as uncommitted (RocksDB's job snapshot).
   SequenceNumber job_snapshot = 0;
-  // The live WAL when the job started: a commit whose marker is in it (or a
-  // newer one) is not final yet (TxnStateHooks::CommitSequence).
-  uint64_t live_log = 0;
+  // The first WAL whose memtable was not yet flushed when the job started:
+  // a commit whose marker is in it (or a newer one) is not final yet
+  // (TxnStateHooks::CommitSequence).
+  uint64_t first_unflushed_log = 0;
   std::unique_ptr<TableFileBuilder> builder;
   std::vector<FileMetaData> outputs;
   uint64_t bytes_written = 0;
@@ -75,7 +76,7 @@ Status DBImpl::RunCompaction(Compaction* c) {
     // (The planted bug forgets the snapshots: only the newest version stays.)
     if (!HasBug(kBugCompactionIgnoresSnapshots)) state.snapshots = snapshots_.Sequences();
     state.job_snapshot = versions_->LastSequence();
-    state.live_log = logfile_number_;
+    state.first_unflushed_log = versions_->LogNumber();
     s = DoCompactionWork(&state);
     if (s.ok()) s = InstallCompactionResults(&state);
     for (const FileMetaData& out : state.outputs) pending_outputs_.erase(out.number);
@@ -180,9 +181,9 @@ Status DBImpl::DoCompactionWork(CompactionState* state) {
     // own sequence; one not yet visible to every reader is kept, and so is
     // the version under it.
     const SequenceNumber visible_at =
-        txn_hooks_ == nullptr
-            ? ikey.sequence
-            : txn_hooks_->CommitSequence(ikey.sequence, state->job_snapshot, state->live_log);
+        txn_hooks_ == nullptr ? ikey.sequence
+                              : txn_hooks_->CommitSequence(ikey.sequence, state->job_snapshot,
+                                                           state->first_unflushed_log);
     bool drop = false;
     if (visible_at == kMaxSequenceNumber) {
       SHALE_PROBE(runtime_, "compaction.version_kept_uncommitted");

@@ -331,7 +331,7 @@ Status DBImpl::SyncReplayedLogs(const std::vector<uint64_t>& logs) {
   if (logs.empty()) return Status::OK();
   // The others are retired by Open's MANIFEST edit.
   // Recovered transactions that finished count as durable (this Open's
-  // table and MANIFEST edit keep their outcome), so any live_log will do.
+  // table and MANIFEST edit keep their outcome), so any first_unflushed_log will do.
   const uint64_t first_kept = txn_hooks_->MinLogWithPreparedSection(UINT64_MAX);
   for (uint64_t number : logs) {
     if (number < first_kept) continue;

@@ -54,13 +54,13 @@ class TxnStateHooks {
   virtual ~TxnStateHooks() = default;
   // The sequence at which the entry written at seq became visible, if that
   // happened at or before bound and is final: its commit marker is in a WAL
-  // older than live_log (closed, so synced). kMaxSequenceNumber if it is
-  // prepared but uncommitted, was committed after bound, or its marker may
-  // yet be lost with the live WAL (then a crash brings it back prepared,
-  // and compaction must keep the version under it). A plain write returns
-  // seq.
+  // older than first_unflushed_log (whose memtable is in a table).
+  // kMaxSequenceNumber if it is prepared but uncommitted, was committed
+  // after bound, or its marker may yet be lost with its WAL (a power loss
+  // or damage; then recovery brings it back prepared, and compaction must
+  // keep the version under it). A plain write returns seq.
   virtual SequenceNumber CommitSequence(SequenceNumber seq, SequenceNumber bound,
-                                        uint64_t live_log) const = 0;
+                                        uint64_t first_unflushed_log) const = 0;
   // The smallest WAL number holding a prepared section that recovery may
   // still need: its transaction is unfinished, or finished by a marker in a
   // WAL numbered first_unflushed_log or later, whose memtable is not yet in

@@ -36,10 +36,10 @@ void CommitMap::RemovePrepared(SequenceNumber first) {
   ranges_.erase(it);
 }
 
-void CommitMap::Prune(SequenceNumber bound, uint64_t live_log) {
+void CommitMap::Prune(SequenceNumber bound, uint64_t first_unflushed_log) {
   MutexLock l(mu_.get());
-  // Markers in WALs older than the live one are durable now.
-  while (!by_marker_log_.empty() && by_marker_log_.begin()->first < live_log) {
+  // Markers in WALs whose memtables are in tables are durable now.
+  while (!by_marker_log_.empty() && by_marker_log_.begin()->first < first_unflushed_log) {
     Range& r = ranges_.at(by_marker_log_.begin()->second);
     r.marker_log = kDurable;
     by_commit_.emplace(r.commit, by_marker_log_.begin()->second);
@@ -66,10 +66,10 @@ bool CommitMap::IsVisible(SequenceNumber seq, SequenceNumber snapshot) const {
 }
 
 SequenceNumber CommitMap::CommitSequence(SequenceNumber seq, SequenceNumber bound,
-                                         uint64_t live_log) const {
+                                         uint64_t first_unflushed_log) const {
   MutexLock l(mu_.get());
   const Range* r = Find(seq);
-  if (r != nullptr && r->marker_log != kDurable && r->marker_log >= live_log) {
+  if (r != nullptr && r->marker_log != kDurable && r->marker_log >= first_unflushed_log) {
     return kMaxSequenceNumber;  // its marker may yet be lost
   }
   const SequenceNumber commit = r == nullptr ? seq : r->commit;

@@ -9,11 +9,12 @@
 // and s is not in a prepared range and, if in a committed range, its
 // commit_seq <= S. A sequence in no range was committed at itself.
 //
-// A commit is final only once its marker is durable: until the WAL it went
-// to is closed (and so synced), a power loss may take the marker, and
-// recovery then finds the range prepared again. Readers see it committed
-// at once (IsVisible); compaction, which drops the versions a commit
-// shadows, must not (CommitSequence with the live WAL's number).
+// A commit is final only once its marker is durable: until the memtable of
+// the WAL it went to is flushed, a power loss (the WAL's unsynced tail) or
+// damage (synced or not) may take the marker, and recovery then finds the
+// range prepared again. Readers see it committed at once (IsVisible);
+// compaction, which drops the versions a commit shadows, must not
+// (CommitSequence with the first unflushed WAL's number).
 //
 // Committed ranges are dropped (Prune) once every live snapshot and every
 // future reader is past their commit and their marker is durable: then
@@ -47,7 +48,7 @@ class CommitMap {
   void AddPrepared(SequenceNumber first, SequenceNumber last);
   // marker_log for a commit whose marker is known durable (recovered).
   static constexpr uint64_t kDurable = 0;
-  // Any live_log for which every marker counts as durable (readers' own
+  // Any first_unflushed_log for which every marker counts as durable (readers' own
   // questions, not compaction's).
   static constexpr uint64_t kAnyLog = UINT64_MAX;
 
@@ -59,16 +60,18 @@ class CommitMap {
   // entry of it reached a memtable that outlives the failure).
   void RemovePrepared(SequenceNumber first);
   // Drops committed ranges with commit_seq <= bound whose marker is in a
-  // WAL older than live_log (the live WAL's number).
+  // WAL older than first_unflushed_log (the first WAL whose memtable is not
+  // yet in a table).
   // REQUIRES: bound <= every live snapshot and <= the published sequence.
-  void Prune(SequenceNumber bound, uint64_t live_log);
+  void Prune(SequenceNumber bound, uint64_t first_unflushed_log);
 
   // Visibility of seq to a reader at snapshot (see the file comment).
   bool IsVisible(SequenceNumber seq, SequenceNumber snapshot) const;
   // The sequence at which seq became visible if that is <= bound and its
-  // marker is in a WAL older than live_log (durable), else
+  // marker is in a WAL older than first_unflushed_log (durable), else
   // kMaxSequenceNumber (prepared, committed after bound, or not yet final).
-  SequenceNumber CommitSequence(SequenceNumber seq, SequenceNumber bound, uint64_t live_log) const;
+  SequenceNumber CommitSequence(SequenceNumber seq, SequenceNumber bound,
+                                uint64_t first_unflushed_log) const;
 
  private:
   struct Range {

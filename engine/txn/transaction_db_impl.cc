@@ -499,15 +499,15 @@ void TransactionDBImpl::NoteFinished(uint64_t txn_id, uint64_t marker_log) {
 }
 
 void TransactionDBImpl::PruneCommitMap() {
-  commit_map_->Prune(db_->OldestSnapshotOrLast(), db_->LiveLogNumber());
+  commit_map_->Prune(db_->OldestSnapshotOrLast(), db_->FirstUnflushedLogNumber());
 }
 
 // ---------------------------------------------------------------- hooks
 
 SequenceNumber TransactionDBImpl::CommitSequence(SequenceNumber seq, SequenceNumber bound,
-                                                 uint64_t live_log) const {
+                                                 uint64_t first_unflushed_log) const {
   if (!write_prepared_) return seq <= bound ? seq : kMaxSequenceNumber;
-  return commit_map_->CommitSequence(seq, bound, live_log);
+  return commit_map_->CommitSequence(seq, bound, first_unflushed_log);
 }
 
 uint64_t TransactionDBImpl::MinLogWithPreparedSection(uint64_t first_unflushed_log) const {

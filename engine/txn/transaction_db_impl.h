@@ -101,7 +101,7 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
 
   // ---- TxnStateHooks
   SequenceNumber CommitSequence(SequenceNumber seq, SequenceNumber bound,
-                                uint64_t live_log) const override;
+                                uint64_t first_unflushed_log) const override;
   uint64_t MinLogWithPreparedSection(uint64_t first_unflushed_log) const override;
   bool PreparedDataInMemtable() const override { return write_prepared_; }
   void RecoveredPrepared(const std::string& xid, const WriteBatch& section, SequenceNumber first,

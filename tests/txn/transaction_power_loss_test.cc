@@ -201,25 +201,41 @@ Outcome CommitDuringFlush(shale::TxnWritePolicy policy, uint64_t planted_bugs) {
 }
 
 // T is prepared (WAL A) and its data flushed from A's memtable, held
-// before installing; T's Rollback lands in WAL B; a second Flush closes
-// (and syncs) B and waits behind the first. The first installs; then a
-// power loss, and a flip inside B's first record.
-Outcome RollbackInWalFlippedAfterClose(shale::TxnWritePolicy policy) {
+// before installing; T's Rollback and a plain write land in WAL B; a
+// second Flush closes (and syncs) B and waits behind the first. The first
+// installs; then a power loss, and a flip inside B's first record. With
+// compacted, k held "v1" in a table first, and once the held flush
+// installs, L0's two tables are compacted (trigger 2) while B's memtable
+// is still unflushed.
+Outcome RollbackInWalFlippedAfterClose(shale::TxnWritePolicy policy, bool compacted) {
   World w(policy, shale::kBugNone);
   w.options.max_write_buffer_number = 3;
-  const Outcome out = w.Run(
-      [&w](shale::TransactionDB* db, Outcome* out) {
+  if (compacted) w.options.level0_file_num_compaction_trigger = 2;
+  return w.Run(
+      [&w, compacted](shale::TransactionDB* db, Outcome* out) {
+        if (compacted) {
+          Check(db->Put(shale::WriteOptions(), "k", "v1"), "Put k", out);
+          Check(db->Flush(shale::FlushOptions()), "Flush v1", out);
+        }
         std::unique_ptr<shale::Transaction> t = PrepareAndHoldFlush(&w, db, out);
         Check(t->Rollback(), "Rollback", out);
+        // WAL B's memtable must hold something, or the Flush only syncs B
+        // (write-committed's rollback is a WAL-only marker).
+        Check(db->Put(shale::WriteOptions(), "x", "plain"), "Put x", out);
         shale::FlushOptions no_wait;
         no_wait.wait = false;
         Check(db->Flush(no_wait), "second Flush", out);
         w.runtime.PassOne();
-        AwaitOneTable(&w, db, out);
+        std::string files;
+        const char* property =
+            compacted ? "shale.num-files-at-level1" : "shale.num-files-at-level0";
+        if (!WaitFor(&w.runtime,
+                     [&] { return db->GetProperty(property, &files) && files == "1"; })) {
+          out->errors.push_back(std::string("no table in ") + property);
+        }
         (void)t.release();  // abandoned with the crashed process
       },
       [&w](Outcome* out) { FlipNewestWrittenLog(&w.disk, out); });
-  return out;
 }
 
 }  // namespace
@@ -229,7 +245,7 @@ TEST_CASE("a rollback marker's WAL flipped after it closed leaves its transactio
   const shale::TxnWritePolicy policy =
       GENERATE(shale::TxnWritePolicy::kWriteCommitted, shale::TxnWritePolicy::kWritePrepared);
   INFO(PolicyName(policy));
-  const Outcome out = RollbackInWalFlippedAfterClose(policy);
+  const Outcome out = RollbackInWalFlippedAfterClose(policy, /*compacted=*/false);
   for (const std::string& e : out.errors) INFO(e);
   REQUIRE(out.errors.empty());
   REQUIRE(out.base_key == "0");
@@ -289,6 +305,18 @@ TEST_CASE("a Flush with nothing in the memtable still makes a commit marker dura
   REQUIRE(out.errors.empty());
   REQUIRE(out.prepared.empty());
   REQUIRE(out.t_key == "t-value");
+}
+
+TEST_CASE("compaction keeps the version under a rollback whose WAL is closed but not flushed",
+          "[txn][recovery][power-loss]") {
+  const Outcome out =
+      RollbackInWalFlippedAfterClose(shale::TxnWritePolicy::kWritePrepared, /*compacted=*/true);
+  for (const std::string& e : out.errors) INFO(e);
+  REQUIRE(out.errors.empty());
+  // The flip takes the rollback: T is prepared again, and k reads the
+  // value under T's, which the compaction must not have dropped.
+  REQUIRE(out.prepared == std::vector<std::string>{"T"});
+  REQUIRE(out.t_key == "v1");
 }
 
 }  // namespace shale_test
