@@ -205,9 +205,9 @@ void FlashFs::NoteClose(Slice payload, ChunkScan* scan) {
 // previous (which joined the file), starts past the file's end with chain
 // indexes missing between them: the missing chunks were lost whole and
 // held [file->size, start offset). A chunk that failed with nothing
-// programmed skips an index but no bytes; an erase takes a file's first
-// chunk first, so an interrupted one never leaves a later chunk after a
-// gap.
+// programmed skips an index but no bytes; a deleted file's erase takes its
+// first chunk first and a mount drops a file's chunks last first, so an
+// interrupted erase never leaves a later chunk after a gap.
 bool FlashFs::FollowsLostChunk(const ChunkScan& scan, const FileEntry& file,
                                uint32_t previous) const {
   return !file.chain.empty() && scan.start.chain_index > previous + 1 &&
@@ -294,6 +294,9 @@ void FlashFs::AdoptFile(uint64_t id, const std::vector<const ChunkScan*>& chunks
   file->next_chain_index = chunks.back()->start.chain_index + 1;
   // A file whose first chunk is gone was being erased: it is gone too.
   const bool head = chunks.front()->start.start_offset == 0;
+  // Dropped last first: an erase cut short by a crash leaves a prefix of
+  // them, never a later one after a gap (FollowsLostChunk).
+  std::vector<const ChunkScan*> dropped;
   bool previous_joined = false;  // the chunk before in chain order joined the file
   uint32_t previous = 0;         // its chain index
   for (const ChunkScan* scan : chunks) {
@@ -304,7 +307,7 @@ void FlashFs::AdoptFile(uint64_t id, const std::vector<const ChunkScan*>& chunks
     previous = scan->start.chain_index;
     previous_joined = ours && scan->start.start_offset == file->size;
     if (!previous_joined) {
-      DropChunk(*scan);
+      dropped.push_back(scan);
       continue;
     }
     ApplyChunk(*scan, file.get());
@@ -319,6 +322,7 @@ void FlashFs::AdoptFile(uint64_t id, const std::vector<const ChunkScan*>& chunks
     open.data_crc = scan->data_crc;
     open.file_end = file->size;
   }
+  for (auto it = dropped.rbegin(); it != dropped.rend(); ++it) DropChunk(**it);
   if (file->chain.empty()) return;
   std::shared_ptr<FileEntry>& slot = files_[file->path];
   if (slot != nullptr) {  // two files of one name: the newer one was made over the older

@@ -86,13 +86,41 @@ bool PeekStart(const sim::SimFlashDevice& device, uint32_t chunk, flash::ChunkSt
          start->file_id == tag.file_id && start->chain_index == tag.chain_index;
 }
 
+// Whether chunk is a full CLOSED chunk holding no TRUNCATE whose CLOSE
+// counts `*data_bytes` DATA bytes (what losing it takes).
+bool PlainClosedChunk(const sim::SimFlashDevice& device, uint32_t chunk, uint64_t* data_bytes) {
+  const uint32_t last = device.geometry().sectors_per_chunk - 1;
+  flash::SectorTag tag;
+  std::string data;
+  flash::ChunkClose close;
+  if (!PeekTag(device, chunk, last, &tag, &data) || tag.kind != flash::SectorKind::kClose ||
+      !flash::DecodeChunkClose(Slice(data.data(), tag.valid_bytes), &close)) {
+    return false;
+  }
+  for (uint32_t sector = 1; sector < last; sector++) {
+    if (PeekTag(device, chunk, sector, &tag, &data) && tag.kind == flash::SectorKind::kTruncate) {
+      return false;
+    }
+  }
+  *data_bytes = close.data_bytes;
+  return true;
+}
+
 // The CLOSED chunks whose loss a mount can prove: of a table or WAL whose
 // first chunk is there, neither that first chunk nor the file's last
 // (flash_format.h keeps no record outside the chunks, so losing either
-// reads as an interrupted erase or a shorter file).
+// reads as an interrupted erase or a shorter file), with no TRUNCATE, and
+// whose neighbours in the chain are there and continue it (the next one
+// starts where its DATA ends).
 std::vector<uint32_t> LosableChunks(const sim::SimFlashDevice& device) {
   const std::vector<ChunkDescriptor> chunks = device.Peek();
-  std::map<uint64_t, std::vector<std::pair<uint32_t, uint32_t>>> by_file;  // (chain index, chunk)
+  struct Link {
+    uint32_t chain_index;
+    uint32_t chunk;
+    uint64_t start_offset;
+    bool operator<(const Link& o) const { return chain_index < o.chain_index; }
+  };
+  std::map<uint64_t, std::vector<Link>> by_file;
   std::map<uint64_t, bool> named_ok;
   for (uint32_t chunk = 0; chunk < chunks.size(); chunk++) {
     flash::ChunkStart start;
@@ -100,15 +128,23 @@ std::vector<uint32_t> LosableChunks(const sim::SimFlashDevice& device) {
         !PeekStart(device, chunk, &start)) {
       continue;
     }
-    by_file[start.file_id].emplace_back(start.chain_index, chunk);
+    by_file[start.file_id].push_back({start.chain_index, chunk, start.start_offset});
     named_ok[start.file_id] = IsTableFile(start.name) || IsLogFile(start.name);
   }
   std::vector<uint32_t> losable;
   for (auto& [file_id, chain] : by_file) {
     std::sort(chain.begin(), chain.end());
-    if (!named_ok[file_id] || chain.front().first != 0) continue;
+    if (!named_ok[file_id] || chain.front().chain_index != 0) continue;
     for (size_t i = 1; i + 1 < chain.size(); i++) {
-      if (chunks[chain[i].second].state == ChunkState::kClosed) losable.push_back(chain[i].second);
+      const Link& at = chain[i];
+      uint64_t data_bytes = 0;
+      if (chunks[at.chunk].state == ChunkState::kClosed &&
+          chain[i - 1].chain_index + 1 == at.chain_index &&
+          chain[i + 1].chain_index == at.chain_index + 1 &&
+          PlainClosedChunk(device, at.chunk, &data_bytes) && data_bytes > 0 &&
+          chain[i + 1].start_offset == at.start_offset + data_bytes) {
+        losable.push_back(at.chunk);
+      }
     }
   }
   return losable;
