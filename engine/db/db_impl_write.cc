@@ -232,12 +232,17 @@ Status DBImpl::LeadWriteGroup(Writer* w) {
 }
 
 void DBImpl::StampGroupSequences(SequenceNumber first, const WriteGroup& group) {
+  // The WAL the group's record goes to: log_'s own number, which its swap
+  // sets under wal_mu_ (held here with two queues; with one, only this
+  // leader switches logs). logfile_number_ follows only once the switching
+  // writer takes the DB mutex back, after a second queue's leader may have.
+  const uint64_t wal_number = log_ != nullptr ? log_->log_number() : logfile_number_;
   SequenceNumber next = first;
   for (Writer* member : group.writers) {
     WriteBatchInternal::SetSequence(member->batch, next);
     const uint32_t count = WriteBatchInternal::Count(member->batch);
     if (member->hooks != nullptr && member->hooks->on_allocated && count > 0) {
-      member->hooks->on_allocated(next, next + count - 1, logfile_number_);
+      member->hooks->on_allocated(next, next + count - 1, wal_number);
     }
     next += count;
   }
