@@ -161,7 +161,6 @@ void ChunkTable::ApplyLoss(uint32_t chunk) {
   c.d.state = ChunkState::kOffline;
   c.d.write_pointer = 0;
   c.cache_start = 0;
-  SHALE_CHECK(c.d.state == ChunkState::kOffline && c.d.write_pointer == 0);
 }
 
 // ---- power loss

@@ -24,6 +24,15 @@ bool PeekTag(const sim::SimFlashDevice& device, uint32_t chunk, uint32_t sector,
          flash::DecodeTag(data->data(), g.sector_bytes, oob.data(), g.oob_bytes, tag);
 }
 
+// A chunk's START, read whole.
+bool PeekStart(const sim::SimFlashDevice& device, uint32_t chunk, flash::ChunkStart* start) {
+  flash::SectorTag tag;
+  std::string data;
+  return PeekTag(device, chunk, 0, &tag, &data) && tag.kind == flash::SectorKind::kStart &&
+         flash::DecodeChunkStart(Slice(data.data(), tag.valid_bytes), start) &&
+         start->file_id == tag.file_id && start->chain_index == tag.chain_index;
+}
+
 // A DATA sector and the file bytes it holds.
 struct DataSector {
   uint32_t sector = 0;
@@ -38,10 +47,8 @@ std::vector<DataSector> DamageableSectors(const sim::SimFlashDevice& device, uin
   flash::SectorTag tag;
   flash::ChunkStart start;
   std::string data;
-  if (!PeekTag(device, chunk, 0, &tag, &data) || tag.kind != flash::SectorKind::kStart ||
-      !flash::DecodeChunkStart(Slice(data.data(), tag.valid_bytes), &start) ||
-      !PeekTag(device, chunk, last, &tag, &data) || tag.kind != flash::SectorKind::kClose ||
-      tag.file_id != start.file_id) {
+  if (!PeekStart(device, chunk, &start) || !PeekTag(device, chunk, last, &tag, &data) ||
+      tag.kind != flash::SectorKind::kClose || tag.file_id != start.file_id) {
     return {};
   }
   // Not the MANIFEST: the live one's damage would end the run at every Open.
@@ -76,15 +83,6 @@ void FlashUnderTest::MaybeDecayOnRead(uint64_t one_in, uint32_t chunk, uint32_t 
 }
 
 namespace {
-
-// A chunk's START, read whole.
-bool PeekStart(const sim::SimFlashDevice& device, uint32_t chunk, flash::ChunkStart* start) {
-  flash::SectorTag tag;
-  std::string data;
-  return PeekTag(device, chunk, 0, &tag, &data) && tag.kind == flash::SectorKind::kStart &&
-         flash::DecodeChunkStart(Slice(data.data(), tag.valid_bytes), start) &&
-         start->file_id == tag.file_id && start->chain_index == tag.chain_index;
-}
 
 // Whether chunk is a full CLOSED chunk holding no TRUNCATE whose CLOSE
 // counts `*data_bytes` DATA bytes (what losing it takes).
