@@ -15,6 +15,7 @@
 #include "scenarios/real_backend/power_loss_fs.h"
 #include "scenarios/real_backend/turn_db.h"
 #include "shale/env.h"
+#include "util/check.h"
 
 namespace shale::scenario {
 
@@ -73,6 +74,20 @@ class KillPointRuntime final : public Runtime {
   uint64_t hit_ = 0;
   std::atomic<uint64_t> hits_{0};
 };
+
+// The journal a failed SHALE_CHECK in this child reports to.
+std::atomic<JournalWriter*> check_journal{nullptr};
+
+// The child's CheckFailedHook: the parent learns which check failed (an
+// "engine assertion" failure, as in simulation) rather than only that the
+// child died; the child then exits at once.
+void JournalFailedCheck(const char* message) {
+  JournalWriter* const journal = check_journal.load();
+  if (journal == nullptr) return;  // CheckFailed aborts: the parent sees a death
+  journal->Failed(Failure{"engine assertion", "", "no failed check", message, 0,
+                          std::string("engine assertion: ") + message});
+  ::_exit(0);
+}
 
 }  // namespace
 
@@ -154,7 +169,9 @@ Status OpenRealDb(const Options& options, const Drawn& drawn, const std::string&
 void RunRealChild(const RealDraw& draw, const RealPaths& paths, int phase,
                   const std::optional<KillPoint>& kill, History* history, WorkloadState* state,
                   int fd) {
-  JournalWriter journal(fd);
+  JournalWriter journal(fd, draw.drawn.options.planted_bugs);
+  check_journal.store(&journal);
+  SetCheckFailedHook(&JournalFailedCheck);
   Env* const real = Env::Default();
   PowerLossFs lossy(real->fs(), &journal, paths.trash, "c" + std::to_string(phase));
   KillPointRuntime runtime(real->runtime(), kill, &journal);
