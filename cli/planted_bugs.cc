@@ -111,6 +111,11 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "an unsynced Prepare is acknowledged without its section reaching the WAL"},
       {kBugFlashMountIgnoresLostChunk, "flash_mount_ignores_lost_chunk",
        "the flash backend's mount ends a file at a chunk lost whole, with no error"},
+      {kBugFlushWaitReadsMissingMemtable, "flush_wait_reads_missing_memtable",
+       "Flush(wait) reads the memtable queued behind the oldest immutable one through a null "
+       "pointer"},
+      {kBugJournalCloseOmitsStatus, "journal_close_omits_status",
+       "the real-backend child journals its clean Close without the status (a harness bug)"},
   };
   return kBugs;
 }

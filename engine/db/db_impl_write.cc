@@ -85,6 +85,10 @@ Status DBImpl::Flush(const FlushOptions& options) {
   Status s = WriteImpl(&w);
   if (!s.ok() || !options.wait) return s;
   MutexLock l(mutex_.get());
+  if (HasBug(kBugFlushWaitReadsMissingMemtable) && !imm_.empty() &&
+      imm_.second_oldest()->ApproximateMemoryUsage() == 0) {
+    return s;
+  }
   return WaitForFlushOf(mem_id_ - 1);
 }
 

@@ -238,7 +238,7 @@ void JournalWriter::Failed(const Failure& f) {
 
 void JournalWriter::Closed(const Status& status) {
   std::string m = Message(kClosed);
-  PutString(&m, status.ToString());
+  if ((planted_bugs_ & kBugJournalCloseOmitsStatus) == 0) PutString(&m, status.ToString());
   Send(m);
 }
 

@@ -40,8 +40,9 @@ inline constexpr uint32_t kMaxJournalPayloadBytes = 1 << 20;
 class JournalWriter final : public HistoryObserver, public PowerLossEvents {
  public:
   // REQUIRES: fd is the write end of the pipe to the parent, open for the
-  // writer's life.
-  explicit JournalWriter(int fd) : fd_(fd) {}
+  // writer's life. planted_bugs: the run's (kBugJournalCloseOmitsStatus
+  // is this writer's).
+  JournalWriter(int fd, uint64_t planted_bugs) : fd_(fd), planted_bugs_(planted_bugs) {}
 
   // HistoryObserver.
   void BeganWrite(const std::vector<KeyOp>& ops, bool wal, bool sync) override;
@@ -78,6 +79,7 @@ class JournalWriter final : public HistoryObserver, public PowerLossEvents {
   void Send(const std::string& payload, bool name_event = false);
 
   const int fd_;
+  const uint64_t planted_bugs_;
   std::mutex mu_;
   uint64_t name_events_ = 0;  // WillCreate/WillDelete/WillRename sent so far
 };

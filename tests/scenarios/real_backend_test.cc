@@ -1,7 +1,7 @@
 // The real-backend scenario's parts: the power loss its ledger carries out
 // on real files, the journal that rebuilds the child's History in the
-// parent, and whole seeds on the correct engine and with the planted
-// durability bugs.
+// parent, and whole seeds on the correct engine (the planted bugs it must
+// find are rows of tests/bugs/planted_bugs_test.cc).
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -12,7 +12,6 @@
 #include <set>
 #include <string>
 
-#include "common/row_tests.h"
 #include "common/temp_dir.h"
 #include "scenarios/crash_recovery/fault_plan.h"
 #include "scenarios/oracle/recovery_check.h"
@@ -171,7 +170,7 @@ TEST_CASE("a file on a reused inode keeps none of the durable bytes its inode's 
 TEST_CASE("the journal rebuilds the child's History exactly, dropping a frame cut short") {
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
-  JournalWriter writer(fds[1]);
+  JournalWriter writer(fds[1], /*planted_bugs=*/0);
   History child(State{{"k0", "base"}});
   child.set_observer(&writer);
   const uint64_t a = child.BeginWrite({KeyOp{"k1", "v1"}}, /*wal=*/true, /*sync=*/false);
@@ -274,53 +273,3 @@ TEST_CASE("real-backend seeds pass on the correct engine, with kills and power l
   CHECK(crashes >= 12);
   CHECK(power_losses >= 3);
 }
-
-// The planted durability bugs, found on real files within these seed
-// counts (a real run is not deterministic: each count leaves a wide margin
-// over the measured rate; skip_dir_sync_after_current needs a power loss
-// in the short window after a MANIFEST switch, about 1 seed in 100). One
-// test per row (see common/row_tests.h), so ctest runs them side by side.
-namespace {
-
-struct DurabilityBugRow {
-  const char* name;
-  PlantedBug bug;
-  uint64_t seeds;
-  std::set<std::string> properties;
-};
-const DurabilityBugRow kDurabilityBugRows[] = {
-    {"ack_sync_write_before_wal_sync", kBugAckSyncWriteBeforeWalSync, 300, {"durability"}},
-    // As in simulation, the deleted WAL may hold a rollback of a prepared
-    // transaction whose values a flushed table already holds: they come
-    // back (no phantoms).
-    {"delete_wal_before_manifest", kBugDeleteWalBeforeManifest, 300, {"durability", "no phantoms"}},
-    {"skip_dir_sync_after_current",
-     kBugSkipDirSyncAfterCurrent,
-     1000,
-     {"durability", "resurrection", "prefix recovery"}},
-};
-
-void CheckDurabilityBugFound(const DurabilityBugRow& row) {
-  const Scenario* s = RealBackendScenario();
-  RunResult found;
-  for (uint64_t seed = 1; seed <= row.seeds && found.passed; seed++) {
-    RunConfig config;
-    config.scenario = s->name();
-    config.seed = seed;
-    config.planted_bugs = row.bug;
-    found = s->Run(config);
-  }
-  INFO(row.name << ": " << found.failure.property << ": " << found.failure.message);
-  REQUIRE_FALSE(found.passed);
-  CHECK(row.properties.count(found.failure.property) == 1);
-  CHECK_FALSE(found.recorded_history.empty());
-}
-
-[[maybe_unused]] const bool kDurabilityBugTestsRegistered = shale_test::RegisterRowTests(
-    kDurabilityBugRows,
-    [](const DurabilityBugRow& row) {
-      return "real-backend finds the planted durability bug " + std::string(row.name);
-    },
-    CheckDurabilityBugFound, "[real-backend]");
-
-}  // namespace

@@ -239,6 +239,15 @@ enum PlantedBug : uint64_t {
   // (a chunk lost whole) instead of keeping the range it held as lost:
   // the file reads back shorter, with no error.
   kBugFlashMountIgnoresLostChunk = uint64_t{1} << 50,
+  // Flush(wait) takes the memtable queued behind the oldest immutable one
+  // as the one it switched out, and reads its size without checking that
+  // there is one: when the switch left a single immutable memtable, the
+  // read goes through a null pointer and the process dies.
+  kBugFlushWaitReadsMissingMemtable = uint64_t{1} << 51,
+  // A bug of the real-backend harness, not the engine: the child journals
+  // its clean Close without the Close's status, so the frame is not what
+  // the parent's reader decodes (writer and reader out of step).
+  kBugJournalCloseOmitsStatus = uint64_t{1} << 52,
 };
 
 struct Options {
