@@ -4,20 +4,16 @@
 
 #include <string>
 
-#include "common/run_binary.h"
 #include "common/temp_dir.h"
 #include "kv_store.h"
+#include "shale_binary.h"
 
 namespace {
 
 using Command = shale_test::CommandResult;
 
-Command Shale(const std::string& args) {
-  return shale_test::RunCommandLine(std::string(SHALE_BINARY) + " " + args);
-}
-
 void RequireUsageError(const std::string& args, const std::string& words) {
-  const Command c = Shale(args);
+  const Command c = shale_test::RunShale(args);
   INFO(args << " -> " << c.out);
   REQUIRE(c.exit_code == 2);
   REQUIRE(c.out.find(words) != std::string::npos);
@@ -41,12 +37,13 @@ TEST_CASE("shale diff refuses bad input with one line and exit 2", "[diff]") {
 TEST_CASE("shale diff passes on the correct engine, in each mode built in", "[diff]") {
   shale_test::TempDir dir;
   REQUIRE(dir.ok());
-  Command c = Shale("diff --seeds 1..20 --jobs 2 --out " + dir.path() + "/options");
+  Command c = shale_test::RunShale("diff --seeds 1..20 --jobs 2 --out " + dir.path() + "/options");
   INFO(c.out);
   REQUIRE(c.exit_code == 0);
   REQUIRE(c.out.find("20 seeds, 20 passed") != std::string::npos);
   if (shale::bench::CompareEnginesBuilt()) {
-    c = Shale("diff --against rocksdb --seeds 1..10 --jobs 2 --out " + dir.path() + "/rocksdb");
+    c = shale_test::RunShale("diff --against rocksdb --seeds 1..10 --jobs 2 --out " + dir.path() +
+                             "/rocksdb");
     INFO(c.out);
     REQUIRE(c.exit_code == 0);
     REQUIRE(c.out.find("10 seeds, 10 passed") != std::string::npos);

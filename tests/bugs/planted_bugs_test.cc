@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "common/row_tests.h"
-#include "common/run_binary.h"
 #include "common/temp_dir.h"
 #include "kv_store.h"
 #include "planted_bugs.h"
@@ -28,6 +27,7 @@
 #include "report/run_json.h"
 #include "scenarios/scenario.h"
 #include "shale/options.h"
+#include "shale_binary.h"
 
 using namespace shale::scenario;
 
@@ -274,10 +274,6 @@ std::string ShapeFlags(const Shape& shape) {
 
 using Command = shale_test::CommandResult;
 
-Command RunBinary(const std::string& args) {
-  return shale_test::RunCommandLine(std::string(SHALE_BINARY) + " " + args);
-}
-
 }  // namespace
 
 TEST_CASE("every planted bug has a row here", "[bugs]") {
@@ -307,14 +303,16 @@ void CheckHostedFoundAndReplayed(const BugRow& row) {
   REQUIRE(dir.ok());
   const std::string common =
       " --engine " + std::string(row.engine) + " --scenario " + row.scenario + " --pin " + row.pins;
-  const Command run = RunBinary("run" + common + " --seeds 1.." + std::to_string(row.seed_limit) +
-                                " --jobs 2 --planted_bugs " + row.bug + " --out " + dir.path());
+  const Command run =
+      shale_test::RunShale("run" + common + " --seeds 1.." + std::to_string(row.seed_limit) +
+                           " --jobs 2 --planted_bugs " + row.bug + " --out " + dir.path());
   REQUIRE(run.exit_code == 1);
   for (const auto& [seed, property] : shale_test::FailedSeeds(dir.Child("report.json"))) {
     if (row.properties.count(property) == 0) continue;
     const std::string s = std::to_string(seed);
-    if (RunBinary("replay" + common + " --seed " + s).exit_code != 0) continue;  // LevelDB's own
-    const Command replay = RunBinary(
+    if (shale_test::RunShale("replay" + common + " --seed " + s).exit_code != 0)
+      continue;  // LevelDB's own
+    const Command replay = shale_test::RunShale(
         "replay " + dir.Child("failures/" + shale::report::FailureFileName(row.scenario, seed)));
     INFO(replay.out);
     REQUIRE(replay.exit_code == 1);
@@ -349,14 +347,14 @@ void CheckControlAndReplay(const Scenario& scenario, const std::string& scenario
   shale_test::TempDir dir;
   REQUIRE(dir.ok());
   const std::string seed = std::to_string(failure.seed);
-  const Command run =
-      RunBinary("run --scenario " + scenario_name + " --seeds " + seed + ".." + seed +
-                ShapeFlags(shape) + " --jobs 1 --planted_bugs " + bug + " --out " + dir.path());
+  const Command run = shale_test::RunShale(
+      "run --scenario " + scenario_name + " --seeds " + seed + ".." + seed + ShapeFlags(shape) +
+      " --jobs 1 --planted_bugs " + bug + " --out " + dir.path());
   INFO(run.out);
   REQUIRE(run.exit_code == 1);
   const Command replay =
-      RunBinary("replay " + dir.Child("failures/" +
-                                      shale::report::FailureFileName(scenario_name, failure.seed)));
+      shale_test::RunShale("replay " + dir.Child("failures/" + shale::report::FailureFileName(
+                                                                   scenario_name, failure.seed)));
   INFO(replay.out);
   REQUIRE(replay.exit_code == 1);
   REQUIRE(replay.out.find("failure: " + shale::report::DescribeFailure(failure.failure) + "\n") !=
@@ -530,10 +528,6 @@ const BinaryPinRow kBinaryPinRows[] = {
     {"no spurious errors", "diff-rocksdb", "write_returns_corruption"},
 };
 
-shale_test::CommandResult Shale(const std::string& args) {
-  return shale_test::RunCommandLine(std::string(SHALE_BINARY) + " " + args);
-}
-
 void CheckPinnedThroughBinary(const BinaryPinRow& row) {
   if (!shale::bench::CompareEnginesBuilt()) {
     WARN("this build links no RocksDB: " << row.scenario << " rows not run");
@@ -542,9 +536,9 @@ void CheckPinnedThroughBinary(const BinaryPinRow& row) {
   shale_test::TempDir dir;
   REQUIRE(dir.ok());
   const std::string scenario = row.scenario;
-  const shale_test::CommandResult found =
-      Shale("run --scenario " + scenario + " --seeds 1.." + std::to_string(kSeedLimit) +
-            " --planted_bugs " + row.bug + " --max_failures 1 --jobs 1 --out " + dir.Child("bug"));
+  const shale_test::CommandResult found = shale_test::RunShale(
+      "run --scenario " + scenario + " --seeds 1.." + std::to_string(kSeedLimit) +
+      " --planted_bugs " + row.bug + " --max_failures 1 --jobs 1 --out " + dir.Child("bug"));
   INFO(found.out);
   REQUIRE(found.exit_code == 1);
   const auto failed = shale_test::FailedSeeds(dir.Child("bug/report.json"));
@@ -552,12 +546,12 @@ void CheckPinnedThroughBinary(const BinaryPinRow& row) {
   CHECK(failed.front().second == row.property);
   const std::string seed = std::to_string(failed.front().first);
   const shale_test::CommandResult control =
-      Shale("run --scenario " + scenario + " --seeds " + seed + ".." + seed + " --jobs 1 --out " +
-            dir.Child("control"));
+      shale_test::RunShale("run --scenario " + scenario + " --seeds " + seed + ".." + seed +
+                           " --jobs 1 --out " + dir.Child("control"));
   INFO(control.out);
   CHECK(control.exit_code == 0);
-  const shale_test::CommandResult replay =
-      Shale("replay " + dir.Child("bug/failures/" + scenario + "-" + seed + ".json"));
+  const shale_test::CommandResult replay = shale_test::RunShale(
+      "replay " + dir.Child("bug/failures/" + scenario + "-" + seed + ".json"));
   INFO(replay.out);
   CHECK(replay.exit_code == 1);
   CHECK(replay.out.find(std::string("failure: ") + row.property) != std::string::npos);

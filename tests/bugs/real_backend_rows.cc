@@ -3,14 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
-#include <utility>
-#include <vector>
 
-#include "common/run_binary.h"
 #include "common/temp_dir.h"
 #include "report/failure_file.h"
-#include "report/file_io.h"
+#include "shale_binary.h"
 
 namespace shale_test {
 
@@ -21,10 +17,6 @@ constexpr const char* kScenario = "real-backend";
 // holds the bug's failure, so a bug found early costs one short campaign.
 constexpr uint64_t kFirstBatchSeeds = 10;
 constexpr uint64_t kBatchSeeds = 50;
-
-CommandResult Shale(const std::string& args) {
-  return RunCommandLine(std::string(SHALE_BINARY) + " " + args);
-}
 
 struct Found {
   uint64_t seed = 0;  // 0: not found
@@ -41,8 +33,8 @@ Found FindFailure(const TempDir& dir, const char* bug, const std::set<std::strin
     const uint64_t last = std::min(seed_limit, first + batch - 1);
     const std::string out = dir.Child("bug-" + std::to_string(first));
     const CommandResult run =
-        Shale(std::string("run --scenario ") + kScenario + " --seeds " + std::to_string(first) +
-              ".." + std::to_string(last) + " --jobs 2 --planted_bugs " + bug + " --out " + out);
+        RunShale(std::string("run --scenario ") + kScenario + " --seeds " + std::to_string(first) +
+                 ".." + std::to_string(last) + " --jobs 2 --planted_bugs " + bug + " --out " + out);
     INFO(run.out);
     REQUIRE((run.exit_code == 0 || run.exit_code == 1));
     for (const auto& [seed, property] : FailedSeeds(out + "/report.json")) {
@@ -59,18 +51,6 @@ Found FindFailure(const TempDir& dir, const char* bug, const std::set<std::strin
 
 }  // namespace
 
-std::vector<std::pair<uint64_t, std::string> > FailedSeeds(const std::string& report_path) {
-  std::string report, error;
-  REQUIRE(shale::report::ReadWholeFile(report_path, &report, &error));
-  std::vector<std::pair<uint64_t, std::string> > failed;
-  const nlohmann::json parsed = nlohmann::json::parse(report);
-  for (const nlohmann::json& e : parsed["entries"]) {
-    if (e["verdict"] == "fail") failed.emplace_back(e["seed"], e["failure"]["property"]);
-  }
-  std::sort(failed.begin(), failed.end());
-  return failed;
-}
-
 void CheckRealBackendRow(const char* bug, const std::set<std::string>& properties,
                          uint64_t seed_limit, bool pass_over_others) {
   INFO("planted bug " << bug << " in " << kScenario);
@@ -81,12 +61,12 @@ void CheckRealBackendRow(const char* bug, const std::set<std::string>& propertie
   const std::string seed = std::to_string(found.seed);
   INFO("seed " << seed << " fails on " << found.property);
   const CommandResult control =
-      Shale(std::string("run --scenario ") + kScenario + " --seeds " + seed + ".." + seed +
-            " --jobs 1 --out " + dir.Child("control"));
+      RunShale(std::string("run --scenario ") + kScenario + " --seeds " + seed + ".." + seed +
+               " --jobs 1 --out " + dir.Child("control"));
   INFO(control.out);
   CHECK(control.exit_code == 0);
   const CommandResult replay =
-      Shale("replay " + found.failure_file + " --tries " + std::to_string(kRealReplayTries));
+      RunShale("replay " + found.failure_file + " --tries " + std::to_string(kRealReplayTries));
   INFO(replay.out);
   CHECK(replay.exit_code == 1);
   CHECK(replay.out.find("failure: " + found.property + " ") != std::string::npos);

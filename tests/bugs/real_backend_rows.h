@@ -15,8 +15,6 @@
 #include <cstdint>
 #include <set>
 #include <string>
-#include <utility>
-#include <vector>
 
 namespace shale_test {
 
@@ -25,10 +23,6 @@ namespace shale_test {
 // a rename) comes back within a few dozen tries of its seed; a try that
 // does not reproduce takes under a second.
 inline constexpr int kRealReplayTries = 300;
-
-// The failed seeds of a campaign's report.json, in seed order, with the
-// property each failure names. REQUIRES: the file is a whole report.
-std::vector<std::pair<uint64_t, std::string> > FailedSeeds(const std::string& report_path);
 
 // REQUIRES: SHALE_BINARY names the built `shale`; bug is a planted bug's
 // name; properties are real-backend's.
