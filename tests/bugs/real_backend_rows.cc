@@ -26,15 +26,16 @@ struct Found {
 
 // The first seed of the bug's campaigns that fails naming one of
 // properties (see the header for pass_over_others).
-Found FindFailure(const TempDir& dir, const char* bug, const std::set<std::string>& properties,
-                  uint64_t seed_limit, bool pass_over_others) {
+Found FindFailure(const TempDir& dir, const char* bug, const std::string& shape_flags,
+                  const std::set<std::string>& properties, uint64_t seed_limit,
+                  bool pass_over_others) {
   uint64_t batch = kFirstBatchSeeds;
   for (uint64_t first = 1; first <= seed_limit; first += batch, batch = kBatchSeeds) {
     const uint64_t last = std::min(seed_limit, first + batch - 1);
     const std::string out = dir.Child("bug-" + std::to_string(first));
-    const CommandResult run =
-        RunShale(std::string("run --scenario ") + kScenario + " --seeds " + std::to_string(first) +
-                 ".." + std::to_string(last) + " --jobs 2 --planted_bugs " + bug + " --out " + out);
+    const CommandResult run = RunShale(
+        std::string("run --scenario ") + kScenario + " --seeds " + std::to_string(first) + ".." +
+        std::to_string(last) + shape_flags + " --jobs 2 --planted_bugs " + bug + " --out " + out);
     INFO(run.out);
     REQUIRE((run.exit_code == 0 || run.exit_code == 1));
     for (const auto& [seed, property] : FailedSeeds(out + "/report.json")) {
@@ -51,18 +52,19 @@ Found FindFailure(const TempDir& dir, const char* bug, const std::set<std::strin
 
 }  // namespace
 
-void CheckRealBackendRow(const char* bug, const std::set<std::string>& properties,
-                         uint64_t seed_limit, bool pass_over_others) {
+void CheckRealBackendRow(const char* bug, const std::string& shape_flags,
+                         const std::set<std::string>& properties, uint64_t seed_limit,
+                         bool pass_over_others) {
   INFO("planted bug " << bug << " in " << kScenario);
   TempDir dir;
   REQUIRE(dir.ok());
-  const Found found = FindFailure(dir, bug, properties, seed_limit, pass_over_others);
+  const Found found = FindFailure(dir, bug, shape_flags, properties, seed_limit, pass_over_others);
   REQUIRE(found.seed != 0);
   const std::string seed = std::to_string(found.seed);
   INFO("seed " << seed << " fails on " << found.property);
   const CommandResult control =
       RunShale(std::string("run --scenario ") + kScenario + " --seeds " + seed + ".." + seed +
-               " --jobs 1 --out " + dir.Child("control"));
+               shape_flags + " --jobs 1 --out " + dir.Child("control"));
   INFO(control.out);
   CHECK(control.exit_code == 0);
   const CommandResult replay =
