@@ -2,7 +2,8 @@
 """Planted bugs found per campaign: runs every row of
 tests/bugs/planted_bugs_test.cc's kRows but the hosted ones (real-backend
 rows included: their counts vary from run to run) at its
-campaign shape (faults on where the row says kFaultsOn, else drawn) over
+campaign shape (faults on where the row says kFaultsOn, else drawn; a
+row's {ops, crashes}) over
 seeds 1..N, and prints one line per row: bug, scenario, seeds that failed,
 and the failures by property.
 
@@ -43,6 +44,9 @@ def main():
                "--planted_bugs", bug, "--out", out]
         if "kFaultsOn" in row:
             cmd += ["--faults", "on"]
+        shape = re.search(r"\{(\d+), (\d+)\}", row)  # {ops, crashes}
+        if shape:
+            cmd += ["--ops", shape.group(1), "--crashes", shape.group(2)]
         run = subprocess.run(cmd, capture_output=True, text=True)
         if run.returncode == 2:
             print(f"{bug} {scenario} ERROR", flush=True)
