@@ -116,8 +116,6 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "pointer"},
       {kBugJournalCloseOmitsStatus, "journal_close_omits_status",
        "the real-backend child journals its clean Close without the status (a harness bug)"},
-      {kBugSkipAnyDropsEndsOfDamagedLog, "skip_any_drops_ends_of_damaged_log",
-       "skip-any drops every Commit and Rollback marker of a log it skipped damage in"},
   };
   return kBugs;
 }

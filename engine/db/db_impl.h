@@ -23,7 +23,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -45,7 +44,6 @@ namespace shale {
 
 class MemTable;
 namespace log {
-class Reader;
 class Writer;
 struct ReplayResult;
 }  // namespace log
@@ -125,12 +123,6 @@ class DBImpl final : public DB {
   void ProbeReplay(WALRecoveryMode mode, bool insert_data, const log::ReplayResult& result);
   // The options' WAL recovery mode, as the planted recovery bugs change it.
   WALRecoveryMode ReplayModeWithPlantedBugs() const;
-  // log::ReplayLog of reader into apply (drop_ends false), or, with a
-  // planted recovery bug, that bug's replay.
-  [[nodiscard]] Status ReplayRecords(
-      log::Reader* reader, WALRecoveryMode mode,
-      const std::function<Status(const Slice&, bool drop_ends)>& apply,
-      log::ReplayResult* result) const;
   // Replays one log. Appends to *cuts if it ended at damage; sets *stop at
   // a point-in-time stop (later logs are not replayed).
   [[nodiscard]] Status ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* edit,
@@ -145,10 +137,8 @@ class DBImpl final : public DB {
                                                const std::vector<uint64_t>& dropped);
   // Replays one WAL record: reports transaction markers to txn_hooks_ and
   // inserts the data that belongs in a memtable (only if insert_data).
-  // drop_ends: ignore its Commit and Rollback markers (only the planted
-  // kBugSkipAnyDropsEndsOfDamagedLog sets it).
   [[nodiscard]] Status ReplayBatch(const WriteBatch& batch, uint64_t log_number, bool insert_data,
-                                   bool drop_ends, MemTable* mem);
+                                   MemTable* mem);
   [[nodiscard]] Status NewWAL() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // ---- writes (db_impl_write.cc)

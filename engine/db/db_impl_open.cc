@@ -194,12 +194,11 @@ WALRecoveryMode DBImpl::ReplayModeWithPlantedBugs() const {
 
 namespace {
 
-// The planted kBugSkipAnyDropsDamagedLog and kBugSkipAnyDropsEndsOfDamagedLog:
-// records are held until the log ends, then each is applied, told whether
-// any damage was skipped in the log.
-Status ReplayHoldingWholeLog(log::Reader* reader, WALRecoveryMode mode,
-                             const std::function<Status(const Slice&, bool damaged)>& apply,
-                             log::ReplayResult* result) {
+// The planted kBugSkipAnyDropsDamagedLog: records are held until the log
+// ends, and dropped, all of them, if any damage was skipped.
+Status ReplayWholeLogOrNothing(log::Reader* reader, WALRecoveryMode mode,
+                               const std::function<Status(const Slice&)>& apply,
+                               log::ReplayResult* result) {
   std::vector<std::string> held;
   Status s = log::ReplayLog(
       reader, mode,
@@ -208,7 +207,9 @@ Status ReplayHoldingWholeLog(log::Reader* reader, WALRecoveryMode mode,
         return Status::OK();
       },
       result);
-  for (size_t i = 0; s.ok() && i < held.size(); i++) s = apply(held[i], result->skipped_damage > 0);
+  for (size_t i = 0; s.ok() && result->skipped_damage == 0 && i < held.size(); i++) {
+    s = apply(held[i]);
+  }
   return s;
 }
 
@@ -235,29 +236,6 @@ Status ReplayHoldingBackOneRecord(log::Reader* reader, WALRecoveryMode mode,
 
 }  // namespace
 
-Status DBImpl::ReplayRecords(log::Reader* reader, WALRecoveryMode mode,
-                             const std::function<Status(const Slice&, bool drop_ends)>& apply,
-                             log::ReplayResult* result) const {
-  auto apply_whole = [&apply](const Slice& record) { return apply(record, /*drop_ends=*/false); };
-  if (HasBug(kBugSkipAnyDropsEndsOfDamagedLog)) {
-    // Every marker that ends a transaction dropped from a damaged log.
-    return ReplayHoldingWholeLog(reader, mode, apply, result);
-  }
-  if (HasBug(kBugSkipAnyDropsDamagedLog)) {
-    // Every record of a damaged log dropped.
-    return ReplayHoldingWholeLog(
-        reader, mode,
-        [&apply_whole](const Slice& record, bool damaged) {
-          return damaged ? Status::OK() : apply_whole(record);
-        },
-        result);
-  }
-  if (HasBug(kBugPointInTimeDropsRecordBeforeDamage)) {
-    return ReplayHoldingBackOneRecord(reader, mode, apply_whole, result);
-  }
-  return log::ReplayLog(reader, mode, apply_whole, result);
-}
-
 Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* edit,
                              SequenceNumber* max_sequence, std::vector<LogCut>* cuts, bool* stop) {
   const std::string path = LogFileName(dbname_, log_number);
@@ -269,7 +247,7 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
   const bool insert_data =
       log_number >= versions_->LogNumber() || log_number == versions_->PrevLogNumber();
   WriteBatch batch;
-  auto apply_record = [&](const Slice& record, bool drop_ends) -> Status {
+  auto apply = [&](const Slice& record) -> Status {
     mutex_->AssertHeld();  // held by the caller, as this function requires
     Status r = WriteBatchInternal::SetContents(&batch, record);
     if (!r.ok()) return r;
@@ -277,7 +255,7 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
       *mem = NewMemTable();
       (*mem)->Ref();
     }
-    r = ReplayBatch(batch, log_number, insert_data, drop_ends, *mem);
+    r = ReplayBatch(batch, log_number, insert_data, *mem);
     if (!r.ok()) return r;
     const SequenceNumber last =
         WriteBatchInternal::Sequence(&batch) + WriteBatchInternal::Count(&batch) - 1;
@@ -292,7 +270,13 @@ Status DBImpl::ReplayLogFile(uint64_t log_number, MemTable** mem, VersionEdit* e
   };
   log::ReplayResult result;
   const WALRecoveryMode mode = ReplayModeWithPlantedBugs();
-  s = ReplayRecords(&reader, mode, apply_record, &result);
+  if (HasBug(kBugSkipAnyDropsDamagedLog)) {
+    s = ReplayWholeLogOrNothing(&reader, mode, apply, &result);
+  } else if (HasBug(kBugPointInTimeDropsRecordBeforeDamage)) {
+    s = ReplayHoldingBackOneRecord(&reader, mode, apply, &result);
+  } else {
+    s = log::ReplayLog(&reader, mode, apply, &result);
+  }
   ProbeReplay(mode, insert_data, result);
   if (!s.ok()) return Status(s.IsCorruption() ? Status::Corruption(path, s.ToString()) : s);
   if (result.consistent_bytes.has_value() && !insert_data) {
@@ -399,7 +383,7 @@ class MarkerScan final : public WriteBatch::Handler {
 }  // namespace
 
 Status DBImpl::ReplayBatch(const WriteBatch& batch, uint64_t log_number, bool insert_data,
-                           bool drop_ends, MemTable* mem) {
+                           MemTable* mem) {
   MarkerScan scan;
   Status s = batch.Iterate(&scan);
   if (!s.ok()) return s;
@@ -425,7 +409,6 @@ Status DBImpl::ReplayBatch(const WriteBatch& batch, uint64_t log_number, bool in
   }
   if (insert_data) s = WriteBatchInternal::InsertInto(&batch, mem);
   if (!s.ok()) return s;
-  if (drop_ends) return s;
   for (const MarkerScan::Marker& m : scan.markers_) {
     if (m.commit) {
       txn_hooks_->RecoveredCommit(m.xid, first + m.position);

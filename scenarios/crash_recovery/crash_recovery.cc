@@ -41,7 +41,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "scenarios/crash_recovery/crash_recovery.h"
 #include "scenarios/crash_recovery/crash_trigger.h"
 #include "scenarios/crash_recovery/disk_under_test.h"
@@ -84,8 +83,6 @@ constexpr const char* kRefusedTorn = "refusals of a torn WAL, reopened point-in-
 constexpr const char* kRefusedDamaged = "refusals of a damaged WAL, reopened point-in-time";
 // Crash checks that waived durability: the first after such a refusal.
 constexpr const char* kDurabilityWaived = "crash checks waiving durability (refused damaged WAL)";
-constexpr const char* kTxnMarkersSkippable =
-    "crash checks where skip-any may have read past transaction markers";
 // A seed's tape ends the run at the next phase's end, instead of crashing,
 // once in this many phases (a tape's zero ends it there).
 constexpr uint64_t kCrashOneIn = 256;
@@ -256,9 +253,7 @@ class CrashRecoveryRun {
     } else {
       DrawHosted();
     }
-    const bool write_prepared =
-        drawn_.transactions && drawn_.txn_options.write_policy == TxnWritePolicy::kWritePrepared;
-    KeepSkipAnyWhereCheckable(hosted_ == nullptr && !write_prepared, &drawn_);
+    KeepSkipAnyWhereCheckable(hosted_ == nullptr && !drawn_.transactions, &drawn_);
     const auto mix = config_.pins.find("workload.mix");
     // Every way into a run validates its pins (PinValueError) first.
     if (mix != config_.pins.end() && !SetMix(mix->second, sim_.rng(), &drawn_)) std::abort();
@@ -771,15 +766,6 @@ class CrashRecoveryRun {
       sim_.TraceEvent(
           absl::StrCat("skip-any may skip the writes of sequences [", r.begin, ", ", r.end, ")"));
     }
-    const TxnMarkers& markers = skippable_.noted_markers();
-    if (!markers.prepared.empty()) {
-      sim_.TraceEvent("skip-any may skip the Prepare sections of " +
-                      absl::StrJoin(markers.prepared, ", "));
-    }
-    if (!markers.ended.empty()) {
-      sim_.TraceEvent("skip-any may skip the Commit or Rollback markers of " +
-                      absl::StrJoin(markers.ended, ", "));
-    }
   }
 
   // On the open-channel SSD, crash-time damage goes to the device.
@@ -853,10 +839,6 @@ class CrashRecoveryRun {
     scope.durability = !refused_since_check_;
     scope.durable_below_sequence = scope.durability ? 0 : waiver_floor_;
     scope.skippable = skippable_.Take();
-    const TxnMarkers skipped_markers = skippable_.TakeMarkers();
-    if (!skipped_markers.empty()) result_->observed[kTxnMarkersSkippable]++;
-    for (const SequenceRange& r : CommitsSkippedWithMarkers(state_, skipped_markers))
-      scope.skippable.push_back(r);
     if (!scope.durability) result_->observed[kDurabilityWaived]++;
     refused_since_check_ = false;
     waiver_floor_ = UINT64_MAX;
@@ -877,7 +859,7 @@ class CrashRecoveryRun {
     if (EndIfMostlyUnreadable(scope.unreadable)) return;
     std::vector<std::string> prepared;
     if (state_.txn_db != nullptr) {
-      const bool ok = CheckRecoveredPrepared(&state_, scope, v, skipped_markers, &prepared);
+      const bool ok = CheckRecoveredPrepared(&state_, scope, v, &prepared);
       recovered_prepared_ += prepared.size();
       if (!ok) return;
     }

@@ -54,13 +54,9 @@ const char* RecoveryModeName(WALRecoveryMode mode);
 // skips (checkable: Shale's engine, whose logs the scenario reads on the
 // POSIX and Windows disks, and on the open-channel SSD, whose backend
 // never hands a reader damaged bytes, so nothing is skipped and the check
-// stays strict; a transaction's markers in the skipped records are read
-// from the same logs, see recovered_txns.h). Not checkable: a hosted
-// engine, and WritePrepared transactions, whose data a flush writes to a
-// table while still prepared: once skip-any reads past the Prepare
-// section, recovery no longer knows those sequences are uncommitted, and
-// shows data no client committed, which no rule bounds. Where not
-// checkable, a skip-any draw runs as point-in-time, RocksDB's default.
+// stays strict; and no transaction's commit marker can be skipped out
+// from under its prepared section, for which no rule exists). Elsewhere a
+// skip-any draw runs as point-in-time, RocksDB's default.
 void KeepSkipAnyWhereCheckable(bool checkable, Drawn* d);
 
 // The lock-wait limits for a run with I/O faults on or off (see the .cc).

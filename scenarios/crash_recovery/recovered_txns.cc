@@ -74,8 +74,7 @@ const char* MustBePrepared(const WorkloadState& state, const NamedTxn& t, const 
 }  // namespace
 
 bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope,
-                            const RecoveryVerdict& verdict, const TxnMarkers& skipped,
-                            std::vector<std::string>* prepared) {
+                            const RecoveryVerdict& verdict, std::vector<std::string>* prepared) {
   *prepared = state->txn_db->GetPreparedTransactionNames();
   for (const std::string& name : *prepared) {
     const Transaction* txn = state->txn_db->GetTransactionByName(name);
@@ -92,14 +91,13 @@ bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope,
                   "recovery brought back a prepared transaction no client prepared");
       return false;
     }
-    const bool end_skipped = skipped.ended.count(name) != 0;
-    if (it->second.settled && scope.durability && !end_skipped) {
+    if (it->second.settled && scope.durability) {
       state->Fail("prefix recovery", name, "finished", "prepared",
                   "a transaction an earlier recovery showed finished came back prepared");
       return false;
     }
     const std::string lost = LostEnd(*state, it->second, scope);
-    if (!lost.empty() && !end_skipped) {
+    if (!lost.empty()) {
       state->Fail("durability", name, lost == "Commit" ? "committed" : "rolled back", "prepared",
                   "transaction " + name + "'s " + lost +
                       " had to survive the crash, yet it came back prepared");
@@ -111,8 +109,7 @@ bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope,
   const std::vector<const WriteRecord*> acked = AckedBySequence(*state->history);
   for (auto& [name, t] : state->named_txns) {
     if (std::binary_search(prepared->begin(), prepared->end(), name)) continue;
-    const char* why = MustBePrepared(*state, t, scope, acked, verdict);
-    if (why != nullptr && skipped.prepared.count(name) == 0) {
+    if (const char* why = MustBePrepared(*state, t, scope, acked, verdict)) {
       state->Fail("durability", name, "prepared", "not prepared",
                   "transaction " + name + "'s Prepare had to survive the crash (" + why +
                       ") and it did not finish, yet it did not come back prepared");
@@ -121,18 +118,6 @@ bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope,
     t.settled = true;
   }
   return true;
-}
-
-std::vector<SequenceRange> CommitsSkippedWithMarkers(const WorkloadState& state,
-                                                     const TxnMarkers& skipped) {
-  std::vector<SequenceRange> ranges;
-  for (const auto& [name, t] : state.named_txns) {
-    if (t.end != NamedTxn::End::kCommitted || t.end_phase != state.phase - 1) continue;
-    if (skipped.prepared.count(name) == 0 && skipped.ended.count(name) == 0) continue;
-    const WriteRecord& commit = state.history->writes().at(t.commit_id);
-    ranges.push_back(SequenceRange{commit.sequence, commit.sequence + 1});
-  }
-  return ranges;
 }
 
 void ResolvePrepared(WorkloadState* state, const std::vector<std::string>& prepared,

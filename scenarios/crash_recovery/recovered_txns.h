@@ -18,12 +18,6 @@
 // prepared unless it finished: its Commit reached the recovered state
 // (within the recovery check's cut), or a Rollback (or a failed or cut-short
 // Commit or Rollback, indeterminate) may have.
-// Under skip-any recovery, damage may make recovery read past a
-// transaction's markers (`skipped`, SkippableWrites): one whose Prepare
-// section lay there may be missing, and its Commit's writes with it; one
-// whose Commit or Rollback marker lay there may come back prepared, even if
-// that end had to survive or an earlier recovery showed it finished, and
-// without its Commit's writes.
 // Then each is committed (recorded in the fresh History as a write of the
 // ops its client prepared, not sync: a recovered transaction has default
 // WriteOptions) or rolled back, at random, and none may be left.
@@ -36,7 +30,6 @@
 #include <string>
 #include <vector>
 
-#include "scenarios/crash_recovery/wal_markers.h"
 #include "scenarios/crash_recovery/workload.h"
 #include "scenarios/oracle/recovery_check.h"
 #include "sim/choice_tape.h"
@@ -56,15 +49,7 @@ namespace shale::scenario {
 // injected WAL flip may drop a log's middle).
 // REQUIRES: state->txn_db set.
 bool CheckRecoveredPrepared(WorkloadState* state, const CheckScope& scope,
-                            const RecoveryVerdict& verdict, const TxnMarkers& skipped,
-                            std::vector<std::string>* prepared);
-
-// The Commits of the crashed phase that markers skipped may cost (see
-// above), as ranges to add to CheckScope::skippable: a Commit of a
-// transaction whose Prepare section or Commit marker lay in skipped
-// records, whose writes recovery then does not apply.
-std::vector<SequenceRange> CommitsSkippedWithMarkers(const WorkloadState& state,
-                                                     const TxnMarkers& skipped);
+                            const RecoveryVerdict& verdict, std::vector<std::string>* prepared);
 
 // Commits or rolls back each of prepared (rng decides), recording commits in
 // state->history (the fresh one); then requires none left, unless an

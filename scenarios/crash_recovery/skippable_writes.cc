@@ -1,7 +1,6 @@
 #include "scenarios/crash_recovery/skippable_writes.h"
 
 #include <algorithm>
-#include <utility>
 
 #include "scenarios/crash_recovery/fault_plan.h"
 
@@ -16,7 +15,6 @@ void SkippableWrites::NoteDamagedWhole(const std::string& log) {
   if (it == contents_.end()) return;  // no whole record ever seen: no write to lose
   noted_.push_back(SequenceRange{FirstSequenceFrom(it->second, 0),
                                  FirstSequenceFrom(it->second, it->second.size())});
-  noted_markers_.Add(TxnMarkersIn(it->second));
 }
 
 void SkippableWrites::NoteDamaged(const std::string& log, const std::vector<uint64_t>& flipped_at) {
@@ -25,19 +23,12 @@ void SkippableWrites::NoteDamaged(const std::string& log, const std::vector<uint
   for (uint64_t offset : flipped_at) {
     const SequenceRange r = SkippedByDamageAt(it->second, offset);
     if (r.begin < r.end) noted_.push_back(r);
-    noted_markers_.Add(TxnMarkersSkippedByDamageAt(it->second, offset));
   }
 }
 
 std::vector<SequenceRange> SkippableWrites::Take() {
   std::vector<SequenceRange> taken;
   taken.swap(noted_);
-  return taken;
-}
-
-TxnMarkers SkippableWrites::TakeMarkers() {
-  TxnMarkers taken;
-  std::swap(taken, noted_markers_);
   return taken;
 }
 

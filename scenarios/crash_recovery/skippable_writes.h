@@ -6,9 +6,7 @@
 // records lay in a damaged log are loosened so: before each crash the
 // scenario shows every log's records, whole as readers saw them, and this
 // learns the sequences each log held; after the crash's damage it names
-// the damaged logs, and each gives the writes its damage may reach, and
-// the transaction markers (Prepare sections, Commit and Rollback markers)
-// it may skip.
+// the damaged logs, and each gives the writes its damage may reach.
 // Memory: the last contents of each log learned (logs are small and few).
 //
 // Thread safety: none (the scenario's main task).
@@ -19,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "scenarios/crash_recovery/wal_markers.h"
 #include "scenarios/oracle/recovery_check.h"
 
 namespace shale::scenario {
@@ -43,14 +40,10 @@ class SkippableWrites {
   // The ranges noted since the last Take, for the next check.
   std::vector<SequenceRange> Take();
   const std::vector<SequenceRange>& noted() const { return noted_; }
-  // The markers noted since the last TakeMarkers, for the next check.
-  TxnMarkers TakeMarkers();
-  const TxnMarkers& noted_markers() const { return noted_markers_; }
 
  private:
   std::map<std::string, std::string> contents_;  // log -> its contents as last learned
   std::vector<SequenceRange> noted_;
-  TxnMarkers noted_markers_;
 };
 
 }  // namespace shale::scenario

@@ -368,7 +368,7 @@ class RealBackendRun {
     state_.txn_db = txn_db;
     state_.phase = phase_ + 1;  // past the killed incarnation
     std::vector<std::string> prepared;
-    const bool ok = CheckRecoveredPrepared(&state_, scope, v, TxnMarkers{}, &prepared);
+    const bool ok = CheckRecoveredPrepared(&state_, scope, v, &prepared);
     result_->observed["recovered prepared transactions"] += prepared.size();
     state_.db = nullptr;
     state_.txn_db = nullptr;

@@ -219,14 +219,6 @@ const BugRow kRows[] = {
     // Found where skip-any recovery meets a flip in a log with writes
     // before it (one seed in about 40): those must still be replayed.
     {"skip_any_drops_damaged_log", "crash-recovery", {"durability"}},
-    // Found where skip-any (write-committed transactions) skips damage in
-    // a log whose Commit markers lay outside the skipped records (about
-    // 1 seed in 80): those commits must stand. A transaction recovered
-    // prepared holds its locks, so an Open that resolves another may time
-    // out on them.
-    {"skip_any_drops_ends_of_damaged_log",
-     "crash-recovery",
-     {"durability", "no spurious errors", "recovery"}},
     // A transaction's Get of a key it deleted must read the delete.
     {"txn_get_misses_own_delete", "crash-recovery", {"read-your-own-writes"}},
     // A key GetForUpdate read must read the same until the transaction ends.

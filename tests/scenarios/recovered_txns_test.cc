@@ -27,7 +27,6 @@ struct Fixture {
   std::unique_ptr<TransactionDB> db;
   History history{State{}};
   WorkloadState state;
-  TxnMarkers skipped;  // markers a skip-any recovery may have read past
 
   explicit Fixture(bool prepare_in_db = false) {
     Options options;
@@ -74,7 +73,7 @@ struct Fixture {
     RecoveryVerdict verdict;
     verdict.cut = cut;
     verdict.min_cut = min_cut < 0 ? cut : static_cast<uint64_t>(min_cut);
-    return CheckRecoveredPrepared(&state, CheckScope{page_cache_kept, true, {}}, verdict, skipped,
+    return CheckRecoveredPrepared(&state, CheckScope{page_cache_kept, true, {}}, verdict,
                                   &prepared);
   }
 };
@@ -137,67 +136,5 @@ TEST_CASE("a durable prepare that did not finish must come back prepared", "[ora
     Fixture f(/*prepare_in_db=*/true);
     f.Prepare(/*sync=*/true);
     REQUIRE(f.Check(/*page_cache_kept=*/false, /*cut=*/1));
-  }
-}
-
-// Under skip-any, damage may make recovery read past a transaction's
-// markers: only the transactions whose markers lay in the skipped records
-// are excused, each only for what that marker decides.
-TEST_CASE("skip-any excuses exactly the transactions whose markers it may have read past",
-          "[oracle][txn]") {
-  SECTION("a durable prepare whose section was skipped may be missing") {
-    Fixture f;
-    f.Prepare(/*sync=*/true);
-    f.skipped.prepared = {kName};
-    REQUIRE(f.Check(/*page_cache_kept=*/false, /*cut=*/1));
-  }
-  SECTION("another transaction's skipped section excuses nothing") {
-    Fixture f;
-    f.Prepare(/*sync=*/true);
-    f.skipped.prepared = {"t9.9.9"};
-    f.skipped.ended = {kName};
-    REQUIRE_FALSE(f.Check(/*page_cache_kept=*/false, /*cut=*/1));
-    REQUIRE(f.state.failure.property == "durability");
-  }
-  SECTION("a Commit that had to survive may come back prepared if its marker was skipped") {
-    Fixture f(/*prepare_in_db=*/true);
-    f.Prepare(/*sync=*/true);
-    f.Commit(/*sequence=*/7);
-    f.skipped.ended = {kName};
-    REQUIRE(f.Check(/*page_cache_kept=*/true, /*cut=*/2));
-  }
-  SECTION("...and not if only its section was skipped") {
-    Fixture f(/*prepare_in_db=*/true);
-    f.Prepare(/*sync=*/true);
-    f.Commit(/*sequence=*/7);
-    f.skipped.prepared = {kName};
-    REQUIRE_FALSE(f.Check(/*page_cache_kept=*/true, /*cut=*/2));
-    REQUIRE(f.state.failure.property == "durability");
-  }
-  SECTION("one an earlier recovery showed finished may come back prepared if its end was skipped") {
-    Fixture f(/*prepare_in_db=*/true);
-    f.state.named_txns[kName].settled = true;
-    f.skipped.ended = {kName};
-    REQUIRE(f.Check(/*page_cache_kept=*/false, /*cut=*/0));
-    Fixture g(/*prepare_in_db=*/true);
-    g.state.named_txns[kName].settled = true;
-    REQUIRE_FALSE(g.Check(/*page_cache_kept=*/false, /*cut=*/0));
-    REQUIRE(g.state.failure.property == "prefix recovery");
-  }
-}
-
-TEST_CASE("skip-any: a Commit whose section or marker was skipped may lose its writes",
-          "[oracle][txn]") {
-  Fixture f;
-  f.Prepare(/*sync=*/true);
-  f.Commit(/*sequence=*/7);
-  CHECK(CommitsSkippedWithMarkers(f.state, TxnMarkers{}).empty());
-  CHECK(CommitsSkippedWithMarkers(f.state, TxnMarkers{{"t9.9.9"}, {"t9.9.9"}}).empty());
-  for (const TxnMarkers& skipped : {TxnMarkers{{kName}, {}}, TxnMarkers{{}, {kName}}}) {
-    const std::vector<SequenceRange> ranges = CommitsSkippedWithMarkers(f.state, skipped);
-    REQUIRE(ranges.size() == 1);
-    CHECK(ranges[0].Holds(7));
-    CHECK_FALSE(ranges[0].Holds(6));
-    CHECK_FALSE(ranges[0].Holds(8));
   }
 }

@@ -248,10 +248,6 @@ enum PlantedBug : uint64_t {
   // its clean Close without the Close's status, so the frame is not what
   // the parent's reader decodes (writer and reader out of step).
   kBugJournalCloseOmitsStatus = uint64_t{1} << 52,
-  // Skip-any recovery that skipped damage in a log distrusts every Commit
-  // and Rollback marker of that log, those before the damage included,
-  // and drops them: those transactions come back prepared.
-  kBugSkipAnyDropsEndsOfDamagedLog = uint64_t{1} << 53,
 };
 
 struct Options {
