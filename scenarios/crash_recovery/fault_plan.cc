@@ -145,19 +145,16 @@ uint64_t FirstSequenceFrom(const std::string& contents, uint64_t offset) {
   return after_last;
 }
 
-uint64_t SkipResumesAt(const std::string& contents, uint64_t offset) {
+SequenceRange SkippedByDamageAt(const std::string& contents, uint64_t offset) {
   const uint64_t next_block = (offset / log::kBlockSize + 1) * log::kBlockSize;
+  uint64_t resume_at = contents.size();  // no record starts later: to the end
   for (const FragmentSpan& span : WholeFragments(contents, /*with_padding=*/true)) {
     const auto type = static_cast<uint8_t>(contents[span.offset + log::kHeaderSize - 1]);
     if (span.offset < next_block || (type != log::kFullType && type != log::kFirstType)) continue;
-    return span.offset;
+    resume_at = span.offset;
+    break;
   }
-  return contents.size();  // no record starts later: to the end
-}
-
-SequenceRange SkippedByDamageAt(const std::string& contents, uint64_t offset) {
-  return SequenceRange{FirstSequenceFrom(contents, offset),
-                       FirstSequenceFrom(contents, SkipResumesAt(contents, offset))};
+  return SequenceRange{FirstSequenceFrom(contents, offset), FirstSequenceFrom(contents, resume_at)};
 }
 
 uint64_t LastWholeFragmentStart(const std::string& contents) {

@@ -87,10 +87,6 @@ uint64_t FirstSequenceFrom(const std::string& contents, uint64_t offset);
 // 32 KiB block, since a log reader drops the rest of a block it finds
 // damage in (and the tail of a record that began there).
 SequenceRange SkippedByDamageAt(const std::string& contents, uint64_t offset);
-// Where a skip-any reader that met damage at byte `offset` of a log's
-// contents reads on: the first record that starts in a later 32 KiB block
-// (contents.size() if none does).
-uint64_t SkipResumesAt(const std::string& contents, uint64_t offset);
 // The bytes of a WAL's contents a flip must be reported in under
 // WalDamage::kBeforeLastRecord: the checksum and payload of every whole
 // fragment but the last.
