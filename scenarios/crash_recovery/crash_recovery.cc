@@ -588,9 +588,9 @@ class CrashRecoveryRun {
       for (auto& t : threads) t->Join();
       return false;
     }
-    // Where the crash lands: 3 in 8 once a random share of this phase's
+    // Where the crash lands: 2 in 8 once a random share of this phase's
     // operations is done (the clients, flush and compaction are wherever
-    // the schedule left them); 1 in 8 soon after the Open (a power loss
+    // the schedule left them); 2 in 8 soon after the Open (a crash
     // within its first kEarlyCrashOps operations, and before the first
     // directory sync after it: what the Open renamed or deleted may not
     // be durable yet while new writes already are); 3 in 8 at the 1st..3rd
@@ -605,7 +605,7 @@ class CrashRecoveryRun {
     if (roll < 4) {
       // (A hosted engine keeps the placements its listed reproducers were
       // found with: its phases crash at a random share only.)
-      crash_soon_after_open_ = (roll == 3 || after_process_crash_) && hosted_ == nullptr;
+      crash_soon_after_open_ = (roll >= 2 || after_process_crash_) && hosted_ == nullptr;
       const uint64_t within =
           crash_soon_after_open_ ? kEarlyCrashOps : static_cast<uint64_t>(ops) + 1;
       crash_at_ops = state_.ops_done + sim_.rng()->Uniform(within);
@@ -703,16 +703,18 @@ class CrashRecoveryRun {
   // power loss.
   bool CrashOnce() {
     // A crash after CURRENT's rename or a WAL deletion, or soon after an
-    // Open (which may have renamed it), is always a power loss: a process
-    // crash keeps every file's data and every name change, so neither the
-    // window before the next directory sync nor what only the deleted log
-    // held is at stake.
+    // Open that followed a process crash, is always a power loss: a
+    // process crash keeps every file's data and every name change, so
+    // neither the window before the next directory sync nor what only the
+    // deleted log held is at stake. Soon after any other Open it is either:
+    // a process crash there (a crash loop) leaves two Opens' name changes
+    // undurable, and the power loss soon after the next Open meets both.
     const bool at_name_change = state_.crash_point_reached && (armed_target_ == kAfterSetCurrent ||
                                                                armed_target_ == kAfterWalDelete);
     LearnLogsBeforeCrash();
     sim_.Crash();
     state_.crash_point_reached = false;
-    const bool forced = at_name_change || crash_soon_after_open_;
+    const bool forced = at_name_change || (crash_soon_after_open_ && after_process_crash_);
     crash_soon_after_open_ = false;
     const bool power_loss = Pinned("crash.power_loss", sim_.rng()->OneIn(2) || forced);
     after_process_crash_ = !power_loss;
