@@ -62,12 +62,12 @@ TEST_CASE("open-channel passes on the correct engine and is deterministic", "[sc
 
 TEST_CASE("open-channel: decay found at read time is damage its table's errors name",
           "[scenario][flash]") {
-  // Seed 299 draws a read of table 21 that finds a sector gone; the crash
-  // check then cannot read 129 of its 200 keys, naming the table, and the
+  // Seed 15 draws a read of table 12 that finds a sector gone; the crash
+  // check then cannot read 379 of its 400 keys, naming the table, and the
   // run ends there as detected damage.
   RunConfig config;
   config.scenario = "open-channel";
-  config.seed = 299;
+  config.seed = 15;
   config.ops = 400;
   config.crashes = 3;
   config.faults = "on";
@@ -80,20 +80,20 @@ TEST_CASE("open-channel: decay found at read time is damage its table's errors n
   const auto ends_naming_table = [](const std::string& line) {
     return line.find("keys unreadable") != std::string::npos &&
            line.find("unrecoverable read error") != std::string::npos &&
-           line.find("/db/000021.sst") != std::string::npos;
+           line.find("/db/000012.sst") != std::string::npos;
   };
   CHECK(std::any_of(r.trace.begin(), r.trace.end(), ends_naming_table));
 }
 
 TEST_CASE("open-channel: a chunk lost whole at a crash is damage its WAL's recovery names",
           "[scenario][flash]") {
-  // Seed 54 loses the middle chunk of WAL 79 at a crash; the mount keeps
-  // the range it held, recovery's read of it fails naming the WAL, and
-  // the run ends there as detected damage. Planted, the mount cuts the
-  // WAL short instead, and the seed fails durability.
+  // Seed 99 loses a chunk of WAL 60 at a crash; the mount keeps the range
+  // it held, recovery's read of it fails naming the WAL, and the run ends
+  // there as detected damage. Planted, the mount cuts the WAL short
+  // instead, and the seed fails durability.
   RunConfig config;
   config.scenario = "open-channel";
-  config.seed = 54;
+  config.seed = 99;
   config.faults = "on";
   config.trace = true;
   const RunResult r = OpenChannelScenario()->Run(config);
@@ -103,7 +103,7 @@ TEST_CASE("open-channel: a chunk lost whole at a crash is damage its WAL's recov
   CHECK(r.ended_early == "damage detected");
   const auto names_lost_range = [](const std::string& line) {
     return line.find("chunk lost whole") != std::string::npos &&
-           line.find("/db/000079.log") != std::string::npos;
+           line.find("/db/000060.log") != std::string::npos;
   };
   CHECK(std::any_of(r.trace.begin(), r.trace.end(), names_lost_range));
   config.trace = false;
@@ -111,7 +111,7 @@ TEST_CASE("open-channel: a chunk lost whole at a crash is damage its WAL's recov
   const RunResult planted = OpenChannelScenario()->Run(config);
   CHECK_FALSE(planted.passed);
   CHECK(planted.failure.property == "durability");
-  CHECK(planted.failure.key == "/db/000079.log");
+  CHECK(planted.failure.key == "/db/000060.log");
 }
 
 TEST_CASE("open-channel holds flushed WAL data to a process crash unless the buffer holds it",
