@@ -21,20 +21,33 @@
 //   nanosleep, sched_yield         a simulated sleep, a scheduling point
 //   __assert_fail                  the run fails with the assertion's text
 //                                  (the library is built with assertions on)
+//   pthread_mutex_trylock          ForeignSync::TryLock
+//   pthread_rwlock_rdlock/wrlock/  ForeignRwLocks (init and destroy forget
+//     tryrdlock/trywrlock/unlock/  the lock at that address)
+//     init/destroy
+//   pthread_create/join/detach/    ForeignThreads: a hosted thread is a task,
+//     self, setname_np/getname_np  its pthread_t a tagged task id
+//   pthread_once                   ForeignThreads::Once
+//   usleep, time                   a simulated sleep, simulated realtime
 // Not answered (a hosted engine that needs them needs more here first):
-// pthread_mutex_trylock/timedlock, rwlocks, pthread_create/join, usleep,
-// clock_nanosleep. A hosted library that calls one of them on a simulated
-// thread reaches the C library and may block the whole simulation.
+// pthread_mutex_timedlock, timed and clock rwlock waits, pthread_exit and
+// cancellation, clock_nanosleep. A hosted library that calls one of them on
+// a simulated thread reaches the C library and may block the whole
+// simulation.
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "hosted/hosted_code.h"
@@ -87,6 +100,27 @@ ForeignSync* HostedCond(const void* pc, const void* cond) {
   return sync->KnowsCond(cond) || shale::hosted::IsHostedCode(pc) ? sync : nullptr;
 }
 
+// A call naming a tagged thread id, answered by the simulation wherever it
+// comes from (the C library cannot take such an id; ESRCH where no
+// simulation runs), or nullopt: the C library's.
+template <typename Fn>
+std::optional<int> OnSimulatedThread(pthread_t thread, Fn call) {
+  if (!shale::sim::ForeignThreads::IsSimulatedThreadId(thread)) return std::nullopt;
+  ForeignSync* sync = ForeignSync::ForThisThread();
+  return sync != nullptr ? call(sync->threads()) : ESRCH;
+}
+
+// A read-write lock call, answered by the simulation for a hosted caller
+// or a lock it already answers for, or nullopt: the C library's.
+template <typename Fn>
+std::optional<int> OnSimulatedRwLock(const void* pc, const void* rwlock, Fn call) {
+  ForeignSync* sync = ForeignSync::ForThisThread();
+  if (sync == nullptr) return std::nullopt;
+  shale::sim::ForeignRwLocks* locks = sync->rwlocks();
+  if (!locks->Knows(rwlock) && !shale::hosted::IsHostedCode(pc)) return std::nullopt;
+  return call(locks);
+}
+
 template <typename Fn>
 Fn Next(const char* name, const char* version) {
   void* fn = version != nullptr ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
@@ -108,6 +142,23 @@ struct NextFns {
   int (*clock_gettime)(clockid_t, struct timespec*);
   int (*gettimeofday)(struct timeval*, void*);
   void (*assert_fail)(const char*, const char*, unsigned int, const char*);
+  int (*mutex_trylock)(pthread_mutex_t*);
+  int (*rwlock_init)(pthread_rwlock_t*, const pthread_rwlockattr_t*);
+  int (*rwlock_destroy)(pthread_rwlock_t*);
+  int (*rwlock_rdlock)(pthread_rwlock_t*);
+  int (*rwlock_wrlock)(pthread_rwlock_t*);
+  int (*rwlock_tryrdlock)(pthread_rwlock_t*);
+  int (*rwlock_trywrlock)(pthread_rwlock_t*);
+  int (*rwlock_unlock)(pthread_rwlock_t*);
+  int (*create)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+  int (*join)(pthread_t, void**);
+  int (*detach)(pthread_t);
+  pthread_t (*self)();
+  int (*setname)(pthread_t, const char*);
+  int (*getname)(pthread_t, char*, size_t);
+  int (*once)(pthread_once_t*, void (*)());
+  int (*usleep)(useconds_t);
+  time_t (*time)(time_t*);
 };
 
 const NextFns& Next() {
@@ -121,6 +172,23 @@ const NextFns& Next() {
       Next<decltype(NextFns::clock_gettime)>("clock_gettime", nullptr),
       Next<decltype(NextFns::gettimeofday)>("gettimeofday", nullptr),
       Next<decltype(NextFns::assert_fail)>("__assert_fail", nullptr),
+      Next<decltype(NextFns::mutex_trylock)>("pthread_mutex_trylock", "GLIBC_2.34"),
+      Next<decltype(NextFns::rwlock_init)>("pthread_rwlock_init", "GLIBC_2.34"),
+      Next<decltype(NextFns::rwlock_destroy)>("pthread_rwlock_destroy", "GLIBC_2.34"),
+      Next<decltype(NextFns::rwlock_rdlock)>("pthread_rwlock_rdlock", "GLIBC_2.34"),
+      Next<decltype(NextFns::rwlock_wrlock)>("pthread_rwlock_wrlock", "GLIBC_2.34"),
+      Next<decltype(NextFns::rwlock_tryrdlock)>("pthread_rwlock_tryrdlock", "GLIBC_2.34"),
+      Next<decltype(NextFns::rwlock_trywrlock)>("pthread_rwlock_trywrlock", "GLIBC_2.34"),
+      Next<decltype(NextFns::rwlock_unlock)>("pthread_rwlock_unlock", "GLIBC_2.34"),
+      Next<decltype(NextFns::create)>("pthread_create", "GLIBC_2.34"),
+      Next<decltype(NextFns::join)>("pthread_join", "GLIBC_2.34"),
+      Next<decltype(NextFns::detach)>("pthread_detach", "GLIBC_2.34"),
+      Next<decltype(NextFns::self)>("pthread_self", "GLIBC_2.2.5"),
+      Next<decltype(NextFns::setname)>("pthread_setname_np", "GLIBC_2.34"),
+      Next<decltype(NextFns::getname)>("pthread_getname_np", "GLIBC_2.34"),
+      Next<decltype(NextFns::once)>("pthread_once", "GLIBC_2.34"),
+      Next<decltype(NextFns::usleep)>("usleep", nullptr),
+      Next<decltype(NextFns::time)>("time", nullptr),
   };
   return fns;
 }
@@ -273,6 +341,148 @@ void __assert_fail(const char* assertion, const char* file, unsigned int line,
   }
   Next().assert_fail(assertion, file, line, function);
   std::abort();  // not reached: the C library's aborts
+}
+
+int pthread_mutex_trylock(pthread_mutex_t* mutex) {
+  if (ForeignSync* sync = HostedMutex(__builtin_return_address(0), mutex)) {
+    return sync->TryLock(mutex) ? 0 : EBUSY;
+  }
+  return Next().mutex_trylock(mutex);
+}
+
+int pthread_rwlock_init(pthread_rwlock_t* rwlock, const pthread_rwlockattr_t* attr) {
+  (void)OnSimulatedRwLock(__builtin_return_address(0), rwlock, [&](auto* locks) {
+    locks->Forget(rwlock);
+    return 0;
+  });
+  return Next().rwlock_init(rwlock, attr);
+}
+
+int pthread_rwlock_destroy(pthread_rwlock_t* rwlock) {
+  // As for condition variables: the C library's destroy of a lock it never
+  // saw taken is a no-op.
+  (void)OnSimulatedRwLock(__builtin_return_address(0), rwlock, [&](auto* locks) {
+    locks->Forget(rwlock);
+    return 0;
+  });
+  return Next().rwlock_destroy(rwlock);
+}
+
+int pthread_rwlock_rdlock(pthread_rwlock_t* rwlock) {
+  const void* pc = __builtin_return_address(0);
+  if (auto answer = OnSimulatedRwLock(
+          pc, rwlock, [&](auto* locks) { return locks->Lock(rwlock, /*write=*/false); })) {
+    return *answer;
+  }
+  return Next().rwlock_rdlock(rwlock);
+}
+
+int pthread_rwlock_wrlock(pthread_rwlock_t* rwlock) {
+  const void* pc = __builtin_return_address(0);
+  if (auto answer = OnSimulatedRwLock(
+          pc, rwlock, [&](auto* locks) { return locks->Lock(rwlock, /*write=*/true); })) {
+    return *answer;
+  }
+  return Next().rwlock_wrlock(rwlock);
+}
+
+int pthread_rwlock_tryrdlock(pthread_rwlock_t* rwlock) {
+  const void* pc = __builtin_return_address(0);
+  if (auto answer = OnSimulatedRwLock(
+          pc, rwlock, [&](auto* locks) { return locks->TryLock(rwlock, /*write=*/false); })) {
+    return *answer;
+  }
+  return Next().rwlock_tryrdlock(rwlock);
+}
+
+int pthread_rwlock_trywrlock(pthread_rwlock_t* rwlock) {
+  const void* pc = __builtin_return_address(0);
+  if (auto answer = OnSimulatedRwLock(
+          pc, rwlock, [&](auto* locks) { return locks->TryLock(rwlock, /*write=*/true); })) {
+    return *answer;
+  }
+  return Next().rwlock_trywrlock(rwlock);
+}
+
+int pthread_rwlock_unlock(pthread_rwlock_t* rwlock) {
+  ForeignSync* sync = ForeignSync::ForThisThread();
+  if (sync != nullptr && sync->rwlocks()->Holds(rwlock)) return sync->rwlocks()->Unlock(rwlock);
+  return Next().rwlock_unlock(rwlock);
+}
+
+int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*),
+                   void* arg) {
+  if (ForeignSync* sync = Hosted(__builtin_return_address(0))) {
+    int detach_state = PTHREAD_CREATE_JOINABLE;
+    if (attr != nullptr) (void)pthread_attr_getdetachstate(attr, &detach_state);
+    sync->threads()->Start(start, arg, detach_state == PTHREAD_CREATE_DETACHED, thread);
+    return 0;
+  }
+  return Next().create(thread, attr, start, arg);
+}
+
+int pthread_join(pthread_t thread, void** result) {
+  if (auto answer =
+          OnSimulatedThread(thread, [&](auto* threads) { return threads->Join(thread, result); })) {
+    return *answer;
+  }
+  return Next().join(thread, result);
+}
+
+int pthread_detach(pthread_t thread) {
+  if (auto answer =
+          OnSimulatedThread(thread, [&](auto* threads) { return threads->Detach(thread); })) {
+    return *answer;
+  }
+  return Next().detach(thread);
+}
+
+pthread_t pthread_self(void) {
+  if (ForeignSync* sync = Hosted(__builtin_return_address(0))) {
+    return static_cast<pthread_t>(sync->threads()->Self());
+  }
+  return Next().self();
+}
+
+int pthread_setname_np(pthread_t thread, const char* name) {
+  if (auto answer = OnSimulatedThread(
+          thread, [&](auto* threads) { return threads->SetName(thread, name); })) {
+    return *answer;
+  }
+  return Next().setname(thread, name);
+}
+
+int pthread_getname_np(pthread_t thread, char* name, size_t length) {
+  if (auto answer = OnSimulatedThread(
+          thread, [&](auto* threads) { return threads->GetName(thread, name, length); })) {
+    return *answer;
+  }
+  return Next().getname(thread, name, length);
+}
+
+int pthread_once(pthread_once_t* control, void (*routine)(void)) {
+  if (ForeignSync* sync = Hosted(__builtin_return_address(0))) {
+    return sync->threads()->Once(control, routine);
+  }
+  return Next().once(control, routine);
+}
+
+int usleep(useconds_t micros) {
+  if (ForeignSync* sync = Hosted(__builtin_return_address(0))) {
+    sync->SleepNanos(static_cast<uint64_t>(micros) * 1000);
+    return 0;
+  }
+  return Next().usleep(micros);
+}
+
+time_t time(time_t* out) {
+  if (ForeignSync* sync = Hosted(__builtin_return_address(0))) {
+    const uint64_t ns = sync->NowNanos() + ForeignSync::kRealtimeEpochNanos;
+    const auto seconds = static_cast<time_t>(ns / 1'000'000'000ull);
+    if (out != nullptr) *out = seconds;
+    return seconds;
+  }
+  return Next().time(out);
 }
 
 }  // extern "C"

@@ -4,6 +4,7 @@
 #include <limits>
 #include <utility>
 
+#include "sim/foreign_maps.h"
 #include "sim/sim_runtime.h"
 #include "sim/thread_fiber.h"
 
@@ -12,24 +13,20 @@ namespace shale::sim {
 namespace {
 
 thread_local ForeignSync* bound_sync = nullptr;
-
-// Updating the maps allocates and frees, and the allocator takes its own
-// pthread mutexes: those calls must go on to the C library, never look
-// into a map in the middle of a rehash (a lookup there crashed a worker).
 thread_local int updating_maps = 0;
-
-class UpdatingMaps {
- public:
-  UpdatingMaps() { updating_maps++; }
-  ~UpdatingMaps() { updating_maps--; }
-  UpdatingMaps(const UpdatingMaps&) = delete;
-  UpdatingMaps& operator=(const UpdatingMaps&) = delete;
-};
 
 }  // namespace
 
+UpdatingForeignMaps::UpdatingForeignMaps() { updating_maps++; }
+UpdatingForeignMaps::~UpdatingForeignMaps() { updating_maps--; }
+bool UpdatingForeignMaps::Active() { return updating_maps != 0; }
+
 ForeignSync::ForeignSync(Scheduler* scheduler, SimRuntime* runtime, const uint64_t* now_ns)
-    : scheduler_(scheduler), runtime_(runtime), now_ns_(now_ns) {}
+    : scheduler_(scheduler),
+      runtime_(runtime),
+      now_ns_(now_ns),
+      rwlocks_(scheduler, &calls_),
+      threads_(scheduler, &calls_) {}
 
 ForeignSync::~ForeignSync() = default;
 
@@ -37,14 +34,14 @@ ForeignSync* ForeignSync::ForThisThread() {
   // A thread fiber whose body has returned may outlive its simulation (its
   // thread-local destructors, the allocator's among them, run after the
   // host was handed back): its calls go on to the C library.
-  if (updating_maps != 0 || ThreadFiber::Current() == nullptr) return nullptr;
+  if (UpdatingForeignMaps::Active() || ThreadFiber::Current() == nullptr) return nullptr;
   return bound_sync;
 }
 
 void ForeignSync::BindThisThread() { bound_sync = this; }
 
 ForeignSync::MutexEntry* ForeignSync::MutexAt(const void* address) {
-  const UpdatingMaps updating;
+  const UpdatingForeignMaps updating;
   MutexEntry& entry = mutexes_[address];
   if (entry.mutex != nullptr && entry.incarnation != scheduler_->incarnation()) {
     retired_mutexes_.push_back(std::move(entry.mutex));
@@ -74,7 +71,7 @@ bool ForeignSync::KnowsCond(const void* cond) const {
 }
 
 CondVar* ForeignSync::CondAt(const void* cond, const void* mutex) {
-  const UpdatingMaps updating;
+  const UpdatingForeignMaps updating;
   CondEntry& entry = conds_[cond];
   const bool stale = entry.incarnation != scheduler_->incarnation();
   if (entry.cond != nullptr && (stale || entry.bound_mutex != mutex)) {
@@ -93,6 +90,15 @@ void ForeignSync::Lock(const void* mutex) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   MutexEntry* entry = MutexAt(mutex);
   entry->mutex->Lock();
   entry->owner = scheduler_->current();
+}
+
+bool ForeignSync::TryLock(const void* mutex) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  calls_++;
+  scheduler_->Point("foreign.trylock");
+  MutexEntry* entry = MutexAt(mutex);
+  if (!SimRuntime::TryAcquire(entry->mutex.get())) return false;
+  entry->owner = scheduler_->current();
+  return true;
 }
 
 void ForeignSync::Unlock(const void* mutex) ABSL_NO_THREAD_SAFETY_ANALYSIS {
@@ -138,7 +144,7 @@ void ForeignSync::Forget(const void* object) {
   // Destroying an object that a task holds or waits on is undefined for
   // pthread too; a stale entry's waiters were abandoned. Either way no
   // live task names it, so it goes at once.
-  const UpdatingMaps updating;
+  const UpdatingForeignMaps updating;
   mutexes_.erase(object);
   conds_.erase(object);
 }

@@ -1,13 +1,16 @@
 // ForeignSync: the pthread mutexes and condition variables, clocks, sleeps
 // and yields of a hosted engine's code (an engine Shale did not write),
-// answered by the simulation instead of the OS.
+// answered by the simulation instead of the OS; and, through the models it
+// owns (foreign_rwlocks.h, foreign_threads.h), its read-write locks,
+// threads and once-controls.
 //
 // The interposer (hosted/interposer.cc) routes a call here when it comes
 // from a hosted library's code on a thread of a simulation's task (tasks run
 // on ThreadFibers then: SimulationOptions::os_thread_tasks). Each pthread
 // object is modelled by a simulated one keyed by its address: the pthread
 // object's own memory is never read or written, so its real state stays
-// whatever its initializer left. Every call is a scheduling point, as the
+// whatever its initializer left (a once-control's done state is the one
+// exception: foreign_threads.h). Every call is a scheduling point, as the
 // engine's own Mutex and CondVar calls are (sim_runtime.h has their rules:
 // FIFO waiters, no spurious wakeups, timed waits on the simulated clock).
 //
@@ -28,6 +31,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "shale/env.h"
+#include "sim/foreign_rwlocks.h"
+#include "sim/foreign_threads.h"
 #include "sim/scheduler.h"
 
 namespace shale::sim {
@@ -57,6 +62,10 @@ class ForeignSync {
   // can be checked by clang's lock analysis.
   void Lock(const void* mutex) ABSL_NO_THREAD_SAFETY_ANALYSIS;
   void Unlock(const void* mutex) ABSL_NO_THREAD_SAFETY_ANALYSIS;
+  // pthread_mutex_trylock: a scheduling point, then takes the mutex if no
+  // task holds it (the caller included, as for glibc's default mutex).
+  // Returns whether it did.
+  bool TryLock(const void* mutex) ABSL_NO_THREAD_SAFETY_ANALYSIS;
   // Whether the calling task holds mutex here (Lock without Unlock since).
   bool Holds(const void* mutex) const;
   // Whether an object at this address was used here since the last crash
@@ -80,6 +89,10 @@ class ForeignSync {
   // An assertion failed inside the engine: the run fails with message
   // (never taken for an injected crash) and the task never runs again.
   [[noreturn]] void AssertionFailed(const std::string& message);
+
+  // Read-write locks, and the threads and once-controls of hosted code.
+  ForeignRwLocks* rwlocks() { return &rwlocks_; }
+  ForeignThreads* threads() { return &threads_; }
 
   // Calls answered so far, for reports.
   uint64_t calls() const { return calls_; }
@@ -108,6 +121,8 @@ class ForeignSync {
   std::vector<std::unique_ptr<Mutex>> retired_mutexes_;
   std::vector<std::unique_ptr<CondVar>> retired_conds_;
   uint64_t calls_ = 0;
+  ForeignRwLocks rwlocks_;
+  ForeignThreads threads_;
 };
 
 }  // namespace shale::sim

@@ -70,6 +70,12 @@ class SimMutex final : public Mutex, public Waitable {
     }
     owner_ = me;
   }
+  // Takes the mutex if it is free. No point.
+  bool TryAcquire() {
+    if (owner_ != kNoTask) return false;
+    owner_ = scheduler_->current();
+    return true;
+  }
   // Gives the mutex up and wakes the oldest waiter. No point.
   void Release() {
     if (owner_ != scheduler_->current()) Die("Unlock by a task that does not hold the mutex");
@@ -165,6 +171,12 @@ std::unique_ptr<CondVar> SimRuntime::NewCondVar(Mutex* mu) {
   auto* sim_mu = dynamic_cast<SimMutex*>(mu);
   if (sim_mu == nullptr) Die("NewCondVar: the mutex is not from this runtime");
   return std::make_unique<SimCondVar>(scheduler_, sim_mu, next_condvar_id_++);
+}
+
+bool SimRuntime::TryAcquire(Mutex* mu) {
+  auto* sim_mu = dynamic_cast<SimMutex*>(mu);
+  if (sim_mu == nullptr) Die("TryAcquire: the mutex is not from a SimRuntime");
+  return sim_mu->TryAcquire();
 }
 
 std::unique_ptr<Thread> SimRuntime::StartThread(const std::string& name, std::function<void()> fn) {

@@ -60,6 +60,11 @@ class SimRuntime final : public Runtime {
   void YieldPoint(const char* name) override;
   bool FaultPoint(const char* name) override;
 
+  // Takes mu for the calling task if no task holds it, without a
+  // scheduling point (the caller takes one first); returns whether it did.
+  // REQUIRES: mu is from a SimRuntime (NewMutex); called from a task.
+  static bool TryAcquire(Mutex* mu);
+
   // Suspends the calling task for ns of simulated time (0: just a point).
   void SleepNanos(uint64_t ns, const char* what);
   void set_fault_point_hook(std::function<bool(const char*)> hook) { hook_ = std::move(hook); }

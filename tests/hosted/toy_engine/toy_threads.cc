@@ -1,0 +1,121 @@
+// ToyThreads: see toy_threads.h.
+#include "toy_threads.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+
+namespace toythreads {
+
+namespace {
+
+uint64_t SelfId(Report* report) {
+  const auto self = static_cast<uint64_t>(pthread_self());
+  if (std::this_thread::get_id() != std::thread::id(static_cast<pthread_t>(self))) {
+    report->ids_match_std = false;
+  }
+  return self;
+}
+
+void ReadersAndWriters(int rounds, Report* report) {
+  std::shared_mutex mu;
+  int first = 0, second = 0;
+  std::mutex report_mu;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; t++) {
+    threads.emplace_back([&, t] {
+      const uint64_t id = SelfId(report);
+      for (int i = 0; i < rounds; i++) {
+        if (t % 2 == 0) {
+          std::unique_lock lock(mu);
+          first = i;
+          std::this_thread::yield();
+          second = i;
+        } else {
+          std::shared_lock lock(mu);
+          const bool torn = first != second;
+          std::lock_guard guard(report_mu);
+          report->torn_reads += torn ? 1 : 0;
+          report->reads++;
+        }
+      }
+      std::lock_guard guard(report_mu);
+      if (t % 2 == 0) report->writes += rounds;
+      report->thread_ids.push_back(id);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+}
+
+void OnceFromFour(Report* report) {
+  std::once_flag flag;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; t++) {
+    threads.emplace_back([&] {
+      std::call_once(flag, [&] {
+        usleep(100);  // the other callers wait meanwhile
+        report->once_runs++;
+      });
+    });
+  }
+  for (auto& thread : threads) thread.join();
+}
+
+void TryLockWhileHeld(Report* report) {
+  std::mutex mu;
+  std::thread holder([&] {
+    std::lock_guard lock(mu);
+    usleep(1000);
+  });
+  usleep(100);
+  if (mu.try_lock()) {
+    mu.unlock();
+  } else {
+    report->try_lock_refused = true;
+  }
+  holder.join();
+}
+
+void DetachedThread(Report* report) {
+  std::atomic<bool> done{false};
+  std::thread([&] {
+    usleep(500);
+    done = true;
+  }).detach();
+  for (int i = 0; i < 100 && !done; i++) usleep(100);
+  report->detached_finished = done;
+}
+
+}  // namespace
+
+Report Run(int rounds) {
+  Report report;
+  report.thread_ids.push_back(SelfId(&report));
+  ReadersAndWriters(rounds, &report);
+  OnceFromFour(&report);
+  TryLockWhileHeld(&report);
+  DetachedThread(&report);
+  const auto before = std::chrono::steady_clock::now();
+  usleep(1000);
+  report.steady_slept_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::steady_clock::now() - before)
+                               .count();
+  report.time_seconds = static_cast<int64_t>(time(nullptr));
+  return report;
+}
+
+void RunReadThenWrite() {
+  std::shared_mutex mu;
+  std::thread([&] {
+    mu.lock_shared();
+    mu.lock();
+  }).join();
+}
+
+}  // namespace toythreads

@@ -1,0 +1,41 @@
+// ToyThreads: the thread primitives an engine Shale did not write may use
+// past its Env, exercised from a library of their own (libshale_toy_kv.so)
+// through the C++ standard library, the way RocksDB uses them: std::thread
+// (joined and detached), std::shared_mutex, std::mutex::try_lock,
+// std::call_once, usleep, time and the steady clock. The hosted tests run
+// it on the simulator, where the interposer must answer every one of these
+// (a call that reached the C library would hang the run or let two threads
+// into a critical section).
+//
+// Thread safety: Run and RunReadThenWrite each start and join their own
+// threads; call each from one thread.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace toythreads {
+
+struct Report {
+  int reads = 0;
+  int torn_reads = 0;  // a reader saw the two halves of a pair differ
+  int writes = 0;
+  int once_runs = 0;              // times the call_once routine ran (of 4 callers)
+  bool try_lock_refused = false;  // try_lock while another thread held it
+  bool detached_finished = false;
+  std::vector<uint64_t> thread_ids;  // pthread_self of the caller, then each thread
+  bool ids_match_std = true;         // std::this_thread::get_id agreed with each
+  int64_t steady_slept_ns = 0;       // the steady clock across usleep(1000)
+  int64_t time_seconds = 0;          // time(nullptr) at the end
+};
+
+// Two writers and two readers on a pair under a std::shared_mutex, each for
+// rounds rounds (a writer yields between its two halves), then the other
+// primitives once each.
+Report Run(int rounds);
+
+// Takes a std::shared_mutex for reading and then for writing on one
+// thread: waits for good, as with glibc (the simulation reports a deadlock).
+void RunReadThenWrite();
+
+}  // namespace toythreads

@@ -1,0 +1,86 @@
+// The thread primitives an engine may use past its Env (toy_engine/
+// toy_threads.h: std::thread, std::shared_mutex, try_lock, call_once,
+// usleep, time, the steady clock), called from a registered library on the
+// simulator: each answered by the simulation, one thread at a time, with
+// simulated ids and clocks, and runs that repeat exactly.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "hosted/hosted_code.h"
+#include "hosted/hosted_rig.h"
+#include "hosted/toy_engine/toy_threads.h"
+#include "sim/foreign_sync.h"
+#include "sim/foreign_threads.h"
+
+namespace shale::hosted {
+namespace {
+
+struct ThreadsRun : HostedRun {
+  toythreads::Report report;
+};
+
+void RegisterToyLibrary() {
+  REQUIRE(InterposerInEffect().ok());
+  REQUIRE(RegisterHostedLibrary("libshale_toy_kv.so").ok());
+  REQUIRE(RegisterHostedLibrary("libstdc++.so", CodeRole::kRuntime).ok());
+}
+
+ThreadsRun RunToyThreads(uint64_t seed) {
+  RegisterToyLibrary();
+  HostedRig rig(seed);
+  ThreadsRun out;
+  out.run_status = rig.sim.Run([&] { out.report = toythreads::Run(/*rounds=*/30); });
+  out.hash = rig.sim.trace()->value();
+  out.foreign_calls = rig.sim.foreign_sync()->calls();
+  return out;
+}
+
+TEST_CASE("hosted threads, rwlocks, try_lock and call_once run under the scheduler",
+          "[hosted][toy]") {
+  const ThreadsRun run = RunToyThreads(3);
+  INFO(run.run_status.ToString());
+  REQUIRE(run.run_status.ok());
+  const toythreads::Report& r = run.report;
+  CHECK(r.reads == 60);
+  CHECK(r.writes == 60);
+  CHECK(r.torn_reads == 0);  // a writer yields between its halves
+  CHECK(r.once_runs == 1);
+  CHECK(r.try_lock_refused);
+  CHECK(r.detached_finished);
+  // Every thread id is a simulated task's, as pthread_self and std::thread
+  // both see it: the caller (task 0) and its four threads.
+  REQUIRE(r.thread_ids.size() == 5);
+  CHECK(r.ids_match_std);
+  CHECK(r.thread_ids[0] == sim::ForeignThreads::kThreadIdTag);
+  for (const uint64_t id : r.thread_ids) CHECK(sim::ForeignThreads::IsSimulatedThreadId(id));
+  // The clocks are simulated: a 1 ms sleep is 1 ms and a little (clock
+  // reads take scheduling points), and realtime starts at the epoch.
+  CHECK(r.steady_slept_ns >= 1'000'000);
+  CHECK(r.steady_slept_ns < 2'000'000);
+  const int64_t epoch_s = sim::ForeignSync::kRealtimeEpochNanos / 1'000'000'000;
+  CHECK(r.time_seconds >= epoch_s);
+  CHECK(r.time_seconds < epoch_s + 60);
+}
+
+TEST_CASE("hosted thread primitives repeat exactly and depend on the seed", "[hosted][toy]") {
+  RequireRepeatsAndDependsOnSeed(&RunToyThreads, 11, [](const ThreadsRun& a, const ThreadsRun& b) {
+    return a.report.thread_ids == b.report.thread_ids &&
+           a.report.steady_slept_ns == b.report.steady_slept_ns &&
+           a.report.time_seconds == b.report.time_seconds;
+  });
+}
+
+TEST_CASE("a hosted read lock upgraded to a write lock is a simulated deadlock", "[hosted][toy]") {
+  RegisterToyLibrary();
+  HostedRig rig(4);
+  const Status run = rig.sim.Run([] { toythreads::RunReadThenWrite(); });
+  INFO(run.ToString());
+  REQUIRE(!run.ok());
+  CHECK(std::string(run.message()).rfind("deadlock", 0) == 0);
+  CHECK(std::string(run.message()).find("rwlock#") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace shale::hosted
