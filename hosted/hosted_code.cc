@@ -213,4 +213,11 @@ Status InterposerInEffect() {
   return Status::OK();
 }
 
+namespace {
+std::atomic<bool> planted_create_reaches_c_library{false};
+}  // namespace
+
+void SetPlantedCreateReachesCLibrary(bool planted) { planted_create_reaches_c_library = planted; }
+bool PlantedCreateReachesCLibrary() { return planted_create_reaches_c_library; }
+
 }  // namespace shale::hosted

@@ -48,6 +48,14 @@ bool IsHostedCode(const void* pc);
 // installed for those signals.
 void ReportHostedCrashes();
 
+// Planted bug, for the hosting layer's own tests: while set, the
+// interposer hands a hosted caller's pthread_create to the C library, as
+// an interposer missing that entry point would. The check that such a
+// call never reaches the C library from a simulated task (the run fails
+// as "simulation") must catch it. Process-wide; off unless set.
+void SetPlantedCreateReachesCLibrary(bool planted);
+bool PlantedCreateReachesCLibrary();
+
 // OK if this executable carries the interposer and the dynamic linker
 // resolves the pthread and clock symbols to it (so a hosted library's calls
 // reach it); otherwise why not. A program that hosts an engine links

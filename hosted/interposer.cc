@@ -412,11 +412,20 @@ int pthread_rwlock_unlock(pthread_rwlock_t* rwlock) {
 
 int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*),
                    void* arg) {
-  if (ForeignSync* sync = Hosted(__builtin_return_address(0))) {
+  const void* pc = __builtin_return_address(0);
+  ForeignSync* sync = Hosted(pc);
+  if (sync != nullptr && !shale::hosted::PlantedCreateReachesCLibrary()) {
     int detach_state = PTHREAD_CREATE_JOINABLE;
     if (attr != nullptr) (void)pthread_attr_getdetachstate(attr, &detach_state);
     sync->threads()->Start(start, arg, detach_state == PTHREAD_CREATE_DETACHED, thread);
     return 0;
+  }
+  // A real thread started by hosted code from a task would run beside the
+  // scheduler's one task: never let it start.
+  if (shale::hosted::IsHostedCode(pc)) {
+    if (ForeignSync* bound = ForeignSync::BoundToThisThread()) {
+      bound->HostingGap("a hosted caller's pthread_create reached the C library");
+    }
   }
   return Next().create(thread, attr, start, arg);
 }

@@ -40,6 +40,14 @@ ForeignSync* ForeignSync::ForThisThread() {
 
 void ForeignSync::BindThisThread() { bound_sync = this; }
 
+ForeignSync* ForeignSync::BoundToThisThread() {
+  return ThreadFiber::Current() == nullptr ? nullptr : bound_sync;
+}
+
+void ForeignSync::HostingGap(const std::string& what) {
+  scheduler_->FailFromTask("simulation: " + what);
+}
+
 ForeignSync::MutexEntry* ForeignSync::MutexAt(const void* address) {
   const UpdatingForeignMaps updating;
   MutexEntry& entry = mutexes_[address];

@@ -56,6 +56,13 @@ class ForeignSync {
   static ForeignSync* ForThisThread();
   // Marks the calling thread as one of this simulation's tasks.
   void BindThisThread();
+  // The ForeignSync the calling task's thread is bound to, even while its
+  // maps are updated; nullptr off a task's thread. For checks only.
+  static ForeignSync* BoundToThisThread();
+  // The hosting layer let a hosted call through that the simulation must
+  // answer (what names it): the run fails as "simulation" and the task
+  // never runs again. REQUIRES: called from a task.
+  [[noreturn]] void HostingGap(const std::string& what);
 
   // The hosted code that called pthread_mutex_lock holds the simulated
   // mutex after Lock returns and gives it back through Unlock, so neither

@@ -2,7 +2,8 @@
 // toy_threads.h: std::thread, std::shared_mutex, try_lock, call_once,
 // usleep, time, the steady clock), called from a registered library on the
 // simulator: each answered by the simulation, one thread at a time, with
-// simulated ids and clocks, and runs that repeat exactly.
+// simulated ids and clocks, and runs that repeat exactly; and a thread
+// started past the simulation (a planted interposer gap) fails the run.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -80,6 +81,52 @@ TEST_CASE("a hosted read lock upgraded to a write lock is a simulated deadlock",
   REQUIRE(!run.ok());
   CHECK(std::string(run.message()).rfind("deadlock", 0) == 0);
   CHECK(std::string(run.message()).find("rwlock#") != std::string::npos);
+}
+
+// A crash abandons the process's threads: what they held or were running
+// is the dead process's, and the next one starts afresh.
+TEST_CASE("a hosted lock and call_once a crash cut short start afresh", "[hosted][toy]") {
+  RegisterToyLibrary();
+  HostedRig rig(6);
+  auto* leftovers = new toythreads::Leftovers();  // abandoned with the process
+  bool took_lock = false;
+  const Status run = rig.sim.Run([&] {
+    toythreads::StartLeftovers(leftovers);
+    REQUIRE(!toythreads::TakeLeftLock(leftovers));  // held by a live thread
+    rig.sim.Crash();
+    took_lock = toythreads::TakeLeftLock(leftovers);
+    toythreads::CallLeftOnce(leftovers);
+  });
+  INFO(run.ToString());
+  REQUIRE(run.ok());
+  CHECK(took_lock);
+  CHECK(leftovers->once_runs == 2);  // cut short once, then run whole
+}
+
+TEST_CASE("joining a hosted thread a crash abandoned fails the run", "[hosted][toy]") {
+  RegisterToyLibrary();
+  HostedRig rig(7);
+  auto* leftovers = new toythreads::Leftovers();
+  const Status run = rig.sim.Run([&] {
+    toythreads::StartLeftovers(leftovers);
+    rig.sim.Crash();
+    toythreads::JoinLeftThread(leftovers);
+  });
+  INFO(run.ToString());
+  REQUIRE(!run.ok());
+  CHECK(std::string(run.message()).rfind("simulation: hosted code joined thread", 0) == 0);
+}
+
+// The planted bug: an interposer that lets a hosted pthread_create through
+// to the C library. The control run is the first test case above.
+TEST_CASE("a hosted thread started past the simulation fails the run", "[hosted][toy]") {
+  SetPlantedCreateReachesCLibrary(true);
+  const ThreadsRun run = RunToyThreads(3);
+  SetPlantedCreateReachesCLibrary(false);
+  INFO(run.run_status.ToString());
+  REQUIRE(!run.run_status.ok());
+  CHECK(std::string(run.run_status.message())
+            .rfind("simulation: a hosted caller's pthread_create reached the C library", 0) == 0);
 }
 
 }  // namespace

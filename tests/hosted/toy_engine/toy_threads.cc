@@ -118,4 +118,42 @@ void RunReadThenWrite() {
   }).join();
 }
 
+namespace {
+
+[[noreturn]] void SleepForever() {
+  while (true) usleep(1'000'000);
+}
+
+}  // namespace
+
+void StartLeftovers(Leftovers* leftovers) {
+  std::atomic<int> settled{0};
+  std::thread([leftovers, &settled] {
+    leftovers->lock.lock();
+    settled++;
+    SleepForever();
+  }).detach();
+  std::thread([leftovers, &settled] {
+    std::call_once(leftovers->once, [leftovers, &settled] {
+      leftovers->once_runs++;
+      settled++;
+      SleepForever();
+    });
+  }).detach();
+  leftovers->joinable = new std::thread([] { SleepForever(); });
+  while (settled < 2) usleep(100);
+}
+
+bool TakeLeftLock(Leftovers* leftovers) {
+  if (!leftovers->lock.try_lock()) return false;
+  leftovers->lock.unlock();
+  return true;
+}
+
+void CallLeftOnce(Leftovers* leftovers) {
+  std::call_once(leftovers->once, [leftovers] { leftovers->once_runs++; });
+}
+
+void JoinLeftThread(Leftovers* leftovers) { leftovers->joinable->join(); }
+
 }  // namespace toythreads

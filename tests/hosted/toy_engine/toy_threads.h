@@ -8,10 +8,14 @@
 // into a critical section).
 //
 // Thread safety: Run and RunReadThenWrite each start and join their own
-// threads; call each from one thread.
+// threads; call each from one thread. The Leftovers calls share theirs.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
 #include <vector>
 
 namespace toythreads {
@@ -37,5 +41,26 @@ Report Run(int rounds);
 // Takes a std::shared_mutex for reading and then for writing on one
 // thread: waits for good, as with glibc (the simulation reports a deadlock).
 void RunReadThenWrite();
+
+// What a process leaves behind when it dies mid-way: a lock its thread
+// held, a call_once routine cut short, a thread nobody joined. The caller
+// starts each, crashes the process, and looks again from the next one.
+// Never destroyed (a dead process's memory is only abandoned).
+struct Leftovers {
+  std::shared_mutex lock;
+  std::once_flag once;
+  std::atomic<int> once_runs{0};
+  std::thread* joinable = nullptr;
+};
+// Starts three threads that never return: one holding lock for writing,
+// one inside once's routine (after counting the run), one plain; waits
+// until the first two are where they stay.
+void StartLeftovers(Leftovers* leftovers);
+// From after the crash: whether lock can be taken for writing (try_lock),
+// and once's routine run (it returns at once this time).
+bool TakeLeftLock(Leftovers* leftovers);
+void CallLeftOnce(Leftovers* leftovers);
+// Joins the plain thread.
+void JoinLeftThread(Leftovers* leftovers);
 
 }  // namespace toythreads
