@@ -101,13 +101,16 @@ ForeignSync* HostedCond(const void* pc, const void* cond) {
 }
 
 // A call naming a tagged thread id, answered by the simulation wherever it
-// comes from (the C library cannot take such an id; ESRCH where no
-// simulation runs), or nullopt: the C library's.
+// comes from (the C library cannot take such an id), or nullopt: the C
+// library's. Off a simulated task's thread the id's simulation is over and
+// its thread will never run again, so the call succeeds and does nothing:
+// process-wide objects of a hosted library (RocksDB's periodic-task timer)
+// join such threads from their destructors at exit.
 template <typename Fn>
 std::optional<int> OnSimulatedThread(pthread_t thread, Fn call) {
   if (!shale::sim::ForeignThreads::IsSimulatedThreadId(thread)) return std::nullopt;
   ForeignSync* sync = ForeignSync::ForThisThread();
-  return sync != nullptr ? call(sync->threads()) : ESRCH;
+  return sync != nullptr ? call(sync->threads()) : 0;
 }
 
 // A read-write lock call, answered by the simulation for a hosted caller

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "hosted/hosted_code.h"
 #include "shale/env.h"
 #include "shale/status.h"
 #include "sim/disk/sim_disk.h"
@@ -19,6 +20,14 @@ inline sim::SimulationOptions HostedSimOptions(uint64_t seed) {
   options.seed = seed;
   options.os_thread_tasks = true;
   return options;
+}
+
+// Checks the interposer is in effect and registers engine_library (a name
+// fragment, e.g. "librocksdb.so") with libstdc++ as its runtime.
+inline void RegisterHostedForTest(const char* engine_library) {
+  REQUIRE(InterposerInEffect().ok());
+  REQUIRE(RegisterHostedLibrary(engine_library).ok());
+  REQUIRE(RegisterHostedLibrary("libstdc++.so", CodeRole::kRuntime).ok());
 }
 
 struct HostedRig {

@@ -33,12 +33,6 @@ struct LevelDbRun : HostedRun {
   std::map<std::string, std::string> reopened;  // every key after a reopen
 };
 
-void RegisterLevelDb() {
-  REQUIRE(InterposerInEffect().ok());
-  REQUIRE(RegisterHostedLibrary("libleveldb.so").ok());
-  REQUIRE(RegisterHostedLibrary("libstdc++.so", CodeRole::kRuntime).ok());
-}
-
 std::unique_ptr<leveldb::DB> OpenLevelDb(leveldb::Env* env, leveldb::Status* status) {
   leveldb::Options options;
   options.env = env;
@@ -83,7 +77,7 @@ void ReadAll(leveldb::DB* db, std::map<std::string, std::string>* out) {
 }
 
 LevelDbRun RunLevelDb(uint64_t seed) {
-  RegisterLevelDb();
+  RegisterHostedForTest("libleveldb.so");
   HostedRig rig(seed);
   sim::Simulation& sim = rig.sim;
   Env& env = rig.env;
@@ -141,7 +135,7 @@ TEST_CASE("LevelDB on the simulator is deterministic and seed-dependent", "[host
 
 TEST_CASE("a LevelDB sync write survives a power loss that abandons the process threads",
           "[hosted][leveldb]") {
-  RegisterLevelDb();
+  RegisterHostedForTest("libleveldb.so");
   HostedRig rig(3);
   sim::Simulation& sim = rig.sim;
   sim::SimDisk& disk = rig.disk;

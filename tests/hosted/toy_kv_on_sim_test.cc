@@ -68,12 +68,6 @@ struct ToyRun : HostedRun {
   int errors = 0;
 };
 
-void RegisterToyKv() {
-  REQUIRE(InterposerInEffect().ok());
-  REQUIRE(RegisterHostedLibrary("libshale_toy_kv.so").ok());
-  REQUIRE(RegisterHostedLibrary("libstdc++.so", CodeRole::kRuntime).ok());
-}
-
 std::unique_ptr<toykv::Store> OpenToyKv(shale::Env* env, toykv::Env* toy_env) {
   REQUIRE(env->fs()->CreateDirIfMissing("/db").ok());
   std::string error;
@@ -101,7 +95,7 @@ void ClientLoop(toykv::Store* store, sim::ChoiceTape* rng, int client, ToyRun* o
 }
 
 ToyRun RunToyKv(uint64_t seed) {
-  RegisterToyKv();
+  RegisterHostedForTest("libshale_toy_kv.so");
   HostedRig rig(seed);
   ToyRun out;
   out.run_status = rig.sim.Run([&] {
@@ -141,7 +135,7 @@ TEST_CASE("the hosted small engine repeats exactly and depends on the seed", "[h
 }
 
 TEST_CASE("the hosted small engine keeps a sync write through a power loss", "[hosted][toy]") {
-  RegisterToyKv();
+  RegisterHostedForTest("libshale_toy_kv.so");
   HostedRig rig(9);
   std::string recovered;
   const Status run = rig.sim.Run([&] {

@@ -22,14 +22,8 @@ struct ThreadsRun : HostedRun {
   toythreads::Report report;
 };
 
-void RegisterToyLibrary() {
-  REQUIRE(InterposerInEffect().ok());
-  REQUIRE(RegisterHostedLibrary("libshale_toy_kv.so").ok());
-  REQUIRE(RegisterHostedLibrary("libstdc++.so", CodeRole::kRuntime).ok());
-}
-
 ThreadsRun RunToyThreads(uint64_t seed) {
-  RegisterToyLibrary();
+  RegisterHostedForTest("libshale_toy_kv.so");
   HostedRig rig(seed);
   ThreadsRun out;
   out.run_status = rig.sim.Run([&] { out.report = toythreads::Run(/*rounds=*/30); });
@@ -74,7 +68,7 @@ TEST_CASE("hosted thread primitives repeat exactly and depend on the seed", "[ho
 }
 
 TEST_CASE("a hosted read lock upgraded to a write lock is a simulated deadlock", "[hosted][toy]") {
-  RegisterToyLibrary();
+  RegisterHostedForTest("libshale_toy_kv.so");
   HostedRig rig(4);
   const Status run = rig.sim.Run([] { toythreads::RunReadThenWrite(); });
   INFO(run.ToString());
@@ -86,7 +80,7 @@ TEST_CASE("a hosted read lock upgraded to a write lock is a simulated deadlock",
 // A crash abandons the process's threads: what they held or were running
 // is the dead process's, and the next one starts afresh.
 TEST_CASE("a hosted lock and call_once a crash cut short start afresh", "[hosted][toy]") {
-  RegisterToyLibrary();
+  RegisterHostedForTest("libshale_toy_kv.so");
   HostedRig rig(6);
   auto* leftovers = new toythreads::Leftovers();  // abandoned with the process
   bool took_lock = false;
@@ -104,7 +98,7 @@ TEST_CASE("a hosted lock and call_once a crash cut short start afresh", "[hosted
 }
 
 TEST_CASE("joining a hosted thread a crash abandoned fails the run", "[hosted][toy]") {
-  RegisterToyLibrary();
+  RegisterHostedForTest("libshale_toy_kv.so");
   HostedRig rig(7);
   auto* leftovers = new toythreads::Leftovers();
   const Status run = rig.sim.Run([&] {
