@@ -134,6 +134,11 @@ rocksdb::Status RocksDbEnv::GetAbsolutePath(const std::string& db_path, std::str
   return legacy_->GetAbsolutePath(db_path, output_path);
 }
 
+rocksdb::Status RocksDbEnv::NewLogger(const std::string& fname,
+                                      std::shared_ptr<rocksdb::Logger>* result) {
+  return GetFileSystem()->NewLogger(fname, rocksdb::IOOptions(), result, nullptr);
+}
+
 SimThreadPool* RocksDbEnv::Pool(Priority pri) const {
   return pools_[pri >= 0 && pri < Env::Priority::TOTAL ? pri : Env::Priority::LOW].get();
 }

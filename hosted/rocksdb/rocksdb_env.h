@@ -84,6 +84,10 @@ class RocksDbEnv final : public rocksdb::Env {
   rocksdb::Status UnlockFile(rocksdb::FileLock* lock) override;
   rocksdb::Status GetTestDirectory(std::string* path) override;
   rocksdb::Status GetAbsolutePath(const std::string& db_path, std::string* output_path) override;
+  // The info log: the FileSystem's (rocksdb_file_system.h), not the
+  // library's own, whose lines carry the addresses of its objects.
+  rocksdb::Status NewLogger(const std::string& fname,
+                            std::shared_ptr<rocksdb::Logger>* result) override;
 
   // Threads.
   void Schedule(void (*function)(void* arg), void* arg, Priority pri = LOW, void* tag = nullptr,
@@ -108,12 +112,18 @@ class RocksDbEnv final : public rocksdb::Env {
   // Joins every pool worker and started thread. At most once.
   void Shutdown();
 
+  uint64_t seed() const { return seed_; }
+  // 0, 1, 2, ...: how many session ids this process has handed out
+  // (rocksdb_open.h).
+  uint64_t NextSessionCount() { return session_ids_++; }
+
  private:
   SimThreadPool* Pool(Priority pri) const;
 
   shale::Env* const env_;
   const uint64_t seed_;
   uint64_t unique_ids_ = 0;
+  uint64_t session_ids_ = 0;
   std::unique_ptr<rocksdb::Env> legacy_;  // file calls only, over the same FileSystem
   std::array<std::unique_ptr<SimThreadPool>, Env::Priority::TOTAL> pools_;
   std::unique_ptr<shale::Mutex> threads_mu_;

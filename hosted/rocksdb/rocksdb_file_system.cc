@@ -1,6 +1,8 @@
 // RocksDbFileSystem: see rocksdb_file_system.h.
 #include "hosted/rocksdb/rocksdb_file_system.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdarg>
 #include <cstdio>
 #include <utility>
@@ -37,8 +39,22 @@ class FileLock final : public rocksdb::FileLock {
   std::unique_ptr<shale::FileLock> lock;
 };
 
-// The info log: each line appended and flushed, never synced, as RocksDB's
-// POSIX logger does; stamped with the simulated time in microseconds.
+// Replaces the digits of every "0x..." number in line[begin, end) with
+// '?': RocksDB logs the addresses of its objects, which differ from run to
+// run, and the log's bytes reach the trace hash as any file's do.
+void MaskAddresses(char* line, size_t begin, size_t end) {
+  for (size_t i = begin; i + 2 < end; i++) {
+    if (line[i] != '0' || line[i + 1] != 'x' ||
+        !std::isxdigit(static_cast<unsigned char>(line[i + 2]))) {
+      continue;
+    }
+    for (i += 2; i < end && std::isxdigit(static_cast<unsigned char>(line[i])); i++) line[i] = '?';
+  }
+}
+
+// The info log: each line appended as soon as it is logged, never synced,
+// as RocksDB's POSIX logger does; stamped with the simulated time in
+// microseconds, its addresses masked.
 class InfoLog final : public rocksdb::Logger {
  public:
   InfoLog(std::unique_ptr<shale::WritableFile> file, shale::Clock* clock)
@@ -46,6 +62,7 @@ class InfoLog final : public rocksdb::Logger {
   ~InfoLog() override {
     if (file_ != nullptr) (void)file_->Close();
   }
+  using rocksdb::Logger::Logv;
   void Logv(const char* format, va_list ap) override {
     static constexpr size_t kMaxLineBytes = 4096;
     char line[kMaxLineBytes];
@@ -53,6 +70,7 @@ class InfoLog final : public rocksdb::Logger {
                                     static_cast<unsigned long long>(clock_->NowMicros()));
     const int body = std::vsnprintf(line + stamp, sizeof(line) - stamp, format, ap);
     size_t bytes = body < 0 ? stamp : std::min(sizeof(line) - 2, size_t(stamp + body));
+    MaskAddresses(line, stamp, bytes);
     line[bytes++] = '\n';
     if (file_ != nullptr) (void)file_->Append(shale::Slice(line, bytes));
   }

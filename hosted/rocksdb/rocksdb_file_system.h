@@ -15,8 +15,10 @@
 //     and "..", and FileExists answers NotFound for a missing file;
 //   * LockFile takes the file system's exclusive lock, so a second Open of
 //     the same DB fails as RocksDB's does;
-//   * the info log (NewLogger) appends each line and flushes it, never
-//     synced, stamped with the simulated time.
+//   * the info log (NewLogger) appends each line as it is logged, never
+//     synced, stamped with the simulated time; the digits of every "0x"
+//     number in it (RocksDB logs its objects' addresses) are masked, since
+//     a file's bytes reach the trace hash.
 // What it leaves at RocksDB's defaults: GetFreeSpace, LinkFile,
 // NumFileLinks, NewRandomRWFile and Truncate by name are not supported (so
 // no-space recovery never starts its thread, and the features that need
