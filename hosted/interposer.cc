@@ -29,6 +29,9 @@
 //     self, setname_np/getname_np  its pthread_t a tagged task id
 //   pthread_once                   ForeignThreads::Once
 //   usleep, time                   a simulated sleep, simulated realtime
+//   sched_getcpu, get_nprocs,      the simulated machine: one core, number 0
+//     get_nprocs_conf, sysconf     (sysconf for its processor counts only;
+//                                  other names go on to the C library)
 // Not answered (a hosted engine that needs them needs more here first):
 // pthread_mutex_timedlock, timed and clock rwlock waits, pthread_exit and
 // cancellation, clock_nanosleep. A hosted library that calls one of them on
@@ -37,6 +40,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -162,6 +166,10 @@ struct NextFns {
   int (*once)(pthread_once_t*, void (*)());
   int (*usleep)(useconds_t);
   time_t (*time)(time_t*);
+  int (*sched_getcpu)();
+  int (*get_nprocs)();
+  int (*get_nprocs_conf)();
+  long (*sysconf)(int);
 };
 
 const NextFns& Next() {
@@ -192,12 +200,23 @@ const NextFns& Next() {
       Next<decltype(NextFns::once)>("pthread_once", "GLIBC_2.34"),
       Next<decltype(NextFns::usleep)>("usleep", nullptr),
       Next<decltype(NextFns::time)>("time", nullptr),
+      Next<decltype(NextFns::sched_getcpu)>("sched_getcpu", nullptr),
+      Next<decltype(NextFns::get_nprocs)>("get_nprocs", nullptr),
+      Next<decltype(NextFns::get_nprocs_conf)>("get_nprocs_conf", nullptr),
+      Next<decltype(NextFns::sysconf)>("sysconf", nullptr),
   };
   return fns;
 }
 
 // Resolved before main, while the program has one thread.
 [[maybe_unused]] const NextFns& resolved_at_start = Next();
+
+// The simulated machine's processors, as hosted code sees them: one core
+// runs one task at a time, and a processor number or count read from the
+// host (per-core arena shards, core-local statistics) would differ from
+// machine to machine and from moment to moment.
+constexpr int kSimulatedCores = 1;
+constexpr int kSimulatedCoreNumber = 0;
 
 bool IsRealtime(clockid_t clock) {
   return clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE || clock == CLOCK_TAI;
@@ -495,6 +514,29 @@ time_t time(time_t* out) {
     return seconds;
   }
   return Next().time(out);
+}
+
+int sched_getcpu(void) {
+  if (Hosted(__builtin_return_address(0)) != nullptr) return kSimulatedCoreNumber;
+  return Next().sched_getcpu();
+}
+
+int get_nprocs(void) {
+  if (Hosted(__builtin_return_address(0)) != nullptr) return kSimulatedCores;
+  return Next().get_nprocs();
+}
+
+int get_nprocs_conf(void) {
+  if (Hosted(__builtin_return_address(0)) != nullptr) return kSimulatedCores;
+  return Next().get_nprocs_conf();
+}
+
+long sysconf(int name) {
+  if ((name == _SC_NPROCESSORS_ONLN || name == _SC_NPROCESSORS_CONF) &&
+      Hosted(__builtin_return_address(0)) != nullptr) {
+    return kSimulatedCores;
+  }
+  return Next().sysconf(name);
 }
 
 }  // extern "C"

@@ -57,6 +57,10 @@ TEST_CASE("hosted threads, rwlocks, try_lock and call_once run under the schedul
   const int64_t epoch_s = sim::ForeignSync::kRealtimeEpochNanos / 1'000'000'000;
   CHECK(r.time_seconds >= epoch_s);
   CHECK(r.time_seconds < epoch_s + 60);
+  // The machine is the simulation's: one core, number 0.
+  CHECK(r.cpu == 0);
+  CHECK(r.hardware_threads == 1);
+  CHECK(r.online_processors == 1);
 }
 
 TEST_CASE("hosted thread primitives repeat exactly and depend on the seed", "[hosted][toy]") {

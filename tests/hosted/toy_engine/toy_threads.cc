@@ -2,6 +2,7 @@
 #include "toy_threads.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -107,6 +108,9 @@ Report Run(int rounds) {
                                std::chrono::steady_clock::now() - before)
                                .count();
   report.time_seconds = static_cast<int64_t>(time(nullptr));
+  report.cpu = sched_getcpu();
+  report.hardware_threads = std::thread::hardware_concurrency();
+  report.online_processors = sysconf(_SC_NPROCESSORS_ONLN);
   return report;
 }
 

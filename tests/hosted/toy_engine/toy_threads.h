@@ -31,6 +31,11 @@ struct Report {
   bool ids_match_std = true;         // std::this_thread::get_id agreed with each
   int64_t steady_slept_ns = 0;       // the steady clock across usleep(1000)
   int64_t time_seconds = 0;          // time(nullptr) at the end
+  // The machine as the library sees it: sched_getcpu,
+  // std::thread::hardware_concurrency, sysconf(_SC_NPROCESSORS_ONLN).
+  int cpu = -1;
+  unsigned hardware_threads = 0;
+  long online_processors = 0;
 };
 
 // Two writers and two readers on a pair under a std::shared_mutex, each for
