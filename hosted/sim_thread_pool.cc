@@ -55,18 +55,23 @@ size_t SimThreadPool::queue_length() {
   return length;
 }
 
-void SimThreadPool::set_size(int size) {
-  mu_->Lock();
+void SimThreadPool::SetSizeLocked(int size) {
   size_ = size;
   work_cv_->SignalAll();
+}
+
+void SimThreadPool::set_size(int size) {
+  mu_->Lock();
+  SetSizeLocked(size);
   mu_->Unlock();
 }
 
+// One critical section: a size another thread set in between is never
+// lowered.
 void SimThreadPool::GrowTo(int size) {
   mu_->Lock();
-  const bool grow = size > size_;
+  if (size > size_) SetSizeLocked(size);
   mu_->Unlock();
-  if (grow) set_size(size);
 }
 
 int SimThreadPool::size() {

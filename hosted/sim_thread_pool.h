@@ -56,6 +56,7 @@ class SimThreadPool {
  private:
   void WorkerMain(int index);
   void StartWorkersLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SetSizeLocked(int size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Runtime* const runtime_;
   const std::string name_;
