@@ -32,6 +32,11 @@
 //   sched_getcpu, get_nprocs,      the simulated machine: one core, number 0
 //     get_nprocs_conf, sysconf     (sysconf for its processor counts only;
 //                                  other names go on to the C library)
+//   __cxa_guard_acquire/release/   ForeignThreads' guards: a function-local
+//     abort                        static another task is constructing is
+//                                  a simulated wait
+//   getpid                         the simulated process's id, a constant
+//                                  (RocksDB writes it into its info log)
 // Not answered (a hosted engine that needs them needs more here first):
 // pthread_mutex_timedlock, timed and clock rwlock waits, pthread_exit and
 // cancellation, clock_nanosleep. A hosted library that calls one of them on
@@ -45,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 
 #include <cstdint>
@@ -138,6 +144,35 @@ Fn Next(const char* name, const char* version) {
   return reinterpret_cast<Fn>(fn);
 }
 
+// libstdc++'s static guards, resolved on first use without a guarded
+// static (resolving them through one would call them); a race between two
+// first uses resolves the same addresses twice.
+struct GuardFns {
+  int (*acquire)(long long*);
+  void (*release)(long long*);
+  void (*abort)(long long*);
+};
+
+GuardFns guard_fns;  // set once guard_fns_ready is
+std::atomic<bool> guard_fns_ready{false};
+
+const GuardFns& GuardNext() {
+  if (!guard_fns_ready.load(std::memory_order_acquire)) {
+    guard_fns.acquire = Next<decltype(GuardFns::acquire)>("__cxa_guard_acquire", nullptr);
+    guard_fns.release = Next<decltype(GuardFns::release)>("__cxa_guard_release", nullptr);
+    guard_fns.abort = Next<decltype(GuardFns::abort)>("__cxa_guard_abort", nullptr);
+    guard_fns_ready.store(true, std::memory_order_release);
+  }
+  return guard_fns;
+}
+
+// The simulation, if the calling task holds guard from its GuardAcquire.
+ForeignSync* SimulatedGuard(const long long* guard) {
+  ForeignSync* sync = ForeignSync::ForThisThread();
+  if (sync == nullptr) return nullptr;
+  return sync->threads()->RunsGuard(reinterpret_cast<const uint64_t*>(guard)) ? sync : nullptr;
+}
+
 // The C library's definitions reached through dlsym, resolved once.
 struct NextFns {
   int (*cond_wait)(pthread_cond_t*, pthread_mutex_t*);
@@ -167,6 +202,7 @@ struct NextFns {
   int (*usleep)(useconds_t);
   time_t (*time)(time_t*);
   int (*sched_getcpu)();
+  pid_t (*getpid)();
   int (*get_nprocs)();
   int (*get_nprocs_conf)();
   long (*sysconf)(int);
@@ -201,6 +237,7 @@ const NextFns& Next() {
       Next<decltype(NextFns::usleep)>("usleep", nullptr),
       Next<decltype(NextFns::time)>("time", nullptr),
       Next<decltype(NextFns::sched_getcpu)>("sched_getcpu", nullptr),
+      Next<decltype(NextFns::getpid)>("getpid", nullptr),
       Next<decltype(NextFns::get_nprocs)>("get_nprocs", nullptr),
       Next<decltype(NextFns::get_nprocs_conf)>("get_nprocs_conf", nullptr),
       Next<decltype(NextFns::sysconf)>("sysconf", nullptr),
@@ -217,6 +254,10 @@ const NextFns& Next() {
 // machine to machine and from moment to moment.
 constexpr int kSimulatedCores = 1;
 constexpr int kSimulatedCoreNumber = 0;
+// Every simulated process's id: a run's crashes and restarts keep it, as
+// nothing a hosted engine does with its id (logs, cache names) needs it to
+// change.
+constexpr pid_t kSimulatedProcessId = 4242;
 
 bool IsRealtime(clockid_t clock) {
   return clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE || clock == CLOCK_TAI;
@@ -491,6 +532,30 @@ int pthread_getname_np(pthread_t thread, char* name, size_t length) {
   return Next().getname(thread, name, length);
 }
 
+// The static guards. libstdc++'s own are reached through pointers resolved
+// here rather than through Next(), whose function-local static is itself
+// guarded.
+int __cxa_guard_acquire(long long* guard) {
+  if (ForeignSync* sync = Hosted(__builtin_return_address(0))) {
+    return sync->threads()->GuardAcquire(reinterpret_cast<uint64_t*>(guard)) ? 1 : 0;
+  }
+  return GuardNext().acquire(guard);
+}
+
+void __cxa_guard_release(long long* guard) {
+  if (ForeignSync* sync = SimulatedGuard(guard)) {
+    return sync->threads()->GuardRelease(reinterpret_cast<uint64_t*>(guard));
+  }
+  GuardNext().release(guard);
+}
+
+void __cxa_guard_abort(long long* guard) {
+  if (ForeignSync* sync = SimulatedGuard(guard)) {
+    return sync->threads()->GuardAbort(reinterpret_cast<uint64_t*>(guard));
+  }
+  GuardNext().abort(guard);
+}
+
 int pthread_once(pthread_once_t* control, void (*routine)(void)) {
   if (ForeignSync* sync = Hosted(__builtin_return_address(0))) {
     return sync->threads()->Once(control, routine);
@@ -519,6 +584,11 @@ time_t time(time_t* out) {
 int sched_getcpu(void) {
   if (Hosted(__builtin_return_address(0)) != nullptr) return kSimulatedCoreNumber;
   return Next().sched_getcpu();
+}
+
+pid_t getpid(void) {
+  if (Hosted(__builtin_return_address(0)) != nullptr) return kSimulatedProcessId;
+  return Next().getpid();
 }
 
 int get_nprocs(void) {

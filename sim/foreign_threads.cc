@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <utility>
 
 #include "sim/foreign_maps.h"
@@ -136,41 +137,66 @@ void ForeignThreads::WaitForOnce(OnceEntry* entry) {
   scheduler_->Point("foreign.once_wait");
 }
 
-int ForeignThreads::Once(pthread_once_t* control, void (*routine)()) {
-  std::atomic_ref<int> state(*control);
+bool ForeignThreads::ClaimOnce(const void* key, const std::function<bool()>& done) {
   while (true) {
-    if ((state.load(std::memory_order_acquire) & kOnceDone) != 0) return 0;
-    const auto it = onces_.find(control);
+    if (done()) return false;
+    const auto it = onces_.find(key);
     if (it == onces_.end() || it->second->incarnation != scheduler_->incarnation()) break;
     WaitForOnce(it->second.get());
   }
-  OnceEntry* entry = nullptr;
-  {
-    const UpdatingForeignMaps updating;
-    std::unique_ptr<OnceEntry>& slot = onces_[control];
-    if (slot != nullptr) retired_onces_.push_back(std::move(slot));  // a crash cut it short
-    slot = std::make_unique<OnceEntry>();
-    entry = slot.get();
+  const UpdatingForeignMaps updating;
+  std::unique_ptr<OnceEntry>& slot = onces_[key];
+  if (slot != nullptr) retired_onces_.push_back(std::move(slot));  // a crash cut it short
+  slot = std::make_unique<OnceEntry>();
+  slot->runner = scheduler_->current();
+  slot->incarnation = scheduler_->incarnation();
+  return true;
+}
+
+void ForeignThreads::FinishOnce(const void* key) {
+  const UpdatingForeignMaps updating;
+  auto node = onces_.extract(key);
+  if (node.empty()) return;
+  for (const TaskId waiter : node.mapped()->waiters) {
+    if (scheduler_->blocked(waiter)) scheduler_->Wake(waiter);
   }
-  entry->runner = scheduler_->current();
-  entry->incarnation = scheduler_->incarnation();
+  retired_onces_.push_back(std::move(node.mapped()));
+}
+
+int ForeignThreads::Once(pthread_once_t* control, void (*routine)()) {
+  std::atomic_ref<int> state(*control);
+  if (!ClaimOnce(control,
+                 [&] { return (state.load(std::memory_order_acquire) & kOnceDone) != 0; })) {
+    return 0;
+  }
   // Whether the routine returns or throws, its waiters wake: they find the
   // control done, or run the routine themselves, as with the C library.
   struct Finish {
     ForeignThreads* self;
     const void* control;
-    ~Finish() {
-      const UpdatingForeignMaps updating;
-      auto node = self->onces_.extract(control);
-      for (const TaskId waiter : node.mapped()->waiters) {
-        if (self->scheduler_->blocked(waiter)) self->scheduler_->Wake(waiter);
-      }
-      self->retired_onces_.push_back(std::move(node.mapped()));
-    }
+    ~Finish() { self->FinishOnce(control); }
   } finish{this, control};
   routine();
   state.store(kOnceDone, std::memory_order_release);
   return 0;
 }
+
+bool ForeignThreads::GuardAcquire(uint64_t* guard) {
+  std::atomic_ref<uint8_t> initialized(*reinterpret_cast<uint8_t*>(guard));
+  return ClaimOnce(guard, [&] { return initialized.load(std::memory_order_acquire) != 0; });
+}
+
+bool ForeignThreads::RunsGuard(const uint64_t* guard) const {
+  const auto it = onces_.find(guard);
+  return it != onces_.end() && it->second->runner == scheduler_->current() &&
+         it->second->incarnation == scheduler_->incarnation();
+}
+
+void ForeignThreads::GuardRelease(uint64_t* guard) {
+  std::atomic_ref<uint8_t>(*reinterpret_cast<uint8_t*>(guard)).store(1, std::memory_order_release);
+  FinishOnce(guard);
+}
+
+void ForeignThreads::GuardAbort(uint64_t* guard) { FinishOnce(guard); }
 
 }  // namespace shale::sim

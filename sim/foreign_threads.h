@@ -30,6 +30,12 @@
 // running blocks, until it returns. A routine a crash cut short is run again
 // by its next caller, as a restarted process would.
 //
+// A function-local static's guard (__cxa_guard_acquire and its release and
+// abort) is a once control too: the guard's first byte is its done state,
+// as libstdc++ keeps it, and a second task reaching a static another task
+// is still constructing waits for it as a simulated wait, where libstdc++
+// would block the whole process on a futex.
+//
 // Thread safety: none needed; only the simulation's running task calls in.
 #pragma once
 
@@ -38,6 +44,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -75,12 +82,26 @@ class ForeignThreads {
 
   // pthread_once. Returns 0.
   int Once(pthread_once_t* control, void (*routine)());
+  // __cxa_guard_acquire: false if the static is constructed (perhaps after
+  // waiting for the task constructing it); true if the caller must
+  // construct it, then call GuardRelease (done) or GuardAbort (it threw).
+  bool GuardAcquire(uint64_t* guard);
+  // Whether the calling task holds guard from GuardAcquire (in this
+  // incarnation): only such a guard is released or aborted here.
+  bool RunsGuard(const uint64_t* guard) const;
+  void GuardRelease(uint64_t* guard);
+  void GuardAbort(uint64_t* guard);
 
  private:
   struct Thread;
   struct OnceEntry;
   Thread* Find(uint64_t id) const;
   void WaitForOnce(OnceEntry* entry);
+  // Waits while another task of this incarnation runs key's routine; false
+  // once done() holds, else makes the caller key's runner and returns true.
+  bool ClaimOnce(const void* key, const std::function<bool()>& done);
+  // Ends key's run (if any) and wakes its waiters.
+  void FinishOnce(const void* key);
 
   Scheduler* const scheduler_;
   uint64_t* const calls_;

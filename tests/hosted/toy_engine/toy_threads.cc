@@ -93,7 +93,34 @@ void DetachedThread(Report* report) {
   report->detached_finished = done;
 }
 
+std::atomic<int> slow_static_constructions{0};
+
+struct SlowStatic {
+  SlowStatic() {
+    slow_static_constructions++;
+    usleep(200);  // the other thread arrives meanwhile
+  }
+};
+
+const SlowStatic* TheSlowStatic() {
+  static const SlowStatic instance;
+  return &instance;
+}
+
 }  // namespace
+
+int StaticFromTwo(bool* shared) {
+  const SlowStatic* seen[2] = {nullptr, nullptr};
+  std::thread first([&] { seen[0] = TheSlowStatic(); });
+  std::thread second([&] {
+    usleep(50);
+    seen[1] = TheSlowStatic();
+  });
+  first.join();
+  second.join();
+  *shared = seen[0] != nullptr && seen[0] == seen[1];
+  return slow_static_constructions.load();
+}
 
 Report Run(int rounds) {
   Report report;
@@ -111,6 +138,7 @@ Report Run(int rounds) {
   report.cpu = sched_getcpu();
   report.hardware_threads = std::thread::hardware_concurrency();
   report.online_processors = sysconf(_SC_NPROCESSORS_ONLN);
+  report.pid = static_cast<int>(getpid());
   return report;
 }
 

@@ -2,7 +2,7 @@
 // past its Env, exercised from a library of their own (libshale_toy_kv.so)
 // through the C++ standard library, the way RocksDB uses them: std::thread
 // (joined and detached), std::shared_mutex, std::mutex::try_lock,
-// std::call_once, usleep, time and the steady clock. The hosted tests run
+// std::call_once, function-local statics, usleep, time and the steady clock. The hosted tests run
 // it on the simulator, where the interposer must answer every one of these
 // (a call that reached the C library would hang the run or let two threads
 // into a critical section).
@@ -36,12 +36,19 @@ struct Report {
   int cpu = -1;
   unsigned hardware_threads = 0;
   long online_processors = 0;
+  int pid = 0;  // getpid()
 };
 
 // Two writers and two readers on a pair under a std::shared_mutex, each for
 // rounds rounds (a writer yields between its two halves), then the other
 // primitives once each.
 Report Run(int rounds);
+
+// Two threads reach a function-local static at once, the first still in
+// its constructor (which sleeps) when the second arrives. Returns how many
+// times the static has been constructed in this process (1), and in
+// *shared whether both threads read the same object.
+int StaticFromTwo(bool* shared);
 
 // Takes a std::shared_mutex for reading and then for writing on one
 // thread: waits for good, as with glibc (the simulation reports a deadlock).
