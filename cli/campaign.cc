@@ -4,6 +4,7 @@
 
 #include "progress.h"
 #include "recheck.h"
+#include "scenarios/engine/hosted_engine.h"
 #include "worker_pool.h"
 
 namespace shale::cli {
@@ -64,8 +65,12 @@ bool RunCampaign(const RunOptions& options, const CampaignEnv& env, std::ostream
   uint64_t done = 0;
   bool ok = true;
   // A campaign that stops at its Nth failure hands out one seed at a time,
-  // so no batch runs on past the failure that stops it.
-  const int per_worker = options.max_failures > 0 ? 1 : SeedsPerWorker(total, options.jobs);
+  // so no batch runs on past the failure that stops it; so does one on an
+  // engine whose process-wide state must start fresh in every run.
+  const scenario::HostedEngine* hosted = scenario::FindHostedEngine(options.engine);
+  const bool one_per_worker =
+      options.max_failures > 0 || (hosted != nullptr && hosted->one_run_per_process());
+  const int per_worker = one_per_worker ? 1 : SeedsPerWorker(total, options.jobs);
   const PoolConfig pool{options.jobs, options.timeout_ms, per_worker};
   const auto may_start = [&] {
     return ok && (options.max_failures == 0 ||

@@ -16,6 +16,7 @@
 #include "scenarios/diff/diff_engine.h"
 #ifdef SHALE_HOSTED
 #include "hosted/leveldb/leveldb_engine.h"
+#include "hosted/rocksdb/rocksdb_engine.h"
 #endif
 #include "shrink_command.h"
 
@@ -86,6 +87,7 @@ int main(int argc, char** argv) {
   // Engines Shale did not write, hosted through the interposer this
   // executable carries.
   shale::hosted::RegisterLevelDbEngine();
+  shale::hosted::RegisterRocksDbEngine();
 #endif
   // Null unless the comparison engines are built in.
   shale::scenario::SetRocksDbDiffEngineFactory(shale::bench::RocksDbDiffEngineFactory());

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -182,6 +184,34 @@ void ReportHostedCrashes() {
   for (const int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) ::sigaction(sig, &action, nullptr);
 }
 
+namespace {
+
+struct LibrarySearch {
+  const std::string* fragment;
+  std::string path;
+};
+
+int FindLibraryPath(struct dl_phdr_info* info, size_t, void* arg) {
+  auto* search = static_cast<LibrarySearch*>(arg);
+  if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, search->fragment->c_str())) {
+    search->path = info->dlpi_name;
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string LoadedLibraryFile(const std::string& name_fragment) {
+  LibrarySearch search{&name_fragment, ""};
+  dl_iterate_phdr(&FindLibraryPath, &search);
+  std::string path = search.path;
+  char resolved[PATH_MAX];
+  if (!path.empty() && realpath(path.c_str(), resolved) != nullptr) path = resolved;
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 Status RegisterHostedLibrary(const std::string& name_fragment, CodeRole role) {
   std::lock_guard<std::mutex> lock(register_mu);
   Search search{&name_fragment, role};
@@ -219,5 +249,21 @@ std::atomic<bool> planted_create_reaches_c_library{false};
 
 void SetPlantedCreateReachesCLibrary(bool planted) { planted_create_reaches_c_library = planted; }
 bool PlantedCreateReachesCLibrary() { return planted_create_reaches_c_library; }
+
+Status PrepareHostedLibrary(const std::string& library) {
+  Status s = InterposerInEffect();
+  if (s.ok()) s = RegisterHostedLibrary(library);
+  if (s.ok()) s = RegisterHostedLibrary("libstdc++.so", CodeRole::kRuntime);
+  if (s.ok()) ReportHostedCrashes();
+  return s;
+}
+
+Status HostingPreparation::Prepare(const std::function<Status()>& prepare) {
+  std::call_once(once_, [&] {
+    status_ = prepare();
+    ready_.store(status_.ok(), std::memory_order_release);
+  });
+  return status_;
+}
 
 }  // namespace shale::hosted

@@ -13,6 +13,9 @@
 // lock-free.
 #pragma once
 
+#include <atomic>
+#include <functional>
+#include <mutex>
 #include <string>
 
 #include "shale/status.h"
@@ -30,6 +33,11 @@ enum class CodeRole { kEngine, kRuntime };
 // registered ranges.
 [[nodiscard]] Status RegisterHostedLibrary(const std::string& name_fragment,
                                            CodeRole role = CodeRole::kEngine);
+
+// The file name (no directory, symbolic links resolved, e.g.
+// "libleveldb.so.1d.23") of the first loaded shared object whose path
+// contains name_fragment; "" if none is loaded.
+std::string LoadedLibraryFile(const std::string& name_fragment);
 
 // Whether pc lies in a registered library's code.
 bool IsHostedCode(const void* pc);
@@ -55,6 +63,27 @@ void ReportHostedCrashes();
 // as "simulation") must catch it. Process-wide; off unless set.
 void SetPlantedCreateReachesCLibrary(bool planted);
 bool PlantedCreateReachesCLibrary();
+
+// What every hosted engine's preparation starts with: the interposer is in
+// effect (InterposerInEffect), the engine's library (a name fragment, e.g.
+// "librocksdb.so") is registered as kEngine and libstdc++ as kRuntime, and
+// its crashes are reported (ReportHostedCrashes). REQUIRES: outside any
+// simulation.
+[[nodiscard]] Status PrepareHostedLibrary(const std::string& library);
+
+// One hosted engine's once-per-process preparation: Prepare runs prepare
+// the first time it is called, and every call returns that first answer;
+// ready() says whether it succeeded. Thread safety: safe from any thread.
+class HostingPreparation {
+ public:
+  [[nodiscard]] Status Prepare(const std::function<Status()>& prepare);
+  bool ready() const { return ready_.load(std::memory_order_acquire); }
+
+ private:
+  std::once_flag once_;
+  Status status_;  // written once, under once_
+  std::atomic<bool> ready_{false};
+};
 
 // OK if this executable carries the interposer and the dynamic linker
 // resolves the pthread and clock symbols to it (so a hosted library's calls

@@ -3,13 +3,9 @@
 
 #include <leveldb/helpers/memenv.h>
 #include <leveldb/write_batch.h>
-#include <link.h>
 
-#include <atomic>
-#include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <utility>
 
 #include "db/write_batch_internal.h"
@@ -77,14 +73,6 @@ class ToLevelDbBatch final : public WriteBatch::Handler {
   leveldb::WriteBatch batch;
 };
 
-int FindLevelDbPath(struct dl_phdr_info* info, size_t, void* arg) {
-  if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, "libleveldb.so") != nullptr) {
-    *static_cast<std::string*>(arg) = info->dlpi_name;
-    return 1;
-  }
-  return 0;
-}
-
 Status CheckLayoutOnce() {
   std::unique_ptr<leveldb::Env> env(leveldb::NewMemEnv(leveldb::Env::Default()));
   leveldb::Options options;
@@ -128,39 +116,25 @@ Status FromLevelDb(const leveldb::Status& status) {
 }
 
 std::string LevelDbVersion() {
-  std::string path;
-  dl_iterate_phdr(&FindLevelDbPath, &path);
-  char resolved[PATH_MAX];
-  if (!path.empty() && realpath(path.c_str(), resolved) != nullptr) path = resolved;
-  const size_t slash = path.rfind('/');
   return std::to_string(leveldb::kMajorVersion) + "." + std::to_string(leveldb::kMinorVersion) +
-         " (" + (slash == std::string::npos ? path : path.substr(slash + 1)) + ")";
+         " (" + LoadedLibraryFile("libleveldb.so") + ")";
 }
 
-Status PrepareOnce() {
-  Status s = InterposerInEffect();
-  if (s.ok()) s = RegisterHostedLibrary("libleveldb.so");
-  if (s.ok()) s = RegisterHostedLibrary("libstdc++.so", CodeRole::kRuntime);
-  if (s.ok()) s = CheckLayoutOnce();
-  if (s.ok()) ReportHostedCrashes();
-  return s;
-}
-
-std::once_flag prepare_once;
-Status prepared;  // written once, under prepare_once
-std::atomic<bool> hosting_ready{false};
+namespace {
+HostingPreparation preparation;
+}  // namespace
 
 Status PrepareLevelDbHosting() {
-  std::call_once(prepare_once, [] {
-    prepared = PrepareOnce();
-    hosting_ready.store(prepared.ok(), std::memory_order_release);
+  return preparation.Prepare([] {
+    Status s = PrepareHostedLibrary("libleveldb.so");
+    if (s.ok()) s = CheckLayoutOnce();
+    return s;
   });
-  return prepared;
 }
 
 Status LevelDbDb::Open(const LevelDbOptions& options, Env* env, const std::string& path,
                        std::unique_ptr<DB>* db) {
-  if (!hosting_ready.load(std::memory_order_acquire)) {
+  if (!preparation.ready()) {
     return Status::NotSupported("LevelDB hosting is not ready: call PrepareLevelDbHosting first");
   }
   std::unique_ptr<LevelDbDb> impl(new LevelDbDb());

@@ -1,8 +1,6 @@
 // LevelDB as a scenario engine: see leveldb_engine.h.
 #include "hosted/leveldb/leveldb_engine.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -120,11 +118,8 @@ class LevelDbHostedEngine final : public scenario::HostedEngine {
 const scenario::HostedEngine& LevelDbEngine() {
   static const LevelDbHostedEngine* const engine = [] {
     auto* e = new LevelDbHostedEngine();
-    const Status s = scenario::PromiseTable::Parse(LevelDbPromisesTsv(), &e->promises_);
-    if (!s.ok()) {
-      std::fprintf(stderr, "shale: hosted/leveldb/promises.tsv: %s\n", s.ToString().c_str());
-      std::abort();
-    }
+    e->promises_ = scenario::PromiseTable::ParseCompiledIn(LevelDbPromisesTsv(),
+                                                           "hosted/leveldb/promises.tsv");
     return e;
   }();
   return *engine;

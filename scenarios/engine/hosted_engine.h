@@ -80,6 +80,10 @@ class HostedEngine {
   // operator would open past (LevelDB's paranoid_checks refusing a log a
   // power loss tore, a file in torn_logs), relaxes *options for the rest
   // of the run, describes why in *why, and returns true.
+  // Whether each run needs a process of its own: true when the library
+  // keeps process-wide state that a run would hand on to the next (a
+  // campaign's worker then makes one run before it exits).
+  virtual bool one_run_per_process() const { return false; }
   virtual bool RelaxAfterRefusal(const Status& s, const std::set<std::string>& torn_logs,
                                  HostedOptions* options, std::string* why) const = 0;
 };

@@ -2,6 +2,8 @@
 #include "scenarios/engine/promise_table.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "absl/strings/str_split.h"
 
@@ -46,6 +48,16 @@ bool PromiseTable::Checks(const std::string& property) const {
     if (row.property == property) return row.kept;
   }
   return false;
+}
+
+PromiseTable PromiseTable::ParseCompiledIn(const std::string& tsv, const char* source) {
+  PromiseTable table;
+  const Status s = Parse(tsv, &table);
+  if (!s.ok()) {
+    std::fprintf(stderr, "shale: %s: %s\n", source, s.ToString().c_str());
+    std::abort();
+  }
+  return table;
 }
 
 }  // namespace shale::scenario

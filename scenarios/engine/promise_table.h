@@ -29,6 +29,10 @@ class PromiseTable {
   // row without four fields, a kept value other than yes or no, an empty
   // source or promise, or a property listed twice.
   [[nodiscard]] static Status Parse(const std::string& tsv, PromiseTable* table);
+  // A table compiled into the program (source names its file): parsed, or
+  // the process aborts with the error on stderr, since a table that does
+  // not parse is a build defect (a test catches it first).
+  static PromiseTable ParseCompiledIn(const std::string& tsv, const char* source);
 
   // Whether a broken `property` fails the run: it has a row that is kept,
   // or it is one of the failures no table can waive (the engine's own

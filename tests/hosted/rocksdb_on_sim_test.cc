@@ -15,8 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "db/write_batch_internal.h"
 #include "hosted/hosted_code.h"
 #include "hosted/hosted_rig.h"
+#include "hosted/rocksdb/rocksdb_db.h"
 #include "hosted/rocksdb/rocksdb_env.h"
 #include "hosted/rocksdb/rocksdb_open.h"
 #include "sim/foreign_sync.h"
@@ -150,6 +152,54 @@ TEST_CASE("RocksDB's session id on the simulator is the seed's", "[hosted][rocks
   CHECK(first.size() == 20);
   CHECK(SessionIdOfRun(12) == first);
   CHECK(SessionIdOfRun(13) != first);
+}
+
+// RocksDbDb, as the scenarios drive it: a write's sequence is the one
+// RocksDB stamped on its batch, a snapshot's the library's own, and reads
+// in both directions agree with what was written.
+TEST_CASE("RocksDbDb numbers writes and snapshots as RocksDB does", "[hosted][rocksdb]") {
+  REQUIRE(PrepareRocksDbHosting().ok());
+  HostedRig rig(21);
+  uint64_t batch_sequence = 0, put_sequence = 0, latest = 0, snapshot_sequence = 0;
+  std::string value, before_b, after_close;
+  const Status run = rig.sim.Run([&] {
+    RocksDbOptions options;
+    options.identity_seed = 21;
+    std::unique_ptr<DB> db;
+    REQUIRE(RocksDbDb::Open(options, &rig.env, "/db", &db).ok());
+    WriteBatch three;
+    three.Put("a", "1");
+    three.Delete("b");
+    three.Put("c", "3");
+    REQUIRE(db->Write(WriteOptions(), &three).ok());
+    batch_sequence = WriteBatchInternal::Sequence(&three);
+    WriteBatch one;
+    one.Put("b", "2");
+    WriteOptions sync;
+    sync.sync = true;
+    REQUIRE(db->Write(sync, &one).ok());
+    put_sequence = WriteBatchInternal::Sequence(&one);
+    latest = db->GetLatestSequenceNumber();
+    const Snapshot* snapshot = db->GetSnapshot();
+    snapshot_sequence = snapshot->GetSequenceNumber();
+    db->ReleaseSnapshot(snapshot);
+    REQUIRE(db->Get(ReadOptions(), "b", &value).ok());
+    std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
+    it->SeekForPrev("bb");
+    if (it->Valid()) before_b = it->key().ToString();
+    it.reset();
+    REQUIRE(db->Close().ok());
+    after_close = db->Put(WriteOptions(), "d", "4").ToString();
+  });
+  INFO(run.ToString());
+  REQUIRE(run.ok());
+  CHECK(batch_sequence == 1);
+  CHECK(put_sequence == 4);
+  CHECK(latest == 4);
+  CHECK(snapshot_sequence == 4);
+  CHECK(value == "2");
+  CHECK(before_b == "b");
+  CHECK(after_close != "OK");
 }
 
 }  // namespace

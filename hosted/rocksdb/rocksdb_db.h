@@ -1,0 +1,98 @@
+// RocksDbDb: RocksDB 7.8.3 (Debian's librocksdb7.8, linked as shipped)
+// behind Shale's DB interface, so that the scenarios' workload and oracle
+// drive it as they drive Shale's engine. What it maps:
+//   * Put, Delete, Write (a WriteBatch, atomically; sync and disableWAL),
+//     Get, iterators in both directions (SeekForPrev is RocksDB's own),
+//     snapshots, Flush (waiting), SyncWAL, CompactRange over every level,
+//     named properties ("shale.num-files-at-level<N>", "shale.stats" and
+//     "shale.compaction-pending" read RocksDB's "rocksdb." ones);
+//   * not yet: transactions, column families other than the default
+//     (engine counters: GetStats is all zero).
+//
+// Sequence numbers: after DB::Write, RocksDB has written the sequence of
+// the batch's first record into the first eight bytes of the caller's
+// batch (its WriteBatch header, fixed64 little-endian); that value is
+// stamped on Shale's batch as Shale's engine stamps it. A write
+// acknowledged with a sequence past GetLatestSequenceNumber returns
+// Corruption instead of OK (RocksDB would have acknowledged a write no
+// read can see yet). Snapshots report RocksDB's own GetSequenceNumber.
+//
+// After Close, every call returns an error (GetProperty false), as Shale's
+// DB does; GetSnapshot REQUIRES an open DB.
+// Ownership: the DB owns its RocksDbEnv. Abandoning it (a simulated crash)
+// leaks both, as a killed process does. Thread safety: as shale::DB.
+#pragma once
+
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "hosted/rocksdb/rocksdb_env.h"
+#include "shale/db.h"
+#include "shale/env.h"
+
+namespace shale::hosted {
+
+// One DB's options as a RocksDB user sets them. Open sets env,
+// create_if_missing and the table factory itself.
+struct RocksDbOptions {
+  rocksdb::Options db;
+  rocksdb::BlockBasedTableOptions table;
+  size_t block_cache_bytes = 0;  // 0: RocksDB's own default cache
+  int bloom_bits_per_key = 0;    // 0: no filter policy
+  // Where this process's DB identity and session ids come from (a value
+  // drawn from the run's tape, different for every Open of a run).
+  uint64_t identity_seed = 0;
+};
+
+// The loaded library's version, as "7.8.3 (librocksdb.so.7.8.3)".
+std::string RocksDbVersion();
+
+// Readies this process to host RocksDB: the interposer is in effect and
+// librocksdb's and libstdc++'s code is registered as hosted. Done once;
+// every later call returns the first one's answer. REQUIRES: called
+// outside any simulation.
+[[nodiscard]] Status PrepareRocksDbHosting();
+
+class RocksDbDb final : public DB {
+ public:
+  // Opens (recovering if needed) RocksDB at path on env's file system,
+  // creating it if missing. NotSupported unless PrepareRocksDbHosting()
+  // succeeded. REQUIRES: called from a task of a simulation with
+  // os_thread_tasks.
+  [[nodiscard]] static Status Open(const RocksDbOptions& options, Env* env, const std::string& path,
+                                   std::unique_ptr<DB>* db);
+  ~RocksDbDb() override;
+
+  [[nodiscard]] Status Close() override;
+  [[nodiscard]] Status Write(const WriteOptions& options, WriteBatch* batch) override;
+  [[nodiscard]] Status Get(const ReadOptions& options, const Slice& key,
+                           std::string* value) override;
+  Iterator* NewIterator(const ReadOptions& options) override;
+  const Snapshot* GetSnapshot() override;
+  void ReleaseSnapshot(const Snapshot* snapshot) override;
+  [[nodiscard]] Status Flush(const FlushOptions& options) override;
+  [[nodiscard]] Status CompactRange(const CompactRangeOptions& options, const Slice* begin,
+                                    const Slice* end) override;
+  [[nodiscard]] Status SyncWAL() override;
+  bool GetProperty(const Slice& property, std::string* value) override;
+  DBStats GetStats() override;
+  uint64_t GetLatestSequenceNumber() const override;
+
+ private:
+  RocksDbDb() = default;
+  rocksdb::ReadOptions ToRocksDb(const ReadOptions& options) const;
+
+  std::unique_ptr<RocksDbEnv> env_;
+  std::unique_ptr<rocksdb::DB> db_;
+};
+
+// RocksDB's status as Shale's: the same code, the message as RocksDB
+// renders it (file names included, so a damaged file stays named).
+Status FromRocksDb(const rocksdb::Status& status);
+
+}  // namespace shale::hosted

@@ -1,0 +1,261 @@
+// RocksDB as a scenario engine: see rocksdb_engine.h.
+#include "hosted/rocksdb/rocksdb_engine.h"
+
+#include <rocksdb/convenience.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "hosted/rocksdb/rocksdb_db.h"
+
+namespace shale::hosted {
+
+namespace {
+
+struct DrawnRocksDb final : public scenario::HostedOptions {
+  RocksDbOptions options;
+  // Opens so far: each Open's DB identity and session ids are its own, as
+  // each real process draws new ones.
+  mutable uint64_t opens = 0;
+};
+
+std::string YesNo(bool value) { return value ? "true" : "false"; }
+
+struct Compression {
+  const char* name;
+  rocksdb::CompressionType type;
+};
+constexpr Compression kCompressions[] = {{"none", rocksdb::kNoCompression},
+                                         {"snappy", rocksdb::kSnappyCompression},
+                                         {"lz4", rocksdb::kLZ4Compression},
+                                         {"zstd", rocksdb::kZSTD}};
+
+const char* CompressionName(rocksdb::CompressionType type) {
+  for (const Compression& c : kCompressions) {
+    if (c.type == type) return c.name;
+  }
+  return "?";
+}
+
+// Memtables, the write path and the log.
+void DrawWritePath(sim::ChoiceTape* rng, rocksdb::Options* o) {
+  o->write_buffer_size = size_t{64} << 10 << rng->Uniform(3);  // 64..256 KiB
+  o->max_write_buffer_number = 2 + static_cast<int>(rng->Uniform(3));
+  o->min_write_buffer_number_to_merge =
+      1 + static_cast<int>(rng->Uniform(static_cast<uint64_t>(o->max_write_buffer_number - 1)));
+  o->allow_concurrent_memtable_write = !rng->OneIn(4);
+  o->enable_write_thread_adaptive_yield = !rng->OneIn(4);
+  o->enable_pipelined_write = rng->OneIn(4);
+  o->recycle_log_file_num = rng->OneIn(4) ? 1 + rng->Uniform(2) : 0;
+  o->wal_compression = rng->OneIn(4) ? rocksdb::kZSTD : rocksdb::kNoCompression;
+  o->wal_bytes_per_sync = rng->OneIn(4) ? uint64_t{32} << 10 : 0;
+  o->track_and_verify_wals_in_manifest = rng->OneIn(4);
+  // avoid_flush_during_recovery stays off (RocksDB's default): with it on,
+  // the recovered memtables stay in the old logs, unsynced, so the state a
+  // recovery returns is not durable, and the oracle still treats every
+  // recovered state as the floor of the next check (docs/hosting_rocksdb.md).
+  o->avoid_flush_during_recovery = false;
+}
+
+// Files, syncs and checks.
+void DrawFiles(sim::ChoiceTape* rng, rocksdb::Options* o) {
+  o->use_fsync = rng->OneIn(2);
+  o->allow_fallocate = !rng->OneIn(4);
+  o->bytes_per_sync = rng->OneIn(4) ? uint64_t{32} << 10 : 0;
+  if (rng->OneIn(4)) o->max_manifest_file_size = uint64_t{4} << 10 << rng->Uniform(4);
+  // Below any descriptor limit, so RocksDB never clips it to getrlimit's.
+  o->max_open_files = rng->OneIn(2) ? -1 : 20 + static_cast<int>(rng->Uniform(200));
+  o->max_file_opening_threads = 1 + static_cast<int>(rng->Uniform(16));
+  o->paranoid_checks = !rng->OneIn(4);
+  o->paranoid_file_checks = rng->OneIn(4);
+}
+
+void DrawCompaction(sim::ChoiceTape* rng, rocksdb::Options* o) {
+  o->compaction_style =
+      rng->OneIn(4) ? rocksdb::kCompactionStyleUniversal : rocksdb::kCompactionStyleLevel;
+  o->level0_file_num_compaction_trigger = 2 + static_cast<int>(rng->Uniform(7));
+  o->target_file_size_base = uint64_t{64} << 10 << rng->Uniform(4);      // 64..512 KiB
+  o->max_bytes_for_level_base = uint64_t{256} << 10 << rng->Uniform(4);  // 256 KiB..2 MiB
+  o->level_compaction_dynamic_level_bytes =
+      o->compaction_style == rocksdb::kCompactionStyleLevel && rng->OneIn(3);
+  o->max_background_jobs = 1 + static_cast<int>(rng->Uniform(4));
+  o->max_subcompactions = 1 + static_cast<uint32_t>(rng->Uniform(3));
+  o->disable_auto_compactions = rng->OneIn(8);
+  o->compression = kCompressions[rng->Uniform(std::size(kCompressions))].type;
+}
+
+void DrawTable(sim::ChoiceTape* rng, RocksDbOptions* d) {
+  rocksdb::BlockBasedTableOptions& t = d->table;
+  t.block_size = size_t{1} << 10 << rng->Uniform(5);  // 1..16 KiB
+  t.block_restart_interval = 1 + static_cast<int>(rng->Uniform(32));
+  t.format_version = 2 + static_cast<uint32_t>(rng->Uniform(4));  // 2..5
+  static constexpr rocksdb::ChecksumType kChecksums[] = {rocksdb::kCRC32c, rocksdb::kxxHash,
+                                                         rocksdb::kxxHash64, rocksdb::kXXH3};
+  t.checksum = kChecksums[rng->Uniform(std::size(kChecksums))];
+  t.index_type = rng->OneIn(4) ? rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch
+                               : rocksdb::BlockBasedTableOptions::kBinarySearch;
+  t.cache_index_and_filter_blocks = rng->OneIn(3);
+  t.whole_key_filtering = !rng->OneIn(4);
+  d->bloom_bits_per_key = rng->OneIn(2) ? 10 : 0;
+  d->block_cache_bytes = rng->OneIn(2) ? 0 : size_t{64} << 10 << rng->Uniform(6);
+}
+
+void ApplyPins(const std::map<std::string, std::string>& pins, rocksdb::Options* o) {
+  for (const auto& [name, value] : pins) {
+    if (name == "rocksdb.recycle_log_file_num") o->recycle_log_file_num = std::stoul(value);
+    if (name == "rocksdb.wal_compression") {
+      o->wal_compression = value == "zstd" ? rocksdb::kZSTD : rocksdb::kNoCompression;
+    }
+    if (name == "rocksdb.track_and_verify_wals_in_manifest") {
+      o->track_and_verify_wals_in_manifest = value == "true";
+    }
+    if (name == "rocksdb.enable_pipelined_write") o->enable_pipelined_write = value == "true";
+  }
+}
+
+void DescribeDb(const rocksdb::Options& o, std::map<std::string, std::string>* described) {
+  auto& m = *described;
+  m["rocksdb.write_buffer_size"] = std::to_string(o.write_buffer_size);
+  m["rocksdb.max_write_buffer_number"] = std::to_string(o.max_write_buffer_number);
+  m["rocksdb.min_write_buffer_number_to_merge"] =
+      std::to_string(o.min_write_buffer_number_to_merge);
+  m["rocksdb.allow_concurrent_memtable_write"] = YesNo(o.allow_concurrent_memtable_write);
+  m["rocksdb.enable_write_thread_adaptive_yield"] = YesNo(o.enable_write_thread_adaptive_yield);
+  m["rocksdb.enable_pipelined_write"] = YesNo(o.enable_pipelined_write);
+  m["rocksdb.recycle_log_file_num"] = std::to_string(o.recycle_log_file_num);
+  m["rocksdb.wal_compression"] = CompressionName(o.wal_compression);
+  m["rocksdb.wal_bytes_per_sync"] = std::to_string(o.wal_bytes_per_sync);
+  m["rocksdb.track_and_verify_wals_in_manifest"] = YesNo(o.track_and_verify_wals_in_manifest);
+  m["rocksdb.avoid_flush_during_recovery"] = YesNo(o.avoid_flush_during_recovery);
+  m["rocksdb.wal_recovery_mode"] = "kPointInTimeRecovery";
+  m["rocksdb.use_fsync"] = YesNo(o.use_fsync);
+  m["rocksdb.allow_fallocate"] = YesNo(o.allow_fallocate);
+  m["rocksdb.bytes_per_sync"] = std::to_string(o.bytes_per_sync);
+  m["rocksdb.max_manifest_file_size"] = std::to_string(o.max_manifest_file_size);
+  m["rocksdb.max_open_files"] = std::to_string(o.max_open_files);
+  m["rocksdb.max_file_opening_threads"] = std::to_string(o.max_file_opening_threads);
+  m["rocksdb.paranoid_checks"] = YesNo(o.paranoid_checks);
+  m["rocksdb.paranoid_file_checks"] = YesNo(o.paranoid_file_checks);
+  m["rocksdb.compaction_style"] =
+      o.compaction_style == rocksdb::kCompactionStyleUniversal ? "universal" : "level";
+  m["rocksdb.level0_file_num_compaction_trigger"] =
+      std::to_string(o.level0_file_num_compaction_trigger);
+  m["rocksdb.target_file_size_base"] = std::to_string(o.target_file_size_base);
+  m["rocksdb.max_bytes_for_level_base"] = std::to_string(o.max_bytes_for_level_base);
+  m["rocksdb.level_compaction_dynamic_level_bytes"] = YesNo(o.level_compaction_dynamic_level_bytes);
+  m["rocksdb.max_background_jobs"] = std::to_string(o.max_background_jobs);
+  m["rocksdb.max_subcompactions"] = std::to_string(o.max_subcompactions);
+  m["rocksdb.disable_auto_compactions"] = YesNo(o.disable_auto_compactions);
+  m["rocksdb.compression"] = CompressionName(o.compression);
+}
+
+void DescribeTable(const RocksDbOptions& d, std::map<std::string, std::string>* described) {
+  auto& m = *described;
+  const rocksdb::BlockBasedTableOptions& t = d.table;
+  m["rocksdb.block_size"] = std::to_string(t.block_size);
+  m["rocksdb.block_restart_interval"] = std::to_string(t.block_restart_interval);
+  m["rocksdb.format_version"] = std::to_string(t.format_version);
+  static const char* const kChecksumNames[] = {"none", "crc32c", "xxhash", "xxhash64", "xxh3"};
+  m["rocksdb.checksum"] = kChecksumNames[t.checksum];
+  m["rocksdb.index_type"] = t.index_type == rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch
+                                ? "two-level"
+                                : "binary-search";
+  m["rocksdb.cache_index_and_filter_blocks"] = YesNo(t.cache_index_and_filter_blocks);
+  m["rocksdb.whole_key_filtering"] = YesNo(t.whole_key_filtering);
+  m["rocksdb.bloom_bits_per_key"] = std::to_string(d.bloom_bits_per_key);
+  m["rocksdb.block_cache_bytes"] =
+      d.block_cache_bytes == 0 ? "default" : std::to_string(d.block_cache_bytes);
+}
+
+// Every compression Draw offers must be built into the loaded library.
+Status CheckCompressions() {
+  const std::vector<rocksdb::CompressionType> supported = rocksdb::GetSupportedCompressions();
+  for (const Compression& c : kCompressions) {
+    if (c.type == rocksdb::kNoCompression) continue;
+    if (std::find(supported.begin(), supported.end(), c.type) == supported.end()) {
+      return Status::NotSupported(std::string("this librocksdb lacks ") + c.name);
+    }
+  }
+  return Status::OK();
+}
+
+class RocksDbHostedEngine final : public scenario::HostedEngine {
+ public:
+  const char* name() const override { return "rocksdb"; }
+  std::string version() const override { return RocksDbVersion(); }
+
+  scenario::EngineOffers offers() const override {
+    scenario::EngineOffers o;
+    o.transactions = false;  // TransactionDB is not opened yet
+    // Close flushes only what skipped the log (avoid_flush_during_shutdown
+    // off): the rest stays as durable as the log made it.
+    o.close_flushes = false;
+    return o;
+  }
+
+  Status Prepare() const override {
+    Status s = PrepareRocksDbHosting();
+    if (s.ok()) s = CheckCompressions();
+    return s;
+  }
+
+  const scenario::PromiseTable& promises() const override { return promises_; }
+
+  std::map<std::string, std::string> PinnableOptions() const override {
+    return {{"rocksdb.recycle_log_file_num", "0|1|2"},
+            {"rocksdb.wal_compression", "none|zstd"},
+            {"rocksdb.track_and_verify_wals_in_manifest", "true|false"},
+            {"rocksdb.enable_pipelined_write", "true|false"}};
+  }
+
+  std::unique_ptr<scenario::HostedOptions> Draw(
+      sim::ChoiceTape* rng, const std::map<std::string, std::string>& pins,
+      std::map<std::string, std::string>* described) const override {
+    auto drawn = std::make_unique<DrawnRocksDb>();
+    RocksDbOptions& d = drawn->options;
+    DrawWritePath(rng, &d.db);
+    DrawFiles(rng, &d.db);
+    DrawCompaction(rng, &d.db);
+    DrawTable(rng, &d);
+    d.identity_seed = rng->Next64();
+    ApplyPins(pins, &d.db);
+    DescribeDb(d.db, described);
+    DescribeTable(d, described);
+    return drawn;
+  }
+
+  Status Open(const scenario::HostedOptions& options, Env* env, const std::string& path,
+              std::unique_ptr<DB>* db) const override {
+    const auto& drawn = static_cast<const DrawnRocksDb&>(options);
+    RocksDbOptions o = drawn.options;
+    o.identity_seed = drawn.options.identity_seed * 0x9e3779b97f4a7c15ull + drawn.opens++;
+    return RocksDbDb::Open(o, env, path, db);
+  }
+
+  bool one_run_per_process() const override { return true; }
+
+  // In point-in-time recovery RocksDB refuses nothing a crash leaves.
+  bool RelaxAfterRefusal(const Status&, const std::set<std::string>&, scenario::HostedOptions*,
+                         std::string*) const override {
+    return false;
+  }
+
+  scenario::PromiseTable promises_;
+};
+
+}  // namespace
+
+const scenario::HostedEngine& RocksDbEngine() {
+  static const RocksDbHostedEngine* const engine = [] {
+    auto* e = new RocksDbHostedEngine();
+    e->promises_ = scenario::PromiseTable::ParseCompiledIn(RocksDbPromisesTsv(),
+                                                           "hosted/rocksdb/promises.tsv");
+    return e;
+  }();
+  return *engine;
+}
+
+void RegisterRocksDbEngine() { scenario::RegisterHostedEngine(&RocksDbEngine()); }
+
+}  // namespace shale::hosted
