@@ -4,6 +4,7 @@
 
 #include "command_table.h"
 #include "flag_set.h"
+#include "isolated_run.h"
 #include "report/file_io.h"
 #include "report/html_page.h"
 #include "report/report_merge.h"
@@ -110,8 +111,11 @@ int RunScenariosCommand(std::span<const std::string> args, std::ostream& out, st
 namespace {
 
 // A failed seed's event trace: its failure file (named by the replay
-// command) replayed in this process with the trace on. Empty for a real
-// run, a seed whose worker died, or a file that cannot be read.
+// command) replayed with the trace on, as replay runs it (RunForCommand: a
+// hosted engine's run in a child of its own, so its threads and the
+// library's process-wide state never reach this process, whose exit would
+// otherwise run the library's static destructors over them). Empty for a
+// real run, a seed whose worker died, or a file that cannot be read.
 std::vector<std::string> TraceOf(const report::SeedEntry& e) {
   const std::vector<std::string> file{report::FailureFileOfReplay(e.replay)};
   if (!e.result.deterministic || !e.trace_hash_known || file[0].empty()) return {};
@@ -121,7 +125,7 @@ std::vector<std::string> TraceOf(const report::SeedEntry& e) {
   const scenario::Scenario* s = scenario::FindScenario(target.config.scenario);
   if (s == nullptr) return {};
   target.config.trace = true;
-  return s->Run(target.config).trace;
+  return RunForCommand(*s, target.config).trace;
 }
 
 }  // namespace
