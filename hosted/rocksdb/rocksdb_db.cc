@@ -65,6 +65,13 @@ uint64_t SequenceOf(const rocksdb::WriteBatch& batch) {
   return sequence;
 }
 
+// What RocksDB answers once a file writer has failed (WritableFileWriter,
+// log::Writer): the error it first got is not repeated.
+bool IsStickyWriterError(const std::string& text) {
+  return text.find("Writer has previous error.") != std::string::npos ||
+         text.find("Seen error. Skip writing buffer.") != std::string::npos;
+}
+
 // Every call but the destructor after Close: an error, as Shale's DB.
 Status Closed() { return Status::InvalidArgument("the DB is closed"); }
 
@@ -130,7 +137,7 @@ RocksDbDb::~RocksDbDb() { (void)Close(); }
 
 Status RocksDbDb::Close() {
   if (db_ == nullptr) return Status::OK();
-  const Status s = FromRocksDb(db_->Close());
+  const Status s = Proven(db_->Close());
   db_.reset();  // waits for what Close left running, as RocksDB's destructor does
   env_->Shutdown();
   return s;
@@ -145,7 +152,7 @@ Status RocksDbDb::Write(const WriteOptions& options, WriteBatch* batch) {
   rocksdb::WriteOptions wo;
   wo.sync = options.sync;
   wo.disableWAL = options.disable_wal;
-  s = FromRocksDb(db_->Write(wo, &converted.batch));
+  s = Proven(db_->Write(wo, &converted.batch));
   const uint32_t count = WriteBatchInternal::Count(batch);
   if (!s.ok() || count == 0) return s;
   const uint64_t sequence = SequenceOf(converted.batch);
@@ -157,6 +164,13 @@ Status RocksDbDb::Write(const WriteOptions& options, WriteBatch* batch) {
   }
   WriteBatchInternal::SetSequence(batch, sequence);
   return s;
+}
+
+Status RocksDbDb::Proven(const rocksdb::Status& status) const {
+  const Status s = FromRocksDb(status);
+  const std::string& first = env_->first_write_error();
+  if (s.ok() || first.empty() || !IsStickyWriterError(s.ToString())) return s;
+  return Status::IOError(s.ToString(), "a file this process writes failed before: " + first);
 }
 
 rocksdb::ReadOptions RocksDbDb::ToRocksDb(const ReadOptions& options) const {
@@ -191,7 +205,7 @@ Status RocksDbDb::Flush(const FlushOptions& options) {
   if (db_ == nullptr) return Closed();
   rocksdb::FlushOptions fo;
   fo.wait = options.wait;
-  return FromRocksDb(db_->Flush(fo));
+  return Proven(db_->Flush(fo));
 }
 
 Status RocksDbDb::CompactRange(const CompactRangeOptions& options, const Slice* begin,
@@ -203,13 +217,13 @@ Status RocksDbDb::CompactRange(const CompactRangeOptions& options, const Slice* 
                                        : rocksdb::BottommostLevelCompaction::kSkip;
   const rocksdb::Slice b = begin != nullptr ? RocksSlice(*begin) : rocksdb::Slice();
   const rocksdb::Slice e = end != nullptr ? RocksSlice(*end) : rocksdb::Slice();
-  return FromRocksDb(
+  return Proven(
       db_->CompactRange(co, begin != nullptr ? &b : nullptr, end != nullptr ? &e : nullptr));
 }
 
 Status RocksDbDb::SyncWAL() {
   if (db_ == nullptr) return Closed();
-  return FromRocksDb(db_->SyncWAL());
+  return Proven(db_->SyncWAL());
 }
 
 bool RocksDbDb::GetProperty(const Slice& property, std::string* value) {

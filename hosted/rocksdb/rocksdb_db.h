@@ -17,6 +17,13 @@
 // Corruption instead of OK (RocksDB would have acknowledged a write no
 // read can see yet). Snapshots report RocksDB's own GetSequenceNumber.
 //
+// Errors keep RocksDB's code and text, with one addition: once a file
+// writer has failed, RocksDB answers later writes to it with "Writer has
+// previous error." (or the log writer's "Seen error. Skip writing
+// buffer."), dropping the error it first got; such a status gets that
+// first error of this process's writable files appended (the evidence an
+// oracle needs to tie it to an injected fault). It stays an IOError.
+//
 // After Close, every call returns an error (GetProperty false), as Shale's
 // DB does; GetSnapshot REQUIRES an open DB.
 // Ownership: the DB owns its RocksDbEnv. Abandoning it (a simulated crash)
@@ -86,6 +93,8 @@ class RocksDbDb final : public DB {
  private:
   RocksDbDb() = default;
   rocksdb::ReadOptions ToRocksDb(const ReadOptions& options) const;
+  // FromRocksDb, with the evidence described above.
+  Status Proven(const rocksdb::Status& status) const;
 
   std::unique_ptr<RocksDbEnv> env_;
   std::unique_ptr<rocksdb::DB> db_;

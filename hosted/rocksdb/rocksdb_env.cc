@@ -74,6 +74,10 @@ RocksDbEnv::RocksDbEnv(shale::Env* env, uint64_t seed)
 
 RocksDbEnv::~RocksDbEnv() = default;
 
+const std::string& RocksDbEnv::first_write_error() const {
+  return static_cast<const RocksDbFileSystem&>(*GetFileSystem()).first_write_error();
+}
+
 rocksdb::Status RocksDbEnv::NewSequentialFile(const std::string& fname,
                                               std::unique_ptr<rocksdb::SequentialFile>* result,
                                               const rocksdb::EnvOptions& options) {

@@ -112,6 +112,9 @@ class RocksDbEnv final : public rocksdb::Env {
   // Joins every pool worker and started thread. At most once.
   void Shutdown();
 
+  // RocksDbFileSystem::first_write_error of this Env's file system.
+  const std::string& first_write_error() const;
+
   uint64_t seed() const { return seed_; }
   // 0, 1, 2, ...: how many session ids this process has handed out
   // (rocksdb_open.h).

@@ -116,7 +116,8 @@ IOStatus RocksDbFileSystem::OpenWritable(const std::string& fname,
   const shale::FileOptions o = WriteOptionsOf(options);
   const shale::Status s =
       reopen ? fs_->ReopenWritableFile(fname, o, &file) : fs_->NewWritableFile(fname, o, &file);
-  if (s.ok()) *result = NewRocksDbWritableFile(fname, std::move(file), options, false);
+  if (s.ok())
+    *result = NewRocksDbWritableFile(fname, std::move(file), options, false, &write_errors_);
   return ToRocksDbIOStatus(s, fname);
 }
 
@@ -143,7 +144,8 @@ IOStatus RocksDbFileSystem::ReuseWritableFile(const std::string& fname,
   if (!s.ok()) return ToRocksDbIOStatus(s, old_fname);
   std::unique_ptr<shale::WritableFile> file;
   s = fs_->ReopenWritableFile(fname, WriteOptionsOf(options), &file);
-  if (s.ok()) *result = NewRocksDbWritableFile(fname, std::move(file), options, true);
+  if (s.ok())
+    *result = NewRocksDbWritableFile(fname, std::move(file), options, true, &write_errors_);
   return ToRocksDbIOStatus(s, fname);
 }
 

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "hosted/rocksdb/rocksdb_files.h"
 #include "shale/env.h"
 
 namespace shale::hosted {
@@ -102,6 +103,10 @@ class RocksDbFileSystem final : public rocksdb::FileSystem {
   rocksdb::IOStatus IsDirectory(const std::string& path, const rocksdb::IOOptions& options,
                                 bool* is_dir, rocksdb::IODebugContext* dbg) override;
 
+  // The first error a file this file system opened for writing returned
+  // ("" if none): what a later "Writer has previous error." stands for.
+  const std::string& first_write_error() const { return write_errors_.first; }
+
  private:
   // NewWritableFile (truncating) or ReopenWritableFile (appending).
   rocksdb::IOStatus OpenWritable(const std::string& fname, const rocksdb::FileOptions& options,
@@ -109,6 +114,7 @@ class RocksDbFileSystem final : public rocksdb::FileSystem {
 
   shale::FileSystem* const fs_;
   shale::Clock* const clock_;
+  WriteErrors write_errors_;
 };
 
 }  // namespace shale::hosted

@@ -51,8 +51,9 @@ class RandomAccessFile final : public rocksdb::FSRandomAccessFile {
 class WritableFile final : public rocksdb::FSWritableFile {
  public:
   WritableFile(std::string path, std::unique_ptr<shale::WritableFile> file,
-               const rocksdb::FileOptions& options, bool reused)
+               const rocksdb::FileOptions& options, bool reused, WriteErrors* errors)
       : rocksdb::FSWritableFile(options),
+        errors_(errors),
         path_(std::move(path)),
         file_(std::move(file)),
         allow_fallocate_(options.allow_fallocate),
@@ -63,31 +64,29 @@ class WritableFile final : public rocksdb::FSWritableFile {
     const shale::Slice bytes(data.data(), data.size());
     const shale::Status s = reused_ ? file_->PositionedAppend(bytes, size_) : file_->Append(bytes);
     if (s.ok()) size_ += data.size();
-    return ToRocksDbIOStatus(s, path_);
+    return Noted(s, path_);
   }
   IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset, const IOOptions&,
                             IODebugContext*) override {
     const shale::Status s = file_->PositionedAppend(shale::Slice(data.data(), data.size()), offset);
     if (s.ok()) size_ = std::max(size_, offset + data.size());
-    return ToRocksDbIOStatus(s, path_);
+    return Noted(s, path_);
   }
   IOStatus Truncate(uint64_t size, const IOOptions&, IODebugContext*) override {
     const shale::Status s = file_->Truncate(size);
     if (s.ok()) size_ = size;
-    return ToRocksDbIOStatus(s, path_);
+    return Noted(s, path_);
   }
   // As POSIX: a file that was prepared for preallocation is cut back to
   // what was written, and a failure to cut it is ignored.
   IOStatus Close(const IOOptions&, IODebugContext*) override {
     if (allocated_) (void)file_->Truncate(size_);
-    return ToRocksDbIOStatus(file_->Close(), path_);
+    return Noted(file_->Close(), path_);
   }
   IOStatus Flush(const IOOptions&, IODebugContext*) override { return IOStatus::OK(); }
-  IOStatus Sync(const IOOptions&, IODebugContext*) override {
-    return ToRocksDbIOStatus(file_->Sync(), path_);
-  }
+  IOStatus Sync(const IOOptions&, IODebugContext*) override { return Noted(file_->Sync(), path_); }
   IOStatus Fsync(const IOOptions&, IODebugContext*) override {
-    return ToRocksDbIOStatus(file_->Fsync(), path_);
+    return Noted(file_->Fsync(), path_);
   }
   IOStatus RangeSync(uint64_t, uint64_t, const IOOptions&, IODebugContext*) override {
     return IOStatus::OK();  // writeback starts; nothing becomes durable
@@ -95,7 +94,7 @@ class WritableFile final : public rocksdb::FSWritableFile {
   IOStatus Allocate(uint64_t offset, uint64_t len, const IOOptions&, IODebugContext*) override {
     allocated_ = true;
     if (!allow_fallocate_) return IOStatus::OK();
-    return ToRocksDbIOStatus(file_->Allocate(offset, len), path_);
+    return Noted(file_->Allocate(offset, len), path_);
   }
   bool IsSyncThreadSafe() const override { return true; }
   bool use_direct_io() const override { return file_->use_direct_io(); }
@@ -103,6 +102,13 @@ class WritableFile final : public rocksdb::FSWritableFile {
   uint64_t GetFileSize(const IOOptions&, IODebugContext*) override { return size_; }
 
  private:
+  IOStatus Noted(const shale::Status& s, const std::string& path) {
+    IOStatus status = ToRocksDbIOStatus(s, path);
+    if (!status.ok() && errors_->first.empty()) errors_->first = status.ToString();
+    return status;
+  }
+
+  WriteErrors* const errors_;
   const std::string path_;
   std::unique_ptr<shale::WritableFile> file_;
   const bool allow_fallocate_;
@@ -146,8 +152,8 @@ std::unique_ptr<rocksdb::FSRandomAccessFile> NewRocksDbRandomAccessFile(
 
 std::unique_ptr<rocksdb::FSWritableFile> NewRocksDbWritableFile(
     std::string path, std::unique_ptr<shale::WritableFile> file,
-    const rocksdb::FileOptions& options, bool reused) {
-  return std::make_unique<WritableFile>(std::move(path), std::move(file), options, reused);
+    const rocksdb::FileOptions& options, bool reused, WriteErrors* errors) {
+  return std::make_unique<WritableFile>(std::move(path), std::move(file), options, reused, errors);
 }
 
 std::unique_ptr<rocksdb::FSDirectory> NewRocksDbDirectory(shale::FileSystem* fs, std::string path) {

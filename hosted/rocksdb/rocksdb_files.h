@@ -31,6 +31,15 @@
 
 namespace shale::hosted {
 
+// What the writable files of one file system have failed with: the first
+// error any of them returned, as RocksDB was given it ("" if none). RocksDB
+// remembers a failed write in its file writer and later answers only
+// "Writer has previous error."; this is the evidence of where that came
+// from. Thread safety: as the handles (one task at a time).
+struct WriteErrors {
+  std::string first;
+};
+
 // The status RocksDB's POSIX file system returns for the same failure.
 rocksdb::IOStatus ToRocksDbIOStatus(const shale::Status& status, const std::string& path);
 
@@ -38,10 +47,11 @@ std::unique_ptr<rocksdb::FSSequentialFile> NewRocksDbSequentialFile(
     std::string path, std::unique_ptr<shale::SequentialFile> file);
 std::unique_ptr<rocksdb::FSRandomAccessFile> NewRocksDbRandomAccessFile(
     std::string path, std::unique_ptr<shale::RandomAccessFile> file);
-// reused: a recycled log, written from offset 0 (see above).
+// reused: a recycled log, written from offset 0 (see above). Each error the
+// handle returns is noted in *errors (which outlives it).
 std::unique_ptr<rocksdb::FSWritableFile> NewRocksDbWritableFile(
     std::string path, std::unique_ptr<shale::WritableFile> file,
-    const rocksdb::FileOptions& options, bool reused);
+    const rocksdb::FileOptions& options, bool reused, WriteErrors* errors);
 std::unique_ptr<rocksdb::FSDirectory> NewRocksDbDirectory(shale::FileSystem* fs, std::string path);
 
 }  // namespace shale::hosted
