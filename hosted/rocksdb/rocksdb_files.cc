@@ -62,8 +62,13 @@ class WritableFile final : public rocksdb::FSWritableFile {
 
   IOStatus Append(const rocksdb::Slice& data, const IOOptions&, IODebugContext*) override {
     const shale::Slice bytes(data.data(), data.size());
-    const shale::Status s = reused_ ? file_->PositionedAppend(bytes, size_) : file_->Append(bytes);
-    if (s.ok()) size_ += data.size();
+    // The handle's own offset, as a POSIX fd's: a failed sync that dropped
+    // pages moves the file's end back, not the offset of the next write.
+    const bool at_end = !reused_ && file_->GetFileSize() == size_;
+    const shale::Status s = at_end ? file_->Append(bytes) : file_->PositionedAppend(bytes, size_);
+    // A write that failed part-way still moved the offset past what it
+    // wrote (the file grew by that much).
+    size_ = s.ok() ? size_ + data.size() : std::max(size_, file_->GetFileSize());
     return Noted(s, path_);
   }
   IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset, const IOOptions&,

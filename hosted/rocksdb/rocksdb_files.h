@@ -4,7 +4,11 @@
 // RocksDB's own POSIX handles (env/io_posix.cc) do where crash consistency
 // depends on it:
 //   * Append writes straight to the file system: RocksDB buffers in its own
-//     WritableFileWriter above the file, never below it;
+//     WritableFileWriter above the file, never below it. It writes at the
+//     handle's own offset, as write(2) on RocksDB's fd does: when a failed
+//     fsync dropped the file's unsynced pages, the file's end moves back
+//     but the next append still lands where the last one ended, so the
+//     dropped bytes read as a hole of zeros, not as the next record;
 //   * Flush does nothing; Sync is fdatasync, Fsync is fsync; Close makes
 //     nothing durable, and cuts a file that was prepared for preallocation
 //     (Allocate, which reserves space only with allow_fallocate) back to
