@@ -14,8 +14,6 @@ struct DrawnLevelDb final : public scenario::HostedOptions {
   LevelDbOptions options;
 };
 
-std::string YesNo(bool value) { return value ? "true" : "false"; }
-
 class LevelDbHostedEngine final : public scenario::HostedEngine {
  public:
   const char* name() const override { return "leveldb"; }
@@ -71,8 +69,8 @@ class LevelDbHostedEngine final : public scenario::HostedEngine {
     m["leveldb.bloom_bits_per_key"] = std::to_string(o.bloom_bits_per_key);
     m["leveldb.block_cache_bytes"] =
         o.block_cache_bytes == 0 ? "default (8 MiB)" : std::to_string(o.block_cache_bytes);
-    m["leveldb.paranoid_checks"] = YesNo(o.paranoid_checks);
-    m["leveldb.reuse_logs"] = YesNo(o.reuse_logs);
+    m["leveldb.paranoid_checks"] = scenario::OptionText(o.paranoid_checks);
+    m["leveldb.reuse_logs"] = scenario::OptionText(o.reuse_logs);
     return drawn;
   }
 

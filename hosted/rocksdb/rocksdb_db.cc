@@ -112,6 +112,7 @@ Status RocksDbDb::Open(const RocksDbOptions& options, Env* env, const std::strin
   }
   std::unique_ptr<RocksDbDb> impl(new RocksDbDb());
   impl->env_ = std::make_unique<RocksDbEnv>(env, options.identity_seed);
+  impl->env_->set_info_log_trace(options.info_log_trace);
   rocksdb::Options o = options.db;
   o.env = impl->env_.get();
   o.create_if_missing = true;
@@ -166,11 +167,15 @@ Status RocksDbDb::Write(const WriteOptions& options, WriteBatch* batch) {
   return s;
 }
 
-Status RocksDbDb::Proven(const rocksdb::Status& status) const {
+Status WithWriterErrorCause(const rocksdb::Status& status, const std::string& first_write_error) {
   const Status s = FromRocksDb(status);
-  const std::string& first = env_->first_write_error();
-  if (s.ok() || first.empty() || !IsStickyWriterError(s.ToString())) return s;
-  return Status::IOError(s.ToString(), "a file this process writes failed before: " + first);
+  if (s.ok() || first_write_error.empty() || !IsStickyWriterError(s.ToString())) return s;
+  return Status::IOError(s.ToString(),
+                         "a file this process writes failed before: " + first_write_error);
+}
+
+Status RocksDbDb::Proven(const rocksdb::Status& status) const {
+  return WithWriterErrorCause(status, env_->first_write_error());
 }
 
 rocksdb::ReadOptions RocksDbDb::ToRocksDb(const ReadOptions& options) const {

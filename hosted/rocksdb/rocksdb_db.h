@@ -54,6 +54,8 @@ struct RocksDbOptions {
   // Where this process's DB identity and session ids come from (a value
   // drawn from the run's tape, different for every Open of a run).
   uint64_t identity_seed = 0;
+  // Where RocksDB's info log lines go too (a traced run); may be empty.
+  InfoLogTrace info_log_trace;
 };
 
 // The loaded library's version, as "7.8.3 (librocksdb.so.7.8.3)".
@@ -103,5 +105,12 @@ class RocksDbDb final : public DB {
 // RocksDB's status as Shale's: the same code, the message as RocksDB
 // renders it (file names included, so a damaged file stays named).
 Status FromRocksDb(const rocksdb::Status& status);
+
+// FromRocksDb(status), with the evidence described above: when status is
+// one of RocksDB's sticky writer errors and first_write_error (the first
+// error this process's writable files returned) is not empty, an IOError
+// whose text ends "a file this process writes failed before: <it>". Any
+// other status, or no earlier error, is FromRocksDb(status) unchanged.
+Status WithWriterErrorCause(const rocksdb::Status& status, const std::string& first_write_error);
 
 }  // namespace shale::hosted

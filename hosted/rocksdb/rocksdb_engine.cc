@@ -20,8 +20,6 @@ struct DrawnRocksDb final : public scenario::HostedOptions {
   mutable uint64_t opens = 0;
 };
 
-std::string YesNo(bool value) { return value ? "true" : "false"; }
-
 struct Compression {
   const char* name;
   rocksdb::CompressionType type;
@@ -120,33 +118,37 @@ void DescribeDb(const rocksdb::Options& o, std::map<std::string, std::string>* d
   m["rocksdb.max_write_buffer_number"] = std::to_string(o.max_write_buffer_number);
   m["rocksdb.min_write_buffer_number_to_merge"] =
       std::to_string(o.min_write_buffer_number_to_merge);
-  m["rocksdb.allow_concurrent_memtable_write"] = YesNo(o.allow_concurrent_memtable_write);
-  m["rocksdb.enable_write_thread_adaptive_yield"] = YesNo(o.enable_write_thread_adaptive_yield);
-  m["rocksdb.enable_pipelined_write"] = YesNo(o.enable_pipelined_write);
+  m["rocksdb.allow_concurrent_memtable_write"] =
+      scenario::OptionText(o.allow_concurrent_memtable_write);
+  m["rocksdb.enable_write_thread_adaptive_yield"] =
+      scenario::OptionText(o.enable_write_thread_adaptive_yield);
+  m["rocksdb.enable_pipelined_write"] = scenario::OptionText(o.enable_pipelined_write);
   m["rocksdb.recycle_log_file_num"] = std::to_string(o.recycle_log_file_num);
   m["rocksdb.wal_compression"] = CompressionName(o.wal_compression);
   m["rocksdb.wal_bytes_per_sync"] = std::to_string(o.wal_bytes_per_sync);
-  m["rocksdb.track_and_verify_wals_in_manifest"] = YesNo(o.track_and_verify_wals_in_manifest);
-  m["rocksdb.avoid_flush_during_recovery"] = YesNo(o.avoid_flush_during_recovery);
+  m["rocksdb.track_and_verify_wals_in_manifest"] =
+      scenario::OptionText(o.track_and_verify_wals_in_manifest);
+  m["rocksdb.avoid_flush_during_recovery"] = scenario::OptionText(o.avoid_flush_during_recovery);
   m["rocksdb.wal_recovery_mode"] = "kPointInTimeRecovery";
-  m["rocksdb.use_fsync"] = YesNo(o.use_fsync);
-  m["rocksdb.allow_fallocate"] = YesNo(o.allow_fallocate);
+  m["rocksdb.use_fsync"] = scenario::OptionText(o.use_fsync);
+  m["rocksdb.allow_fallocate"] = scenario::OptionText(o.allow_fallocate);
   m["rocksdb.bytes_per_sync"] = std::to_string(o.bytes_per_sync);
   m["rocksdb.max_manifest_file_size"] = std::to_string(o.max_manifest_file_size);
   m["rocksdb.max_open_files"] = std::to_string(o.max_open_files);
   m["rocksdb.max_file_opening_threads"] = std::to_string(o.max_file_opening_threads);
-  m["rocksdb.paranoid_checks"] = YesNo(o.paranoid_checks);
-  m["rocksdb.paranoid_file_checks"] = YesNo(o.paranoid_file_checks);
+  m["rocksdb.paranoid_checks"] = scenario::OptionText(o.paranoid_checks);
+  m["rocksdb.paranoid_file_checks"] = scenario::OptionText(o.paranoid_file_checks);
   m["rocksdb.compaction_style"] =
       o.compaction_style == rocksdb::kCompactionStyleUniversal ? "universal" : "level";
   m["rocksdb.level0_file_num_compaction_trigger"] =
       std::to_string(o.level0_file_num_compaction_trigger);
   m["rocksdb.target_file_size_base"] = std::to_string(o.target_file_size_base);
   m["rocksdb.max_bytes_for_level_base"] = std::to_string(o.max_bytes_for_level_base);
-  m["rocksdb.level_compaction_dynamic_level_bytes"] = YesNo(o.level_compaction_dynamic_level_bytes);
+  m["rocksdb.level_compaction_dynamic_level_bytes"] =
+      scenario::OptionText(o.level_compaction_dynamic_level_bytes);
   m["rocksdb.max_background_jobs"] = std::to_string(o.max_background_jobs);
   m["rocksdb.max_subcompactions"] = std::to_string(o.max_subcompactions);
-  m["rocksdb.disable_auto_compactions"] = YesNo(o.disable_auto_compactions);
+  m["rocksdb.disable_auto_compactions"] = scenario::OptionText(o.disable_auto_compactions);
   m["rocksdb.compression"] = CompressionName(o.compression);
 }
 
@@ -161,8 +163,9 @@ void DescribeTable(const RocksDbOptions& d, std::map<std::string, std::string>* 
   m["rocksdb.index_type"] = t.index_type == rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch
                                 ? "two-level"
                                 : "binary-search";
-  m["rocksdb.cache_index_and_filter_blocks"] = YesNo(t.cache_index_and_filter_blocks);
-  m["rocksdb.whole_key_filtering"] = YesNo(t.whole_key_filtering);
+  m["rocksdb.cache_index_and_filter_blocks"] =
+      scenario::OptionText(t.cache_index_and_filter_blocks);
+  m["rocksdb.whole_key_filtering"] = scenario::OptionText(t.whole_key_filtering);
   m["rocksdb.bloom_bits_per_key"] = std::to_string(d.bloom_bits_per_key);
   m["rocksdb.block_cache_bytes"] =
       d.block_cache_bytes == 0 ? "default" : std::to_string(d.block_cache_bytes);
@@ -230,6 +233,7 @@ class RocksDbHostedEngine final : public scenario::HostedEngine {
     const auto& drawn = static_cast<const DrawnRocksDb&>(options);
     RocksDbOptions o = drawn.options;
     o.identity_seed = drawn.options.identity_seed * 0x9e3779b97f4a7c15ull + drawn.opens++;
+    o.info_log_trace = options.info_log_trace;
     return RocksDbDb::Open(o, env, path, db);
   }
 

@@ -78,6 +78,10 @@ const std::string& RocksDbEnv::first_write_error() const {
   return static_cast<const RocksDbFileSystem&>(*GetFileSystem()).first_write_error();
 }
 
+void RocksDbEnv::set_info_log_trace(InfoLogTrace trace) {
+  static_cast<RocksDbFileSystem&>(*GetFileSystem()).set_info_log_trace(std::move(trace));
+}
+
 rocksdb::Status RocksDbEnv::NewSequentialFile(const std::string& fname,
                                               std::unique_ptr<rocksdb::SequentialFile>* result,
                                               const rocksdb::EnvOptions& options) {

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "hosted/rocksdb/rocksdb_file_system.h"
 #include "hosted/sim_thread_pool.h"
 #include "shale/env.h"
 
@@ -114,6 +115,8 @@ class RocksDbEnv final : public rocksdb::Env {
 
   // RocksDbFileSystem::first_write_error of this Env's file system.
   const std::string& first_write_error() const;
+  // RocksDbFileSystem::set_info_log_trace of this Env's file system.
+  void set_info_log_trace(InfoLogTrace trace);
 
   uint64_t seed() const { return seed_; }
   // 0, 1, 2, ...: how many session ids this process has handed out

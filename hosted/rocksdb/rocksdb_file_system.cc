@@ -54,11 +54,12 @@ void MaskAddresses(char* line, size_t begin, size_t end) {
 
 // The info log: each line appended as soon as it is logged, never synced,
 // as RocksDB's POSIX logger does; stamped with the simulated time in
-// microseconds, its addresses masked.
+// microseconds, its addresses masked. Each line also goes, unstamped, to
+// trace if set.
 class InfoLog final : public rocksdb::Logger {
  public:
-  InfoLog(std::unique_ptr<shale::WritableFile> file, shale::Clock* clock)
-      : file_(std::move(file)), clock_(clock) {}
+  InfoLog(std::unique_ptr<shale::WritableFile> file, shale::Clock* clock, InfoLogTrace trace)
+      : file_(std::move(file)), clock_(clock), trace_(std::move(trace)) {}
   ~InfoLog() override {
     if (file_ != nullptr) (void)file_->Close();
   }
@@ -71,6 +72,7 @@ class InfoLog final : public rocksdb::Logger {
     const int body = std::vsnprintf(line + stamp, sizeof(line) - stamp, format, ap);
     size_t bytes = body < 0 ? stamp : std::min(sizeof(line) - 2, size_t(stamp + body));
     MaskAddresses(line, stamp, bytes);
+    if (trace_) trace_("rocksdb LOG: " + std::string(line + stamp, bytes - stamp));
     line[bytes++] = '\n';
     if (file_ != nullptr) (void)file_->Append(shale::Slice(line, bytes));
   }
@@ -85,6 +87,7 @@ class InfoLog final : public rocksdb::Logger {
  private:
   std::unique_ptr<shale::WritableFile> file_;
   shale::Clock* const clock_;
+  const InfoLogTrace trace_;
 };
 
 }  // namespace
@@ -232,7 +235,7 @@ IOStatus RocksDbFileSystem::NewLogger(const std::string& fname, const IOOptions&
   shale::FileOptions options;
   options.opened_by = "rocksdb's info log";
   const shale::Status s = fs_->NewWritableFile(fname, options, &file);
-  if (s.ok()) *result = std::make_shared<InfoLog>(std::move(file), clock_);
+  if (s.ok()) *result = std::make_shared<InfoLog>(std::move(file), clock_, info_log_trace_);
   return ToRocksDbIOStatus(s, fname);
 }
 

@@ -30,6 +30,7 @@
 
 #include <rocksdb/file_system.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@
 #include "shale/env.h"
 
 namespace shale::hosted {
+
+// Where a traced run's info log lines go (see set_info_log_trace).
+using InfoLogTrace = std::function<void(const std::string& line)>;
 
 class RocksDbFileSystem final : public rocksdb::FileSystem {
  public:
@@ -107,6 +111,10 @@ class RocksDbFileSystem final : public rocksdb::FileSystem {
   // ("" if none): what a later "Writer has previous error." stands for.
   const std::string& first_write_error() const { return write_errors_.first; }
 
+  // Where the lines of info logs opened from now on go too, as "rocksdb
+  // LOG: <line>" (a run's trace; never hashed). REQUIRES: before Open.
+  void set_info_log_trace(InfoLogTrace trace) { info_log_trace_ = std::move(trace); }
+
  private:
   // NewWritableFile (truncating) or ReopenWritableFile (appending).
   rocksdb::IOStatus OpenWritable(const std::string& fname, const rocksdb::FileOptions& options,
@@ -115,6 +123,7 @@ class RocksDbFileSystem final : public rocksdb::FileSystem {
   shale::FileSystem* const fs_;
   shale::Clock* const clock_;
   WriteErrors write_errors_;
+  InfoLogTrace info_log_trace_;
 };
 
 }  // namespace shale::hosted

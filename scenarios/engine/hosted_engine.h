@@ -39,6 +39,9 @@ struct EngineOffers {
   bool close_flushes = true;
 };
 
+// How a drawn boolean option is described in options_drawn.
+inline std::string OptionText(bool value) { return value ? "true" : "false"; }
+
 // One run's drawn options of a hosted engine (its own type).
 class HostedOptions {
  public:

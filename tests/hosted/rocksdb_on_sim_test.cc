@@ -202,5 +202,23 @@ TEST_CASE("RocksDbDb numbers writes and snapshots as RocksDB does", "[hosted][ro
   CHECK(after_close != "OK");
 }
 
+TEST_CASE("RocksDbDb ties a sticky writer error to its cause only when there is one",
+          "[hosted][rocksdb]") {
+  const std::string cause = "IO error: /db/000004.log: injected EIO on write";
+  const rocksdb::Status sticky = rocksdb::Status::IOError("Writer has previous error.");
+  const rocksdb::Status skipped = rocksdb::Status::IOError("Seen error. Skip writing buffer.");
+  const std::string proven = WithWriterErrorCause(sticky, cause).ToString();
+  CHECK(proven.find("Writer has previous error.") != std::string::npos);
+  CHECK(proven.find("a file this process writes failed before: " + cause) != std::string::npos);
+  CHECK(WithWriterErrorCause(skipped, cause).IsIOError());
+  CHECK(WithWriterErrorCause(skipped, cause).ToString().find(cause) != std::string::npos);
+  // No earlier error: the status stays as RocksDB gave it, unproven.
+  CHECK(WithWriterErrorCause(sticky, "").ToString() == FromRocksDb(sticky).ToString());
+  // Not a sticky error: nothing is added, whatever failed before.
+  const rocksdb::Status other = rocksdb::Status::IOError("/db/CURRENT: No such file");
+  CHECK(WithWriterErrorCause(other, cause).ToString() == FromRocksDb(other).ToString());
+  CHECK(WithWriterErrorCause(rocksdb::Status::OK(), cause).ok());
+}
+
 }  // namespace
 }  // namespace shale::hosted
