@@ -109,6 +109,7 @@ void ApplyPins(const std::map<std::string, std::string>& pins, rocksdb::Options*
       o->track_and_verify_wals_in_manifest = value == "true";
     }
     if (name == "rocksdb.enable_pipelined_write") o->enable_pipelined_write = value == "true";
+    if (name == "rocksdb.paranoid_checks") o->paranoid_checks = value == "true";
   }
 }
 
@@ -209,7 +210,8 @@ class RocksDbHostedEngine final : public scenario::HostedEngine {
     return {{"rocksdb.recycle_log_file_num", "0|1|2"},
             {"rocksdb.wal_compression", "none|zstd"},
             {"rocksdb.track_and_verify_wals_in_manifest", "true|false"},
-            {"rocksdb.enable_pipelined_write", "true|false"}};
+            {"rocksdb.enable_pipelined_write", "true|false"},
+            {"rocksdb.paranoid_checks", "true|false"}};
   }
 
   std::unique_ptr<scenario::HostedOptions> Draw(
