@@ -52,6 +52,7 @@ class Facts:
 
     def __init__(self, trace):
         self.faults = []  # (task, kind, path), of the whole run
+        self.recent_faults = []  # those since the last check that passed
         self.reopened = set()  # logs and MANIFESTs reopened to append
         self.created_logs = set()
         self.power_loss = False  # a crash since the last passing check was one
@@ -63,6 +64,7 @@ class Facts:
                 if "FAILED" in line:
                     break
                 self.power_loss, self.dropped, self.lost_logs = False, [], []
+                self.recent_faults = []
             if line == "  disk: power loss":
                 self.power_loss = True
             if "reopening with paranoid_checks off" in line:
@@ -83,6 +85,7 @@ class Facts:
         m = FAULT.match(line)
         if m:
             self.faults.append(m.groups())
+            self.recent_faults.append(m.groups())
         m = IO.match(line)
         if m and m.group(2) == "reopen" and (LOG.search(m.group(3)) or "MANIFEST" in m.group(3)):
             self.reopened.add(m.group(3))
@@ -99,6 +102,13 @@ class Facts:
         unsynced sectors of a log older than the newest one created."""
         newest = max((log_number(p) for p in self.created_logs), default=0)
         return self.power_loss and any(log_number(p) < newest for p in self.lost_logs)
+
+    def dropped_older_log(self):
+        """Whether a failed sync since the last passing check took back
+        unsynced pages of a log older than the newest one created."""
+        newest = max((log_number(p) for p in self.created_logs), default=0)
+        return any(k in ("fsync_drops_pages", "fsync_marks_clean") and is_log(p)
+                   and log_number(p) < newest for _, k, p in self.recent_faults)
 
 
 def is_log(path):
