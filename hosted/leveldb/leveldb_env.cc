@@ -1,6 +1,7 @@
 // LevelDbEnv: see leveldb_env.h.
 #include "hosted/leveldb/leveldb_env.h"
 
+#include "hosted/fd_offset.h"
 #include "shale/options.h"
 
 #include <algorithm>
@@ -75,7 +76,8 @@ class WritableFileAdapter final : public leveldb::WritableFile {
         is_manifest_(Basename(fname_).rfind("MANIFEST", 0) == 0),
         file_(std::move(file)),
         buffer_(new char[kWriteBufferBytes]),
-        appended_bytes_(file_->GetFileSize()) {}
+        appended_bytes_(file_->GetFileSize()),
+        written_bytes_(appended_bytes_) {}
   // As LevelDB's: an unclosed file is closed (its buffer written out).
   ~WritableFileAdapter() override {
     if (file_ != nullptr) (void)Close();
@@ -129,7 +131,10 @@ class WritableFileAdapter final : public leveldb::WritableFile {
   }
   leveldb::Status WriteOut(const char* bytes, size_t n) {
     if (n == 0) return leveldb::Status::OK();
-    return ToLevelDbStatus(file_->Append(shale::Slice(bytes, n)), fname_);
+    // At the descriptor's own offset, as write(2) (fd_offset.h).
+    const shale::Status s =
+        AppendAtFdOffset(file_.get(), shale::Slice(bytes, n), /*reused=*/false, &written_bytes_);
+    return ToLevelDbStatus(s, fname_);
   }
 
   shale::FileSystem* const fs_;
@@ -142,6 +147,7 @@ class WritableFileAdapter final : public leveldb::WritableFile {
   std::unique_ptr<char[]> buffer_;
   size_t used_ = 0;
   uint64_t appended_bytes_;  // the file's size as Append calls make it
+  uint64_t written_bytes_;   // the descriptor's offset: what left the buffer
 };
 
 bool IsLogFile(const std::string& fname) {

@@ -1,6 +1,8 @@
 // RocksDB's file handles over Shale's: see rocksdb_files.h.
 #include "hosted/rocksdb/rocksdb_files.h"
 
+#include "hosted/fd_offset.h"
+
 #include <utility>
 
 namespace shale::hosted {
@@ -61,14 +63,9 @@ class WritableFile final : public rocksdb::FSWritableFile {
         size_(reused ? 0 : file_->GetFileSize()) {}
 
   IOStatus Append(const rocksdb::Slice& data, const IOOptions&, IODebugContext*) override {
-    const shale::Slice bytes(data.data(), data.size());
-    // The handle's own offset, as a POSIX fd's: a failed sync that dropped
-    // pages moves the file's end back, not the offset of the next write.
-    const bool at_end = !reused_ && file_->GetFileSize() == size_;
-    const shale::Status s = at_end ? file_->Append(bytes) : file_->PositionedAppend(bytes, size_);
-    // A write that failed part-way still moved the offset past what it
-    // wrote (the file grew by that much).
-    size_ = s.ok() ? size_ + data.size() : std::max(size_, file_->GetFileSize());
+    // The handle's own offset, as a POSIX fd's (fd_offset.h).
+    const shale::Status s =
+        AppendAtFdOffset(file_.get(), shale::Slice(data.data(), data.size()), reused_, &size_);
     return Noted(s, path_);
   }
   IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset, const IOOptions&,

@@ -1,8 +1,9 @@
-// The writable file RocksDB gets from the hosting file system
-// (hosted/rocksdb/rocksdb_files.h) writes where RocksDB's POSIX fd would:
-// at its own offset, which neither a failed sync that dropped pages (the
-// file's end moves back) nor a write that failed part-way (the offset moves
-// past what it wrote) puts anywhere else.
+// Hosted engines' writable files write where a POSIX fd would
+// (hosted/fd_offset.h): at their own offset, which neither a failed sync
+// that dropped pages (the file's end moves back) nor a write that failed
+// part-way (the offset moves past what it wrote) puts anywhere else. Both
+// LevelDB's adapter and RocksDB's file (hosted/rocksdb/rocksdb_files.h)
+// write through it.
 #include <catch2/catch.hpp>
 
 #include <rocksdb/file_system.h>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "hosted/fd_offset.h"
 #include "hosted/rocksdb/rocksdb_files.h"
 #include "shale/env.h"
 
@@ -54,6 +56,40 @@ class FakeFile final : public shale::WritableFile {
 std::unique_ptr<rocksdb::FSWritableFile> Open(FakeFileState* state, WriteErrors* errors) {
   return NewRocksDbWritableFile("/db/000004.log", std::make_unique<FakeFile>(state),
                                 rocksdb::FileOptions(), /*reused=*/false, errors);
+}
+
+TEST_CASE("A write at an fd's offset past a moved-back end leaves a hole", "[hosted]") {
+  FakeFileState state;
+  FakeFile file(&state);
+  uint64_t offset = 0;
+  REQUIRE(AppendAtFdOffset(&file, Slice("aaaa"), /*reused=*/false, &offset).ok());
+  CHECK(offset == 4);
+  state.bytes.resize(1);  // a failed fsync dropped the unsynced pages
+  REQUIRE(AppendAtFdOffset(&file, Slice("bb"), /*reused=*/false, &offset).ok());
+  CHECK(state.bytes == std::string("a\0\0\0bb", 6));
+  CHECK(offset == 6);
+}
+
+TEST_CASE("A failed write at an fd's offset moves it past only what it wrote", "[hosted]") {
+  FakeFileState state;
+  FakeFile file(&state);
+  uint64_t offset = 0;
+  state.next_append_fails_after = 0;
+  CHECK(!AppendAtFdOffset(&file, Slice("aaaa"), /*reused=*/false, &offset).ok());
+  CHECK(offset == 0);
+  state.next_append_fails_after = 3;
+  CHECK(!AppendAtFdOffset(&file, Slice("aaaa"), /*reused=*/false, &offset).ok());
+  CHECK(offset == 3);
+}
+
+TEST_CASE("A reused file is overwritten in place from the fd's offset", "[hosted]") {
+  FakeFileState state;
+  state.bytes = "old-tail";
+  FakeFile file(&state);
+  uint64_t offset = 0;
+  REQUIRE(AppendAtFdOffset(&file, Slice("new"), /*reused=*/true, &offset).ok());
+  CHECK(state.bytes == "new-tail");
+  CHECK(offset == 3);
 }
 
 TEST_CASE("After dropped pages, RocksDB's next append leaves a hole, as on an fd",
