@@ -123,7 +123,7 @@ class CrashRecoveryRun {
                                         config_.faults == "on"    ? true
                                         : config_.faults == "off" ? false
                                                                   : draw,
-                                        detect);
+                                        detect, FaultKindsPinnedOff(config_.pins));
     plan_->set_wal_damage(WalDamageFor(drawn_.options.wal_recovery_mode));
     plan_->set_name_visible([this](const std::string& path) { return disk_->NameVisible(path); });
     disk_->set_fault_policy(plan_.get());
@@ -1101,6 +1101,7 @@ class CrashRecovery final : public Scenario {
     std::map<std::string, std::string> pinnable = {{"crash.power_loss", "true|false"},
                                                    {"disk.fsync_commits_metadata", "true|false"},
                                                    {"workload.mix", kMixPinValues}};
+    pinnable.merge(FaultKindPins());
     if (const HostedEngine* hosted = FindHostedEngine(engine)) {
       pinnable.merge(hosted->PinnableOptions());
     }

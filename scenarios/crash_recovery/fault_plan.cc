@@ -71,7 +71,29 @@ uint64_t Sum(const faults::FaultCounts& counts) {
   return total;
 }
 
+std::string FaultKindPinName(FaultKind kind) {
+  return std::string("fault.faults.") + faults::FaultKindName(kind);
+}
+
 }  // namespace
+
+std::map<std::string, std::string> FaultKindPins() {
+  std::map<std::string, std::string> pins;
+  for (size_t i = 0; i < faults::kFaultKindCount; i++) {
+    pins[FaultKindPinName(static_cast<FaultKind>(i))] = "off";
+  }
+  return pins;
+}
+
+std::set<FaultKind> FaultKindsPinnedOff(const std::map<std::string, std::string>& pins) {
+  std::set<FaultKind> off;
+  for (size_t i = 0; i < faults::kFaultKindCount; i++) {
+    const auto kind = static_cast<FaultKind>(i);
+    const auto it = pins.find(FaultKindPinName(kind));
+    if (it != pins.end() && it->second == "off") off.insert(kind);
+  }
+  return off;
+}
 
 const char* ErrorProofName(ErrorProof proof) {
   switch (proof) {
@@ -234,14 +256,16 @@ Refusal ClassifyRefusal(const Status& s, WALRecoveryMode mode,
   return torn ? Refusal::kReopenPointInTime : Refusal::kNone;
 }
 
-FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled, bool detect)
+FaultPlan::FaultPlan(sim::Simulation* sim, bool enabled, bool detect,
+                     const std::set<faults::FaultKind>& pinned_off)
     : enabled_(enabled), sim_(sim) {
   if (!enabled_) {
     survive_ = std::make_unique<faults::DiskFaultInjector>(survive_config_, sim);
     detect_ = std::make_unique<faults::DiskFaultInjector>(detect_config_, sim);
     return;
   }
-  const faults::FaultConfig drawn = faults::DrawFaultConfig(sim->rng());
+  faults::FaultConfig drawn = faults::DrawFaultConfig(sim->rng());
+  for (FaultKind kind : pinned_off) drawn.set(kind, 0);
   // Damage a table holds is for good (the engine refuses what reads it:
   // compactions fail, so writes stop after every reopen), so a damaged run
   // soon ends as detected. Half the runs damage nothing, so that the

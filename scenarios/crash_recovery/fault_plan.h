@@ -160,6 +160,12 @@ enum class ErrorProof : uint8_t {
 // "none", "injected fault", "damaged file".
 const char* ErrorProofName(ErrorProof proof);
 
+// The pins that turn one injected fault kind off, by its report name:
+// "fault.faults.<kind>" -> "off" (see FaultPlan's pinned_off).
+std::map<std::string, std::string> FaultKindPins();
+// The kinds pins (RunConfig::pins) turn off.
+std::set<faults::FaultKind> FaultKindsPinnedOff(const std::map<std::string, std::string>& pins);
+
 class FaultPlan final : public faults::FaultPolicy {
  public:
   // Draws the swarm config from sim's PRNG; installs the fault-point hook.
@@ -168,7 +174,10 @@ class FaultPlan final : public faults::FaultPolicy {
   // does not promise to detect damage (a hosted engine whose promise table
   // keeps no "damage detected") gets the SURVIVE kinds only: a flip it
   // reads back silently would be its documented behaviour, not a bug.
-  FaultPlan(sim::Simulation* sim, bool enabled, bool detect = true);
+  // pinned_off: kinds a pin turns off after the draw (the draw itself, and
+  // so every later option, is as without the pin).
+  FaultPlan(sim::Simulation* sim, bool enabled, bool detect = true,
+            const std::set<faults::FaultKind>& pinned_off = {});
 
   Decision Decide(const Request& request) override;
   // While paused, no new fault is injected (disk operations and engine

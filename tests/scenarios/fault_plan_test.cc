@@ -8,6 +8,7 @@
 //   * only absolute-consistency recovery reports every WAL bit flip.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -94,6 +95,29 @@ TEST_CASE("a paused fault plan injects nothing, and retries pause on their last 
     REQUIRE(FailedReads(&plan, 20'000) == 0);
   }
   REQUIRE(FailedReads(&plan, 20'000) > 0);  // resumed
+}
+
+TEST_CASE("fault plan: a pin turns one fault kind off and leaves the rest as drawn",
+          "[faults][scenario]") {
+  const std::map<std::string, std::string> pins = {{"fault.faults.eio_read", "off"},
+                                                   {"fault.faults.eio_write", "1/2"},
+                                                   {"crash.power_loss", "false"}};
+  REQUIRE(FaultKindsPinnedOff(pins) == std::set<faults::FaultKind>{faults::FaultKind::kEioRead});
+  REQUIRE(FaultKindPins().at("fault.faults.short_read") == "off");
+  // A log draws only the survive kinds; short_read off leaves eio_read the
+  // one kind that fails its reads.
+  const std::string log = "/db/000004.log";
+  sim::SimulationOptions options;
+  options.seed = SeedWith("eio_read", 1000, "short_read");
+  sim::Simulation drawn_sim(options);
+  FaultPlan drawn(&drawn_sim, /*enabled=*/true);
+  sim::Simulation pinned_sim(options);
+  FaultPlan pinned(&pinned_sim, /*enabled=*/true, /*detect=*/true, FaultKindsPinnedOff(pins));
+  auto described = drawn.Describe();
+  described["fault.faults.eio_read"] = "off";
+  REQUIRE(pinned.Describe() == described);
+  REQUIRE(FailedReads(&drawn, 20'000, log) > 0);
+  REQUIRE(FailedReads(&pinned, 20'000, log) == 0);
 }
 
 namespace {
