@@ -38,6 +38,8 @@ LOSING = {"durability", "prefix recovery", "resurrection", "atomicity", "recover
 WRITE_FAULTS = ("eio_write", "enospc")
 # Faults that fail a sync; the last two also take unsynced pages back.
 SYNC_FAULTS = ("eio_sync", "fsync_drops_pages", "fsync_marks_clean")
+# Faults that fail a read (an I/O error, or fewer bytes than asked).
+READ_FAULTS = ("eio_read", "short_read")
 
 
 def log_number(path):
@@ -92,10 +94,13 @@ class Facts:
         if m and m.group(2) == "create" and LOG.search(m.group(3)):
             self.created_logs.add(m.group(3))
 
-    def faulted(self, kinds, path_test):
+    def faulted(self, kinds, path_test, tasks=None, recent=False):
         """Whether any injected fault whose name starts with one of kinds
-        hit a path path_test accepts."""
-        return any(k.startswith(tuple(kinds)) and path_test(p) for _, k, p in self.faults)
+        hit a path path_test accepts: in a task whose name starts with one
+        of tasks (None: any task), since the last passing check if recent."""
+        faults = self.recent_faults if recent else self.faults
+        return any(k.startswith(tuple(kinds)) and path_test(p)
+                   and (tasks is None or t.startswith(tuple(tasks))) for t, k, p in faults)
 
     def lost_older_log(self):
         """Whether a power loss since the last passing check lost or tore
