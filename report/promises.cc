@@ -45,6 +45,9 @@ std::vector<PromiseVerdict> ComputePromises(const std::vector<SeedEntry>& entrie
 }
 
 std::string DescribeVerdict(const PromiseVerdict& v) {
+  // A mode no seed drew (one its engine does not offer, or a short campaign)
+  // proves nothing either way.
+  if (v.seeds == 0) return "not run (no seed drew this mode)";
   const std::string seeds = std::to_string(v.seeds) + " seeds";
   if (v.kept) return "kept (" + seeds + ")";
   if (v.first_observed_seed) {

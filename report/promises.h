@@ -48,8 +48,9 @@ class PromiseTally {
 
 std::vector<PromiseVerdict> ComputePromises(const std::vector<SeedEntry>& entries);
 
-// "kept (412 seeds)", "dropped — first observed at seed 3 (97 seeds)" or
-// "dropped — NOT observed in 97 seeds".
+// "kept (412 seeds)", "dropped — first observed at seed 3 (97 seeds)",
+// "dropped — NOT observed in 97 seeds", or "not run (no seed drew this
+// mode)".
 std::string DescribeVerdict(const PromiseVerdict& v);
 
 }  // namespace shale::report

@@ -124,6 +124,7 @@ void DescribeDb(const rocksdb::Options& o, std::map<std::string, std::string>* d
   m["rocksdb.enable_write_thread_adaptive_yield"] =
       scenario::OptionText(o.enable_write_thread_adaptive_yield);
   m["rocksdb.enable_pipelined_write"] = scenario::OptionText(o.enable_pipelined_write);
+  m["rocksdb.unordered_write"] = scenario::OptionText(o.unordered_write);
   m["rocksdb.recycle_log_file_num"] = std::to_string(o.recycle_log_file_num);
   m["rocksdb.wal_compression"] = CompressionName(o.wal_compression);
   m["rocksdb.wal_bytes_per_sync"] = std::to_string(o.wal_bytes_per_sync);
@@ -195,6 +196,7 @@ class RocksDbHostedEngine final : public scenario::HostedEngine {
     // Close flushes only what skipped the log (avoid_flush_during_shutdown
     // off): the rest stays as durable as the log made it.
     o.close_flushes = false;
+    o.write_modes = true;
     return o;
   }
 
@@ -240,6 +242,19 @@ class RocksDbHostedEngine final : public scenario::HostedEngine {
   }
 
   bool one_run_per_process() const override { return true; }
+
+  // The plain DB's three modes (the WritePrepared one needs TransactionDB).
+  bool SetWriteMode(scenario::WriteMode mode, scenario::HostedOptions* options,
+                    std::map<std::string, std::string>* described) const override {
+    if (mode == scenario::WriteMode::kUnorderedWritePrepared) return false;
+    rocksdb::Options& o = static_cast<DrawnRocksDb*>(options)->options.db;
+    o.enable_pipelined_write = mode == scenario::WriteMode::kPipelined;
+    o.unordered_write = mode == scenario::WriteMode::kUnordered;
+    // Open refuses unordered_write without concurrent memtable writes.
+    if (o.unordered_write) o.allow_concurrent_memtable_write = true;
+    DescribeDb(o, described);
+    return true;
+  }
 
   // In point-in-time recovery RocksDB refuses nothing a crash leaves.
   bool RelaxAfterRefusal(const Status&, const std::set<std::string>&, scenario::HostedOptions*,

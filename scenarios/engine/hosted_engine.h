@@ -37,6 +37,20 @@ struct EngineOffers {
   // Whether a clean Close flushes every acknowledged write into tables
   // (else they stay as durable as the log made them).
   bool close_flushes = true;
+  // The write modes of the unordered-write scenario (HostedEngine::
+  // SetWriteMode); the WritePrepared one needs transactions too.
+  bool write_modes = false;
+};
+
+// How writers go through an engine's write path, as the unordered-write
+// scenario draws it (scenarios/unordered_write/unordered_write.h holds
+// each mode's read promises).
+enum class WriteMode {
+  kVanilla,    // one write queue, memtable writes in sequence order
+  kPipelined,  // enable_pipelined_write
+  kUnordered,  // unordered_write
+  // unordered_write through a WritePrepared TransactionDB, two write queues
+  kUnorderedWritePrepared,
 };
 
 // How a drawn boolean option is described in options_drawn.
@@ -83,12 +97,20 @@ class HostedEngine {
   // operator would open past (LevelDB's paranoid_checks refusing a log a
   // power loss tore, a file in torn_logs), relaxes *options for the rest
   // of the run, describes why in *why, and returns true.
+  virtual bool RelaxAfterRefusal(const Status& s, const std::set<std::string>& torn_logs,
+                                 HostedOptions* options, std::string* why) const = 0;
   // Whether each run needs a process of its own: true when the library
   // keeps process-wide state that a run would hand on to the next (a
   // campaign's worker then makes one run before it exits).
   virtual bool one_run_per_process() const { return false; }
-  virtual bool RelaxAfterRefusal(const Status& s, const std::set<std::string>& torn_logs,
-                                 HostedOptions* options, std::string* why) const = 0;
+  // Sets *options (drawn by Draw) to write in mode, with what the engine
+  // requires alongside it, and describes the change in *described. False
+  // if the engine has no such mode (offers().write_modes says which).
+  virtual bool SetWriteMode(WriteMode mode, HostedOptions* options,
+                            std::map<std::string, std::string>* described) const {
+    (void)mode, (void)options, (void)described;
+    return false;
+  }
 };
 
 // Adds a hosted engine. REQUIRES: before any run; its name is unique.

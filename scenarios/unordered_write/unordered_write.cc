@@ -1,6 +1,7 @@
 // Scenario `unordered-write`: see unordered_write.h for the promise
 // table. One seed: draw a write mode, allow_concurrent_memtable_write and
-// small engine sizes; open a DB on a SimDisk inside a Simulation; write an
+// small engine sizes (on a hosted engine, its own documented options, set
+// to the mode); open a DB on a SimDisk inside a Simulation; write an
 // initial version of every group; run writer and reader tasks; then check
 // read-your-own-writes (deferred until every write is acknowledged, so each
 // observed version's sequence is known) and close. No faults, no crashes:
@@ -13,6 +14,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "scenarios/engine/hosted_engine.h"
+#include "scenarios/engine/run_engine.h"
 #include "scenarios/oracle/history.h"
 #include "scenarios/scenario_run.h"
 #include "shale/db.h"
@@ -36,17 +39,32 @@ constexpr const char* kModeOption = "write_mode";
 
 struct ModeSpec {
   const char* name;
+  WriteMode mode;
   bool atomic_reads;
   bool own_writes;
   bool immutable_snapshots;
   bool write_prepared = false;  // through a WritePrepared TransactionDB, two write queues
 };
 constexpr ModeSpec kModes[] = {
-    {"vanilla", true, true, true},
-    {"pipelined", true, true, true},
-    {"unordered", false, true, false},
-    {"unordered+WritePrepared+two_write_queues", true, true, true, true},
+    {"vanilla", WriteMode::kVanilla, true, true, true},
+    {"pipelined", WriteMode::kPipelined, true, true, true},
+    {"unordered", WriteMode::kUnordered, false, true, false},
+    {"unordered+WritePrepared+two_write_queues", WriteMode::kUnorderedWritePrepared, true, true,
+     true, true},
 };
+
+// The modes an engine runs: every one on Shale's; on a hosted engine those
+// it offers (the WritePrepared one only with transactions).
+std::vector<const ModeSpec*> ModesOf(const HostedEngine* hosted) {
+  std::vector<const ModeSpec*> modes;
+  for (const ModeSpec& m : kModes) {
+    const bool offered =
+        hosted == nullptr ||
+        (hosted->offers().write_modes && (!m.write_prepared || hosted->offers().transactions));
+    if (offered) modes.push_back(&m);
+  }
+  return modes;
+}
 
 bool Keeps(const ModeSpec& mode, const std::string& promise) {
   if (promise == kAtomic) return mode.atomic_reads;
@@ -64,9 +82,10 @@ struct Drawn {
   int readers = 2;
 };
 
-Drawn DrawConfig(sim::ChoiceTape* rng) {
+Drawn DrawConfig(sim::ChoiceTape* rng, const HostedEngine* hosted) {
   Drawn d;
-  d.mode = &kModes[rng->Uniform(std::size(kModes))];
+  const std::vector<const ModeSpec*> modes = ModesOf(hosted);
+  d.mode = modes[rng->Uniform(modes.size())];
   Options& o = d.options;
   o.create_if_missing = true;
   o.enable_pipelined_write = std::string(d.mode->name) == "pipelined";
@@ -116,8 +135,10 @@ class UnorderedWriteRun {
       : config_(config), result_(result), sim_(SimOptions(config)) {}
 
   void Execute() {
-    drawn_ = DrawConfig(sim_.rng());
+    if (!PrepareRunEngine(config_, result_, &hosted_)) return;
+    drawn_ = DrawConfig(sim_.rng(), hosted_);
     drawn_.options.planted_bugs = config_.planted_bugs;
+    if (hosted_ != nullptr && !DrawHosted()) return;
     Describe();
     disk_ = std::make_unique<sim::SimDisk>(&sim_, sim::LatencyProfile::NVMe());
     env_ = std::make_unique<Env>(disk_.get(), sim_.clock(), sim_.runtime());
@@ -134,8 +155,28 @@ class UnorderedWriteRun {
   }
 
  private:
+  // A hosted engine's run: its own options, drawn from its documented
+  // list, set to the drawn mode. False (the run failed) if it has no such
+  // mode, which ModesOf never draws.
+  bool DrawHosted() {
+    hosted_options_ = hosted_->Draw(sim_.rng(), config_.pins, &hosted_described_);
+    hosted_options_->planted_bugs = config_.planted_bugs;
+    if (config_.trace) {
+      hosted_options_->info_log_trace = [this](const std::string& line) { sim_.TraceEvent(line); };
+    }
+    if (hosted_->SetWriteMode(drawn_.mode->mode, hosted_options_.get(), &hosted_described_)) {
+      return true;
+    }
+    result_->passed = false;
+    result_->failure =
+        Failure{"hosting", "", "",
+                "",        0,  std::string(hosted_->name()) + " has no mode " + drawn_.mode->name};
+    return false;
+  }
+
   void Describe() {
     auto& m = result_->options_drawn;
+    if (hosted_ != nullptr) return DescribeHosted();
     m[kModeOption] = drawn_.mode->name;
     if (drawn_.mode->write_prepared) {
       m["skip_concurrency_control"] =
@@ -145,6 +186,12 @@ class UnorderedWriteRun {
         drawn_.options.allow_concurrent_memtable_write ? "true" : "false";
     m["write_buffer_size"] = std::to_string(drawn_.options.write_buffer_size);
     m["memtable_bloom_size_ratio"] = MemtableFilterName(drawn_.options);
+    DescribeShape();
+  }
+
+  // The workload's shape, whichever engine runs it.
+  void DescribeShape() {
+    auto& m = result_->options_drawn;
     m["groups"] = std::to_string(drawn_.groups);
     m["keys_per_group"] = std::to_string(drawn_.keys_per_group);
     m["writers"] = std::to_string(drawn_.writers);
@@ -152,7 +199,16 @@ class UnorderedWriteRun {
     m["strategy"] = config_.strategy.empty() ? "drawn" : config_.strategy;
   }
 
+  void DescribeHosted() {
+    auto& m = result_->options_drawn;
+    m = hosted_described_;
+    m[kModeOption] = drawn_.mode->name;
+    m["engine"] = std::string(hosted_->name()) + " " + hosted_->version();
+    DescribeShape();
+  }
+
   Status OpenDB() {
+    if (hosted_ != nullptr) return hosted_->Open(*hosted_options_, env_.get(), kDbPath, &db_);
     if (!drawn_.mode->write_prepared) return DB::Open(drawn_.options, kDbPath, &db_);
     std::unique_ptr<TransactionDB> txn_db;
     Status s = TransactionDB::Open(drawn_.options, drawn_.txn_options, kDbPath, &txn_db);
@@ -357,7 +413,10 @@ class UnorderedWriteRun {
 
   void Violation(const char* promise, const std::string& key, const std::string& expected,
                  const std::string& observed, const std::string& message) {
-    if (Keeps(*drawn_.mode, promise)) {
+    // A hosted engine is held to a mode's promise only where its own
+    // promise table keeps it too.
+    const bool held = hosted_ == nullptr || hosted_->promises().Checks(promise);
+    if (Keeps(*drawn_.mode, promise) && held) {
       return Fail(promise, key, expected, observed,
                   std::string(drawn_.mode->name) + " mode: " + message);
     }
@@ -373,6 +432,9 @@ class UnorderedWriteRun {
 
   const RunConfig config_;
   RunResult* const result_;
+  const HostedEngine* hosted_ = nullptr;  // nullptr: Shale's own engine
+  std::unique_ptr<HostedOptions> hosted_options_;
+  std::map<std::string, std::string> hosted_described_;
   sim::Simulation sim_;
   Drawn drawn_;
   std::unique_ptr<sim::SimDisk> disk_;
@@ -408,6 +470,15 @@ class UnorderedWrite final : public Scenario {
   const char* mode_option() const override { return kModeOption; }
   RunResult Run(const RunConfig& config) const override {
     return RunScenario<UnorderedWriteRun>(name(), config);
+  }
+  // Shale's engine and every hosted one with the write modes.
+  bool RunsOn(const std::string& engine) const override {
+    const HostedEngine* hosted = FindHostedEngine(engine);
+    return IsShaleEngine(engine) || (hosted != nullptr && hosted->offers().write_modes);
+  }
+  std::map<std::string, std::string> PinnableOptions(const std::string& engine) const override {
+    const HostedEngine* hosted = FindHostedEngine(engine);
+    return hosted != nullptr ? hosted->PinnableOptions() : std::map<std::string, std::string>{};
   }
 };
 

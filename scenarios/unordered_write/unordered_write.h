@@ -16,6 +16,12 @@
 // at seed S" (cli/run_summary.cc). Tasks are preempted at the engine's
 // named yield points (sim::SimulationOptions::preempt_one_in), so a reader
 // can land inside a write that takes no simulated time.
+//
+// It runs on Shale's engine and on a hosted engine that offers the write
+// modes (EngineOffers::write_modes: RocksDB, whose options.h makes these
+// promises; its WritePrepared mode once TransactionDB is hosted). A hosted
+// engine is held to a mode's promise only where its own promise table
+// keeps the property too.
 #pragma once
 
 #include "scenarios/scenario.h"
