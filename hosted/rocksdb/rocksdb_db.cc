@@ -123,8 +123,13 @@ Status RocksDbDb::Open(const RocksDbOptions& options, Env* env, const std::strin
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(options.bloom_bits_per_key));
   }
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  rocksdb::TransactionDBOptions txn;
+  txn.write_policy = rocksdb::TxnDBWritePolicy::WRITE_PREPARED;
+  txn.skip_concurrency_control = options.skip_concurrency_control;
+  impl->seq_per_batch_ = options.write_prepared;
   rocksdb::DB* raw = nullptr;
-  const rocksdb::Status s = OpenRocksDb(o, path, impl->env_.get(), &raw);
+  const rocksdb::Status s =
+      OpenRocksDb(o, path, impl->env_.get(), &raw, options.write_prepared ? &txn : nullptr);
   if (!s.ok()) {
     impl->env_->Shutdown();
     return FromRocksDb(s);
@@ -158,7 +163,8 @@ Status RocksDbDb::Write(const WriteOptions& options, WriteBatch* batch) {
   if (!s.ok() || count == 0) return s;
   const uint64_t sequence = SequenceOf(converted.batch);
   const uint64_t latest = db_->GetLatestSequenceNumber();
-  if (sequence == 0 || sequence + count - 1 > latest) {
+  const uint64_t taken = seq_per_batch_ ? 1 : count;  // at least one sub-batch
+  if (sequence == 0 || sequence + taken - 1 > latest) {
     return Status::Corruption("RocksDB acknowledged a write at sequence " +
                               std::to_string(sequence) + " (" + std::to_string(count) +
                               " records) past its latest sequence " + std::to_string(latest));

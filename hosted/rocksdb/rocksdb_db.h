@@ -56,6 +56,11 @@ struct RocksDbOptions {
   uint64_t identity_seed = 0;
   // Where RocksDB's info log lines go too (a traced run); may be empty.
   InfoLogTrace info_log_trace;
+  // Open a TransactionDB with the WRITE_PREPARED policy instead of a DB;
+  // every DB call then goes through it (a Write is a transaction of its
+  // own, prepared then committed, one sequence per sub-batch).
+  bool write_prepared = false;
+  bool skip_concurrency_control = false;  // TransactionDBOptions' (WritePrepared only)
 };
 
 // The loaded library's version, as "7.8.3 (librocksdb.so.7.8.3)".
@@ -99,7 +104,8 @@ class RocksDbDb final : public DB {
   Status Proven(const rocksdb::Status& status) const;
 
   std::unique_ptr<RocksDbEnv> env_;
-  std::unique_ptr<rocksdb::DB> db_;
+  std::unique_ptr<rocksdb::DB> db_;  // a rocksdb::TransactionDB when write_prepared
+  bool seq_per_batch_ = false;       // a write takes a sequence per sub-batch, not per key
 };
 
 // RocksDB's status as Shale's: the same code, the message as RocksDB

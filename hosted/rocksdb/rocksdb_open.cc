@@ -41,13 +41,21 @@ std::string SessionIdOf(uint64_t seed, uint64_t count) {
 }  // namespace
 
 rocksdb::Status OpenRocksDb(const rocksdb::Options& options, const std::string& path,
-                            RocksDbEnv* env, rocksdb::DB** db) {
+                            RocksDbEnv* env, rocksdb::DB** db,
+                            const rocksdb::TransactionDBOptions* txn) {
   const std::string session_id = SessionIdOf(env->seed(), env->NextSessionCount());
   rocksdb::SyncPoint* hooks = rocksdb::SyncPoint::GetInstance();
   hooks->SetCallBack(kSessionIdPoint,
                      [session_id](void* arg) { *static_cast<std::string*>(arg) = session_id; });
   hooks->EnableProcessing();
-  const rocksdb::Status s = rocksdb::DB::Open(options, path, db);
+  rocksdb::Status s;
+  if (txn != nullptr) {
+    rocksdb::TransactionDB* txn_db = nullptr;
+    s = rocksdb::TransactionDB::Open(options, *txn, path, &txn_db);
+    *db = txn_db;
+  } else {
+    s = rocksdb::DB::Open(options, path, db);
+  }
   hooks->DisableProcessing();
   hooks->ClearCallBack(kSessionIdPoint);
   if (!s.ok()) return s;

@@ -19,6 +19,7 @@
 
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
+#include <rocksdb/utilities/transaction_db.h>
 
 #include <string>
 
@@ -26,9 +27,11 @@
 
 namespace shale::hosted {
 
-// Opens path with options (options.env must be env). REQUIRES: called
-// from a task of the simulation env runs on.
+// Opens path with options (options.env must be env): a rocksdb::DB, or
+// with txn a rocksdb::TransactionDB (returned as the DB it is). REQUIRES:
+// called from a task of the simulation env runs on.
 rocksdb::Status OpenRocksDb(const rocksdb::Options& options, const std::string& path,
-                            RocksDbEnv* env, rocksdb::DB** db);
+                            RocksDbEnv* env, rocksdb::DB** db,
+                            const rocksdb::TransactionDBOptions* txn = nullptr);
 
 }  // namespace shale::hosted

@@ -38,7 +38,8 @@ struct EngineOffers {
   // (else they stay as durable as the log made them).
   bool close_flushes = true;
   // The write modes of the unordered-write scenario (HostedEngine::
-  // SetWriteMode); the WritePrepared one needs transactions too.
+  // SetWriteMode), all four: the WritePrepared one through a transaction
+  // DB the engine opens for it.
   bool write_modes = false;
 };
 

@@ -53,19 +53,6 @@ constexpr ModeSpec kModes[] = {
      true, true},
 };
 
-// The modes an engine runs: every one on Shale's; on a hosted engine those
-// it offers (the WritePrepared one only with transactions).
-std::vector<const ModeSpec*> ModesOf(const HostedEngine* hosted) {
-  std::vector<const ModeSpec*> modes;
-  for (const ModeSpec& m : kModes) {
-    const bool offered =
-        hosted == nullptr ||
-        (hosted->offers().write_modes && (!m.write_prepared || hosted->offers().transactions));
-    if (offered) modes.push_back(&m);
-  }
-  return modes;
-}
-
 bool Keeps(const ModeSpec& mode, const std::string& promise) {
   if (promise == kAtomic) return mode.atomic_reads;
   if (promise == kOwnWrites) return mode.own_writes;
@@ -82,10 +69,10 @@ struct Drawn {
   int readers = 2;
 };
 
-Drawn DrawConfig(sim::ChoiceTape* rng, const HostedEngine* hosted) {
+// Every mode runs on every engine the scenario runs on (RunsOn).
+Drawn DrawConfig(sim::ChoiceTape* rng) {
   Drawn d;
-  const std::vector<const ModeSpec*> modes = ModesOf(hosted);
-  d.mode = modes[rng->Uniform(modes.size())];
+  d.mode = &kModes[rng->Uniform(std::size(kModes))];
   Options& o = d.options;
   o.create_if_missing = true;
   o.enable_pipelined_write = std::string(d.mode->name) == "pipelined";
@@ -136,7 +123,7 @@ class UnorderedWriteRun {
 
   void Execute() {
     if (!PrepareRunEngine(config_, result_, &hosted_)) return;
-    drawn_ = DrawConfig(sim_.rng(), hosted_);
+    drawn_ = DrawConfig(sim_.rng());
     drawn_.options.planted_bugs = config_.planted_bugs;
     if (hosted_ != nullptr && !DrawHosted()) return;
     Describe();
@@ -157,7 +144,7 @@ class UnorderedWriteRun {
  private:
   // A hosted engine's run: its own options, drawn from its documented
   // list, set to the drawn mode. False (the run failed) if it has no such
-  // mode, which ModesOf never draws.
+  // mode, which an engine that offers write modes never lacks.
   bool DrawHosted() {
     hosted_options_ = hosted_->Draw(sim_.rng(), config_.pins, &hosted_described_);
     hosted_options_->planted_bugs = config_.planted_bugs;

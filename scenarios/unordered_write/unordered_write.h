@@ -19,7 +19,7 @@
 //
 // It runs on Shale's engine and on a hosted engine that offers the write
 // modes (EngineOffers::write_modes: RocksDB, whose options.h makes these
-// promises; its WritePrepared mode once TransactionDB is hosted). A hosted
+// promises, its WritePrepared mode through a TransactionDB). A hosted
 // engine is held to a mode's promise only where its own promise table
 // keeps the property too.
 #pragma once
