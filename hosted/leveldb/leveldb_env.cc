@@ -2,6 +2,7 @@
 #include "hosted/leveldb/leveldb_env.h"
 
 #include "hosted/fd_offset.h"
+#include "hosted/planted_hosting.h"
 #include "shale/options.h"
 
 #include <algorithm>
@@ -234,9 +235,8 @@ leveldb::Status LevelDbEnv::NewWritableFile(const std::string& fname,
   std::unique_ptr<shale::WritableFile> file;
   const shale::Status s = env_->fs()->NewWritableFile(fname, shale::FileOptions{}, &file);
   if (!s.ok()) return ToLevelDbStatus(s, fname);
-  *result =
-      new WritableFileAdapter(env_->fs(), fname, std::move(file), IsLogFile(fname) ? tap_ : nullptr,
-                              (planted_bugs_ & kBugHostedSyncSkipped) != 0);
+  *result = new WritableFileAdapter(env_->fs(), fname, std::move(file),
+                                    IsLogFile(fname) ? tap_ : nullptr, SyncSkipped(planted_bugs_));
   return leveldb::Status::OK();
 }
 
@@ -246,9 +246,8 @@ leveldb::Status LevelDbEnv::NewAppendableFile(const std::string& fname,
   std::unique_ptr<shale::WritableFile> file;
   const shale::Status s = env_->fs()->ReopenWritableFile(fname, shale::FileOptions{}, &file);
   if (!s.ok()) return ToLevelDbStatus(s, fname);
-  *result =
-      new WritableFileAdapter(env_->fs(), fname, std::move(file), IsLogFile(fname) ? tap_ : nullptr,
-                              (planted_bugs_ & kBugHostedSyncSkipped) != 0);
+  *result = new WritableFileAdapter(env_->fs(), fname, std::move(file),
+                                    IsLogFile(fname) ? tap_ : nullptr, SyncSkipped(planted_bugs_));
   return leveldb::Status::OK();
 }
 
@@ -277,13 +276,7 @@ leveldb::Status LevelDbEnv::GetFileSize(const std::string& fname, uint64_t* file
 }
 
 leveldb::Status LevelDbEnv::RenameFile(const std::string& src, const std::string& target) {
-  if ((planted_bugs_ & kBugHostedRenameNotAtomic) != 0 && env_->fs()->FileExists(target).ok()) {
-    // The planted bug: the target goes first, so a crash between the two
-    // steps leaves no file under its name.
-    const shale::Status removed = env_->fs()->DeleteFile(target);
-    if (!removed.ok()) return ToLevelDbStatus(removed, target);
-  }
-  return ToLevelDbStatus(env_->fs()->RenameFile(src, target), src);
+  return ToLevelDbStatus(RenameWithPlantedBugs(env_->fs(), src, target, planted_bugs_), src);
 }
 
 leveldb::Status LevelDbEnv::LockFile(const std::string& fname, leveldb::FileLock** lock) {

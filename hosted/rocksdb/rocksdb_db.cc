@@ -113,6 +113,7 @@ Status RocksDbDb::Open(const RocksDbOptions& options, Env* env, const std::strin
   std::unique_ptr<RocksDbDb> impl(new RocksDbDb());
   impl->env_ = std::make_unique<RocksDbEnv>(env, options.identity_seed);
   impl->env_->set_info_log_trace(options.info_log_trace);
+  impl->env_->set_planted_bugs(options.planted_bugs);
   rocksdb::Options o = options.db;
   o.env = impl->env_.get();
   o.create_if_missing = true;

@@ -61,6 +61,8 @@ struct RocksDbOptions {
   // own, prepared then committed, one sequence per sub-batch).
   bool write_prepared = false;
   bool skip_concurrency_control = false;  // TransactionDBOptions' (WritePrepared only)
+  // The hosting layer's planted bugs (hosted/planted_hosting.h); 0 in real runs.
+  uint64_t planted_bugs = 0;
 };
 
 // The loaded library's version, as "7.8.3 (librocksdb.so.7.8.3)".

@@ -239,6 +239,7 @@ class RocksDbHostedEngine final : public scenario::HostedEngine {
     RocksDbOptions o = drawn.options;
     o.identity_seed = drawn.options.identity_seed * 0x9e3779b97f4a7c15ull + drawn.opens++;
     o.info_log_trace = options.info_log_trace;
+    o.planted_bugs = options.planted_bugs;
     return RocksDbDb::Open(o, env, path, db);
   }
 

@@ -82,6 +82,10 @@ void RocksDbEnv::set_info_log_trace(InfoLogTrace trace) {
   static_cast<RocksDbFileSystem&>(*GetFileSystem()).set_info_log_trace(std::move(trace));
 }
 
+void RocksDbEnv::set_planted_bugs(uint64_t planted_bugs) {
+  static_cast<RocksDbFileSystem&>(*GetFileSystem()).set_planted_bugs(planted_bugs);
+}
+
 rocksdb::Status RocksDbEnv::NewSequentialFile(const std::string& fname,
                                               std::unique_ptr<rocksdb::SequentialFile>* result,
                                               const rocksdb::EnvOptions& options) {

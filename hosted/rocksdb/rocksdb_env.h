@@ -117,6 +117,8 @@ class RocksDbEnv final : public rocksdb::Env {
   const std::string& first_write_error() const;
   // RocksDbFileSystem::set_info_log_trace of this Env's file system.
   void set_info_log_trace(InfoLogTrace trace);
+  // RocksDbFileSystem::set_planted_bugs of this Env's file system.
+  void set_planted_bugs(uint64_t planted_bugs);
 
   uint64_t seed() const { return seed_; }
   // 0, 1, 2, ...: how many session ids this process has handed out

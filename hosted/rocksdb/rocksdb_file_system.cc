@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "hosted/planted_hosting.h"
 #include "hosted/rocksdb/rocksdb_files.h"
 
 namespace shale::hosted {
@@ -119,8 +120,10 @@ IOStatus RocksDbFileSystem::OpenWritable(const std::string& fname,
   const shale::FileOptions o = WriteOptionsOf(options);
   const shale::Status s =
       reopen ? fs_->ReopenWritableFile(fname, o, &file) : fs_->NewWritableFile(fname, o, &file);
-  if (s.ok())
-    *result = NewRocksDbWritableFile(fname, std::move(file), options, false, &write_errors_);
+  if (s.ok()) {
+    *result = NewRocksDbWritableFile(fname, std::move(file), options, false, &write_errors_,
+                                     SyncSkipped(planted_bugs_));
+  }
   return ToRocksDbIOStatus(s, fname);
 }
 
@@ -147,8 +150,10 @@ IOStatus RocksDbFileSystem::ReuseWritableFile(const std::string& fname,
   if (!s.ok()) return ToRocksDbIOStatus(s, old_fname);
   std::unique_ptr<shale::WritableFile> file;
   s = fs_->ReopenWritableFile(fname, WriteOptionsOf(options), &file);
-  if (s.ok())
-    *result = NewRocksDbWritableFile(fname, std::move(file), options, true, &write_errors_);
+  if (s.ok()) {
+    *result = NewRocksDbWritableFile(fname, std::move(file), options, true, &write_errors_,
+                                     SyncSkipped(planted_bugs_));
+  }
   return ToRocksDbIOStatus(s, fname);
 }
 
@@ -208,7 +213,7 @@ IOStatus RocksDbFileSystem::GetFileModificationTime(const std::string&, const IO
 
 IOStatus RocksDbFileSystem::RenameFile(const std::string& src, const std::string& target,
                                        const IOOptions&, IODebugContext*) {
-  return ToRocksDbIOStatus(fs_->RenameFile(src, target), src);
+  return ToRocksDbIOStatus(RenameWithPlantedBugs(fs_, src, target, planted_bugs_), src);
 }
 
 IOStatus RocksDbFileSystem::LockFile(const std::string& fname, const IOOptions&,

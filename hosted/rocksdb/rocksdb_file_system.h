@@ -114,6 +114,9 @@ class RocksDbFileSystem final : public rocksdb::FileSystem {
   // Where the lines of info logs opened from now on go too, as "rocksdb
   // LOG: <line>" (a run's trace; never hashed). REQUIRES: before Open.
   void set_info_log_trace(InfoLogTrace trace) { info_log_trace_ = std::move(trace); }
+  // The hosting layer's planted bugs its files and renames carry
+  // (planted_hosting.h); 0 in real runs. REQUIRES: before Open.
+  void set_planted_bugs(uint64_t planted_bugs) { planted_bugs_ = planted_bugs; }
 
  private:
   // NewWritableFile (truncating) or ReopenWritableFile (appending).
@@ -124,6 +127,7 @@ class RocksDbFileSystem final : public rocksdb::FileSystem {
   shale::Clock* const clock_;
   WriteErrors write_errors_;
   InfoLogTrace info_log_trace_;
+  uint64_t planted_bugs_ = 0;
 };
 
 }  // namespace shale::hosted

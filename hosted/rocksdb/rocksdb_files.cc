@@ -53,9 +53,11 @@ class RandomAccessFile final : public rocksdb::FSRandomAccessFile {
 class WritableFile final : public rocksdb::FSWritableFile {
  public:
   WritableFile(std::string path, std::unique_ptr<shale::WritableFile> file,
-               const rocksdb::FileOptions& options, bool reused, WriteErrors* errors)
+               const rocksdb::FileOptions& options, bool reused, WriteErrors* errors,
+               bool sync_skipped)
       : rocksdb::FSWritableFile(options),
         errors_(errors),
+        sync_skipped_(sync_skipped),
         path_(std::move(path)),
         file_(std::move(file)),
         allow_fallocate_(options.allow_fallocate),
@@ -86,8 +88,12 @@ class WritableFile final : public rocksdb::FSWritableFile {
     return Noted(file_->Close(), path_);
   }
   IOStatus Flush(const IOOptions&, IODebugContext*) override { return IOStatus::OK(); }
-  IOStatus Sync(const IOOptions&, IODebugContext*) override { return Noted(file_->Sync(), path_); }
+  IOStatus Sync(const IOOptions&, IODebugContext*) override {
+    if (sync_skipped_) return IOStatus::OK();  // planted: acknowledged unsynced
+    return Noted(file_->Sync(), path_);
+  }
   IOStatus Fsync(const IOOptions&, IODebugContext*) override {
+    if (sync_skipped_) return IOStatus::OK();  // planted: acknowledged unsynced
     return Noted(file_->Fsync(), path_);
   }
   IOStatus RangeSync(uint64_t, uint64_t, const IOOptions&, IODebugContext*) override {
@@ -111,6 +117,7 @@ class WritableFile final : public rocksdb::FSWritableFile {
   }
 
   WriteErrors* const errors_;
+  const bool sync_skipped_;
   const std::string path_;
   std::unique_ptr<shale::WritableFile> file_;
   const bool allow_fallocate_;
@@ -154,8 +161,9 @@ std::unique_ptr<rocksdb::FSRandomAccessFile> NewRocksDbRandomAccessFile(
 
 std::unique_ptr<rocksdb::FSWritableFile> NewRocksDbWritableFile(
     std::string path, std::unique_ptr<shale::WritableFile> file,
-    const rocksdb::FileOptions& options, bool reused, WriteErrors* errors) {
-  return std::make_unique<WritableFile>(std::move(path), std::move(file), options, reused, errors);
+    const rocksdb::FileOptions& options, bool reused, WriteErrors* errors, bool sync_skipped) {
+  return std::make_unique<WritableFile>(std::move(path), std::move(file), options, reused, errors,
+                                        sync_skipped);
 }
 
 std::unique_ptr<rocksdb::FSDirectory> NewRocksDbDirectory(shale::FileSystem* fs, std::string path) {

@@ -52,10 +52,13 @@ std::unique_ptr<rocksdb::FSSequentialFile> NewRocksDbSequentialFile(
 std::unique_ptr<rocksdb::FSRandomAccessFile> NewRocksDbRandomAccessFile(
     std::string path, std::unique_ptr<shale::RandomAccessFile> file);
 // reused: a recycled log, written from offset 0 (see above). Each error the
-// handle returns is noted in *errors (which outlives it).
+// handle returns is noted in *errors (which outlives it). sync_skipped: the
+// planted hosting bug (planted_hosting.h), Sync and Fsync acknowledged
+// without syncing; false in real runs.
 std::unique_ptr<rocksdb::FSWritableFile> NewRocksDbWritableFile(
     std::string path, std::unique_ptr<shale::WritableFile> file,
-    const rocksdb::FileOptions& options, bool reused, WriteErrors* errors);
+    const rocksdb::FileOptions& options, bool reused, WriteErrors* errors,
+    bool sync_skipped = false);
 std::unique_ptr<rocksdb::FSDirectory> NewRocksDbDirectory(shale::FileSystem* fs, std::string path);
 
 }  // namespace shale::hosted

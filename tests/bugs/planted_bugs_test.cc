@@ -69,6 +69,10 @@ constexpr const char* kLevelDbPowerLoss =
 // Process crashes, no reuse_logs: LevelDB's own campaign passes (CI's), so
 // a failure is the planted bug's.
 constexpr const char* kLevelDbKillsOnly = "crash.power_loss=false,leveldb.reuse_logs=false";
+// RocksDB's the same way: power losses meet its R1 and R2 (the control
+// tells them apart), process crashes alone pass (CI's campaign).
+constexpr const char* kRocksDbPowerLoss = "crash.power_loss=true,disk.fsync_commits_metadata=true";
+constexpr const char* kRocksDbKillsOnly = "crash.power_loss=false";
 // No I/O faults for a hosted row: they reach LevelDB's L5-L7.
 constexpr Shape kHostedNoFaults{0, 3, "off"};
 
@@ -97,6 +101,29 @@ const BugRow kRows[] = {
      kSeedLimit,
      "leveldb",
      kLevelDbKillsOnly},
+    // The same three on RocksDB, whose file system carries the same
+    // planted bugs (hosted/planted_hosting.h).
+    {"hosted_sync_skipped",
+     "crash-recovery",
+     {"durability", "prefix recovery", "recovery"},
+     kHostedNoFaults,
+     kSeedLimit,
+     "rocksdb",
+     kRocksDbPowerLoss},
+    {"hosted_rename_not_atomic",
+     "crash-recovery",
+     {"durability", "prefix recovery", "resurrection", "recovery"},
+     kHostedNoFaults,
+     kSeedLimit,
+     "rocksdb",
+     kRocksDbKillsOnly},
+    {"scheduler_two_tasks_run",
+     "crash-recovery",
+     {"simulation"},
+     kHostedNoFaults,
+     kSeedLimit,
+     "rocksdb",
+     kRocksDbKillsOnly},
     {"ack_sync_write_before_wal_sync", "crash-recovery", {"durability"}},
     // Real files and threads (real_backend_rows.h): the durability bugs,
     // and the two that only a real process shows.
@@ -312,7 +339,7 @@ void CheckHostedFoundAndReplayed(const BugRow& row) {
     if (row.properties.count(property) == 0) continue;
     const std::string s = std::to_string(seed);
     if (shale_test::RunShale("replay" + common + " --seed " + s).exit_code != 0)
-      continue;  // LevelDB's own
+      continue;  // the engine's own
     const Command replay = shale_test::RunShale(
         "replay " + dir.Child("failures/" + shale::report::FailureFileName(row.scenario, seed)));
     INFO(replay.out);
@@ -400,7 +427,9 @@ void CheckFoundAndReplayed(const BugRow& row) {
 [[maybe_unused]] const bool kRowTestsRegistered = shale_test::RegisterRowTests(
     kRows,
     [](const BugRow& row) {
-      return "planted bug " + std::string(row.bug) + " is found by " + row.scenario +
+      const std::string on =
+          std::string(row.engine).empty() ? "" : " on " + std::string(row.engine);
+      return "planted bug " + std::string(row.bug) + " is found by " + row.scenario + on +
              ", pinned to its property, and replays from its file";
     },
     CheckFoundAndReplayed, "[bugs]");
