@@ -266,18 +266,13 @@ class CrashRecoveryRun {
   // least) fill and flush within a run.
   void DrawHosted() {
     KeepDescribed({"key_space", "skewed_keys", "sync_one_in", "clients"}, &drawn_.described);
-    hosted_options_ = hosted_->Draw(sim_.rng(), config_.pins, &drawn_.described);
-    hosted_options_->planted_bugs = config_.planted_bugs;
-    if (config_.trace) {
-      hosted_options_->info_log_trace = [this](const std::string& line) { sim_.TraceEvent(line); };
-    }
+    hosted_options_ = DrawHostedOptions(*hosted_, config_, &sim_, &drawn_.described);
     drawn_.workload.offers = hosted_->offers();
     state_.promised = [table = &hosted_->promises()](const std::string& property) {
       return table->Checks(property);
     };
     drawn_.workload.value_bytes_max = 200 << sim_.rng()->Uniform(5);
     drawn_.described["value_bytes_max"] = std::to_string(drawn_.workload.value_bytes_max);
-    drawn_.described["engine"] = std::string(hosted_->name()) + " " + hosted_->version();
   }
 
   void Main() {

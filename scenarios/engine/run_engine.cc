@@ -17,6 +17,18 @@ bool PrepareRunEngine(const RunConfig& config, RunResult* result, const HostedEn
   return false;
 }
 
+std::unique_ptr<HostedOptions> DrawHostedOptions(const HostedEngine& engine,
+                                                 const RunConfig& config, sim::Simulation* sim,
+                                                 std::map<std::string, std::string>* described) {
+  std::unique_ptr<HostedOptions> options = engine.Draw(sim->rng(), config.pins, described);
+  options->planted_bugs = config.planted_bugs;
+  if (config.trace) {
+    options->info_log_trace = [sim](const std::string& line) { sim->TraceEvent(line); };
+  }
+  (*described)["engine"] = std::string(engine.name()) + " " + engine.version();
+  return options;
+}
+
 void KeepDescribed(std::initializer_list<const char*> keys,
                    std::map<std::string, std::string>* described) {
   std::map<std::string, std::string> kept;

@@ -8,10 +8,12 @@
 
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "scenarios/engine/hosted_engine.h"
 #include "scenarios/scenario.h"
+#include "sim/simulation.h"
 
 namespace shale::scenario {
 
@@ -20,6 +22,15 @@ namespace shale::scenario {
 // false, with the run failed as "hosting" in *result, for an engine name
 // nobody registered or one that cannot be hosted here.
 bool PrepareRunEngine(const RunConfig& config, RunResult* result, const HostedEngine** hosted);
+
+// A hosted engine's options for one run (HostedEngine::Draw from sim's
+// tape, described in *described): they carry the run's planted hosting
+// bugs and, when the run is traced, send the engine's info log into sim's
+// trace; *described also names the engine and its version ("engine").
+// REQUIRES: sim outlives the options.
+std::unique_ptr<HostedOptions> DrawHostedOptions(const HostedEngine& engine,
+                                                 const RunConfig& config, sim::Simulation* sim,
+                                                 std::map<std::string, std::string>* described);
 
 // Keeps, of *described, the keys named and those of the disk ("disk...");
 // what else a scenario drew for Shale's engine means nothing for a hosted

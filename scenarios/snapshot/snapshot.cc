@@ -139,13 +139,8 @@ class SnapshotRun {
     KeepDescribed({"key_space", "skewed_keys", "value_bytes_max", "sync_one_in",
                    "max_held_snapshots", "writers", "readers", "faults"},
                   &drawn_.described);
-    hosted_options_ = hosted_->Draw(sim_.rng(), config_.pins, &drawn_.described);
-    hosted_options_->planted_bugs = config_.planted_bugs;
-    if (config_.trace) {
-      hosted_options_->info_log_trace = [this](const std::string& line) { sim_.TraceEvent(line); };
-    }
+    hosted_options_ = DrawHostedOptions(*hosted_, config_, &sim_, &drawn_.described);
     drawn_.workload.offers = hosted_->offers();
-    drawn_.described["engine"] = std::string(hosted_->name()) + " " + hosted_->version();
   }
 
   void Main() {

@@ -146,11 +146,7 @@ class UnorderedWriteRun {
   // list, set to the drawn mode. False (the run failed) if it has no such
   // mode, which an engine that offers write modes never lacks.
   bool DrawHosted() {
-    hosted_options_ = hosted_->Draw(sim_.rng(), config_.pins, &hosted_described_);
-    hosted_options_->planted_bugs = config_.planted_bugs;
-    if (config_.trace) {
-      hosted_options_->info_log_trace = [this](const std::string& line) { sim_.TraceEvent(line); };
-    }
+    hosted_options_ = DrawHostedOptions(*hosted_, config_, &sim_, &hosted_described_);
     if (hosted_->SetWriteMode(drawn_.mode->mode, hosted_options_.get(), &hosted_described_)) {
       return true;
     }
@@ -190,7 +186,6 @@ class UnorderedWriteRun {
     auto& m = result_->options_drawn;
     m = hosted_described_;
     m[kModeOption] = drawn_.mode->name;
-    m["engine"] = std::string(hosted_->name()) + " " + hosted_->version();
     DescribeShape();
   }
 

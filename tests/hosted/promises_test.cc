@@ -100,5 +100,15 @@ TEST_CASE("PromiseTable refuses malformed tables", "[hosted]") {
   REQUIRE(table.rows().size() == 1);  // a refused table leaves the old one
 }
 
+// The unordered-write scenario holds a hosted engine to a mode's promise
+// only where the engine's table keeps it: RocksDB's keeps all three, so
+// each mode is held to its full row.
+TEST_CASE("RocksDB's promise table keeps every read promise of the write modes", "[hosted]") {
+  const scenario::PromiseTable& table = RocksDbEngine().promises();
+  REQUIRE(table.Checks("atomic reads"));
+  REQUIRE(table.Checks("read-your-own-writes"));
+  REQUIRE(table.Checks("immutable snapshots"));
+}
+
 }  // namespace
 }  // namespace shale::hosted
