@@ -10,6 +10,7 @@
 
 #include "faults/fault_points.h"
 #include "util/coding.h"
+#include "util/crc32c.h"
 #include "wal/log_format.h"
 #include "wal/log_reader.h"
 
@@ -184,13 +185,44 @@ uint64_t LastWholeFragmentStart(const std::string& contents) {
   return spans.empty() ? 0 : spans.back().offset;
 }
 
+namespace {
+
+// RocksDB's record type for the SetCompressionType record that opens its
+// WAL when wal_compression is on (db/log_format.h in its sources). The
+// records after it are framed as ours, their payloads compressed.
+constexpr uint8_t kRocksDbSetCompressionType = 9;
+
+// contents, with a whole SetCompressionType record at its start read as a
+// padding fragment (which readers skip between records), so that the rest
+// reads as any log does.
+std::string WithCompressionRecordAsPadding(const std::string& contents) {
+  if (contents.size() < log::kHeaderSize ||
+      static_cast<uint8_t>(contents[6]) != kRocksDbSetCompressionType) {
+    return contents;
+  }
+  const uint32_t length = static_cast<uint8_t>(contents[4]) |
+                          (static_cast<uint32_t>(static_cast<uint8_t>(contents[5])) << 8);
+  if (log::kHeaderSize + length > contents.size() ||
+      crc32c::Unmask(DecodeFixed32(contents.data())) !=
+          crc32c::Value(contents.data() + 6, 1 + length)) {
+    return contents;
+  }
+  std::string padded = contents;
+  padded[6] = static_cast<char>(log::kPaddingType);
+  EncodeFixed32(padded.data(), crc32c::Mask(crc32c::Value(padded.data() + 6, 1 + length)));
+  return padded;
+}
+
+}  // namespace
+
 bool EndsInPartialRecord(const std::string& contents) {
   // The MANIFEST's reading: damage with no whole fragment after it is the
   // unfinished last record; anything whole after it is damage in the
   // middle, which a kill does not leave.
   log::ReplayResult result;
   const Status s = log::ReplayLogWithDamagedTail(
-      contents, /*log_number=*/0, [](const Slice&) { return Status::OK(); }, &result);
+      WithCompressionRecordAsPadding(contents), /*log_number=*/0,
+      [](const Slice&) { return Status::OK(); }, &result);
   return s.ok() && result.stopped_at_damage;
 }
 

@@ -71,7 +71,8 @@ std::vector<FragmentSpan> WholeFragments(const std::string& contents, bool with_
 // that point. A process killed while its writer flushed part of a record
 // larger than its buffer leaves this; absolute consistency may refuse it,
 // tolerate-tail must accept it. Damage followed by whole fragments is not
-// this.
+// this. A RocksDB WAL's opening SetCompressionType record counts as a
+// whole fragment.
 bool EndsInPartialRecord(const std::string& contents);
 // Where damage at byte `offset` of a WAL's contents (read before the
 // damage) begins to cost writes: the sequence of the first write batch

@@ -15,6 +15,7 @@
 #include "scenarios/crash_recovery/fault_plan.h"
 #include "sim/simulation.h"
 #include "util/coding.h"
+#include "util/crc32c.h"
 #include "wal/log_format.h"
 #include "wal/log_test_util.h"
 
@@ -405,6 +406,38 @@ TEST_CASE("fault plan: a log cut inside a record ends in a partial record", "[sc
   std::string more;
   REQUIRE(shale_test::WriteLog({"c", "d"}, &more));
   CHECK_FALSE(EndsInPartialRecord(contents.substr(0, log::kBlockSize + 20) + more));
+}
+
+namespace {
+// One whole fragment of type, as RocksDB and Shale frame them alike.
+std::string Fragment(uint8_t type, const std::string& payload) {
+  std::string f(log::kHeaderSize, '\0');
+  f[4] = static_cast<char>(payload.size() & 0xff);
+  f[5] = static_cast<char>(payload.size() >> 8);
+  f[6] = static_cast<char>(type);
+  f += payload;
+  EncodeFixed32(f.data(), crc32c::Mask(crc32c::Value(f.data() + 6, 1 + payload.size())));
+  return f;
+}
+}  // namespace
+
+// RocksDB opens a compressed WAL with a SetCompressionType record (type
+// 9): a whole fragment, after which a cut inside the last record is still
+// a partial record and damage before a whole one is not.
+TEST_CASE("fault plan: a RocksDB WAL's compression record is a whole fragment",
+          "[scenario][faults]") {
+  const std::string opening = Fragment(9, std::string("\x07\0\0\0", 4));
+  const std::string records = Fragment(log::kFullType, std::string(300, 'a')) +
+                              Fragment(log::kFullType, std::string(200, 'b'));
+  const std::string log = opening + records;
+  CHECK_FALSE(EndsInPartialRecord(log));
+  CHECK(EndsInPartialRecord(log.substr(0, log.size() - 50)));
+  CHECK_FALSE(EndsInPartialRecord(opening + records.substr(0, 100) +
+                                  Fragment(log::kFullType, std::string(20, 'c'))));
+  // A damaged opening record is damage like any other.
+  std::string damaged = log;
+  damaged[log::kHeaderSize] ^= 1;
+  CHECK_FALSE(EndsInPartialRecord(damaged));
 }
 
 namespace {
