@@ -88,10 +88,10 @@ class LevelDbHostedEngine final : public scenario::HostedEngine {
   // without it. Its log reader's Corruption names no file, so the proof is
   // that a power loss tore a log since and that the error is one that
   // reader reports.
-  bool RelaxAfterRefusal(const Status& s, const std::set<std::string>& torn_logs,
+  bool RelaxAfterRefusal(const Status& s, const scenario::CrashedLogs& logs,
                          scenario::HostedOptions* options, std::string* why) const override {
     LevelDbOptions& o = static_cast<DrawnLevelDb*>(options)->options;
-    if (!o.paranoid_checks || !s.IsCorruption() || torn_logs.empty()) return false;
+    if (!o.paranoid_checks || !s.IsCorruption() || logs.torn.empty()) return false;
     static const char* const kLogReaderErrors[] = {
         "checksum mismatch",          "bad record length",
         "partial record without end", "missing start of fragmented record",

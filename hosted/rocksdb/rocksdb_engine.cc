@@ -4,6 +4,8 @@
 #include <rocksdb/convenience.h>
 
 #include <algorithm>
+#include <memory>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -13,12 +15,54 @@ namespace shale::hosted {
 
 namespace {
 
+// The WAL files the info log of the latest Open said it dropped bytes of
+// while setting the recovery's error (LogReporter::Corruption's "<file>:
+// dropping N bytes; <error>" lines, not those "(ignoring error)"): the
+// log a recovery mode refused. At most kMax names.
+struct RefusedLogs {
+  static constexpr size_t kMax = 16;
+  std::set<std::string> paths;
+
+  void Note(const std::string& line) {
+    static constexpr char kDropping[] = ": dropping ";
+    const size_t at = line.find(kDropping);
+    if (at == std::string::npos || line.find("(ignoring error)") != std::string::npos) return;
+    const size_t start = line.rfind(' ', at);
+    const std::string path = line.substr(start == std::string::npos ? 0 : start + 1,
+                                         at - (start == std::string::npos ? 0 : start + 1));
+    const bool is_log = path.size() > 4 && path.compare(path.size() - 4, 4, ".log") == 0;
+    if (is_log && paths.size() < kMax) paths.insert(path);
+  }
+};
+
 struct DrawnRocksDb final : public scenario::HostedOptions {
   RocksDbOptions options;
   // Opens so far: each Open's DB identity and session ids are its own, as
   // each real process draws new ones.
   mutable uint64_t opens = 0;
+  // What the latest Open's info log said it dropped (shared with that
+  // Open's logger, which a crashed DB leaks).
+  mutable std::shared_ptr<RefusedLogs> refused = std::make_shared<RefusedLogs>();
 };
+
+struct RecoveryMode {
+  const char* name;
+  rocksdb::WALRecoveryMode mode;
+};
+// Skip-any is not drawn: it reads on past a damaged record, and the
+// oracle's view of which writes that may skip needs the engine's own
+// records (Shale's engine only).
+constexpr RecoveryMode kRecoveryModes[] = {
+    {"kTolerateCorruptedTailRecords", rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords},
+    {"kAbsoluteConsistency", rocksdb::WALRecoveryMode::kAbsoluteConsistency},
+    {"kPointInTimeRecovery", rocksdb::WALRecoveryMode::kPointInTimeRecovery}};
+
+const char* RecoveryModeName(rocksdb::WALRecoveryMode mode) {
+  for (const RecoveryMode& m : kRecoveryModes) {
+    if (m.mode == mode) return m.name;
+  }
+  return "?";
+}
 
 struct Compression {
   const char* name;
@@ -45,7 +89,13 @@ void DrawWritePath(sim::ChoiceTape* rng, rocksdb::Options* o) {
   o->allow_concurrent_memtable_write = !rng->OneIn(4);
   o->enable_write_thread_adaptive_yield = !rng->OneIn(4);
   o->enable_pipelined_write = rng->OneIn(4);
-  o->recycle_log_file_num = rng->OneIn(4) ? 1 + rng->Uniform(2) : 0;
+  // Half the runs in RocksDB's default mode, a quarter each in the two
+  // that refuse what they find damaged.
+  const uint64_t mode = rng->Uniform(4);
+  o->wal_recovery_mode = kRecoveryModes[std::min<uint64_t>(mode, 2)].mode;
+  // recycle_log_file_num stays 0: SanitizeOptions turns recycling off in
+  // every recovery mode but skip-any (db_impl_open.cc), which is not drawn.
+  o->recycle_log_file_num = 0;
   o->wal_compression = rng->OneIn(4) ? rocksdb::kZSTD : rocksdb::kNoCompression;
   o->wal_bytes_per_sync = rng->OneIn(4) ? uint64_t{32} << 10 : 0;
   o->track_and_verify_wals_in_manifest = rng->OneIn(4);
@@ -101,7 +151,9 @@ void DrawTable(sim::ChoiceTape* rng, RocksDbOptions* d) {
 
 void ApplyPins(const std::map<std::string, std::string>& pins, rocksdb::Options* o) {
   for (const auto& [name, value] : pins) {
-    if (name == "rocksdb.recycle_log_file_num") o->recycle_log_file_num = std::stoul(value);
+    for (const RecoveryMode& m : kRecoveryModes) {
+      if (name == "rocksdb.wal_recovery_mode" && value == m.name) o->wal_recovery_mode = m.mode;
+    }
     if (name == "rocksdb.wal_compression") {
       o->wal_compression = value == "zstd" ? rocksdb::kZSTD : rocksdb::kNoCompression;
     }
@@ -132,7 +184,7 @@ void DescribeDb(const rocksdb::Options& o, std::map<std::string, std::string>* d
   m["rocksdb.track_and_verify_wals_in_manifest"] =
       scenario::OptionText(o.track_and_verify_wals_in_manifest);
   m["rocksdb.avoid_flush_during_recovery"] = scenario::OptionText(o.avoid_flush_during_recovery);
-  m["rocksdb.wal_recovery_mode"] = "kPointInTimeRecovery";
+  m["rocksdb.wal_recovery_mode"] = RecoveryModeName(o.wal_recovery_mode);
   m["rocksdb.use_fsync"] = scenario::OptionText(o.use_fsync);
   m["rocksdb.allow_fallocate"] = scenario::OptionText(o.allow_fallocate);
   m["rocksdb.bytes_per_sync"] = std::to_string(o.bytes_per_sync);
@@ -210,7 +262,8 @@ class RocksDbHostedEngine final : public scenario::HostedEngine {
   const scenario::PromiseTable& promises() const override { return promises_; }
 
   std::map<std::string, std::string> PinnableOptions() const override {
-    return {{"rocksdb.recycle_log_file_num", "0|1|2"},
+    return {{"rocksdb.wal_recovery_mode",
+             "kTolerateCorruptedTailRecords|kAbsoluteConsistency|kPointInTimeRecovery"},
             {"rocksdb.wal_compression", "none|zstd"},
             {"rocksdb.track_and_verify_wals_in_manifest", "true|false"},
             {"rocksdb.enable_pipelined_write", "true|false"},
@@ -238,8 +291,13 @@ class RocksDbHostedEngine final : public scenario::HostedEngine {
     const auto& drawn = static_cast<const DrawnRocksDb&>(options);
     RocksDbOptions o = drawn.options;
     o.identity_seed = drawn.options.identity_seed * 0x9e3779b97f4a7c15ull + drawn.opens++;
-    o.info_log_trace = options.info_log_trace;
     o.planted_bugs = options.planted_bugs;
+    drawn.refused = std::make_shared<RefusedLogs>();
+    o.info_log_trace = [trace = options.info_log_trace,
+                        refused = drawn.refused](const std::string& line) {
+      if (trace) trace(line);
+      refused->Note(line);
+    };
     return RocksDbDb::Open(o, env, path, db);
   }
 
@@ -263,10 +321,33 @@ class RocksDbHostedEngine final : public scenario::HostedEngine {
     return true;
   }
 
-  // In point-in-time recovery RocksDB refuses nothing a crash leaves.
-  bool RelaxAfterRefusal(const Status&, const std::set<std::string>&, scenario::HostedOptions*,
-                         std::string*) const override {
-    return false;
+  // options.h:345-382: point in time refuses nothing a crash leaves;
+  // tolerate-tail refuses a corruption but tolerates "the last record in
+  // any log to be incomplete due to a crash", so it may refuse only a log a
+  // crash left other than a clean prefix; absolute consistency expects a
+  // clean shutdown and may refuse any log a crash damaged. The proof is the
+  // info log's report of the log it refused. An operator reopens in point
+  // in time, which stops where the damage begins.
+  bool RelaxAfterRefusal(const Status& s, const scenario::CrashedLogs& logs,
+                         scenario::HostedOptions* options, std::string* why) const override {
+    auto* drawn = static_cast<DrawnRocksDb*>(options);
+    rocksdb::Options& o = drawn->options.db;
+    const std::set<std::string>& refusable =
+        o.wal_recovery_mode == rocksdb::WALRecoveryMode::kAbsoluteConsistency ? logs.torn
+        : o.wal_recovery_mode == rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords
+            ? logs.unclean
+            : std::set<std::string>{};
+    const std::set<std::string>& refused = drawn->refused->paths;
+    if (!s.IsCorruption() || refused.empty() || refusable.empty()) return false;
+    for (const std::string& path : refused) {
+      if (refusable.count(path) == 0) return false;
+    }
+    *why =
+        std::string("RocksDB's info log reports it dropped bytes of ") + *refused.begin() +
+        ", which a crash damaged; reopening in kPointInTimeRecovery, as an operator would after " +
+        RecoveryModeName(o.wal_recovery_mode) + " refused it";
+    o.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
+    return true;
   }
 
   scenario::PromiseTable promises_;

@@ -536,7 +536,8 @@ class CrashRecoveryRun {
 
   bool RelaxedAfterRefusal(const Status& s) {
     std::string why;
-    if (!hosted_->RelaxAfterRefusal(s, TornLogsNow(), hosted_options_.get(), &why)) return false;
+    const CrashedLogs logs{TornLogsNow(), unclean_logs_};
+    if (!hosted_->RelaxAfterRefusal(s, logs, hosted_options_.get(), &why)) return false;
     sim_.TraceEvent("the engine refused a torn log (" + s.ToString() + "): " + why);
     result_->observed[kRefusedTorn]++;
     return true;

@@ -24,6 +24,18 @@
 
 namespace shale::scenario {
 
+// The logs (full paths) crashes damaged so far in a run, as a recovery
+// may meet them.
+struct CrashedLogs {
+  // Every log a crash or a failed sync may have left torn, garbled, behind
+  // a hole or cut short amid a record.
+  std::set<std::string> torn;
+  // Of torn, those left other than a clean prefix (a torn or garbled
+  // sector, a hole, a failed sync's lost pages): where even a recovery that
+  // tolerates a record cut short at a log's end may find damage.
+  std::set<std::string> unclean;
+};
+
 // The built-in engine's name (RunConfig::engine "" means it too).
 inline constexpr const char* kShaleEngine = "shale";
 
@@ -96,10 +108,11 @@ class HostedEngine {
                                     std::unique_ptr<DB>* db) const = 0;
   // After Open failed with s: if the options refused damage that an
   // operator would open past (LevelDB's paranoid_checks refusing a log a
-  // power loss tore, a file in torn_logs), relaxes *options for the rest
-  // of the run, describes why in *why, and returns true.
-  virtual bool RelaxAfterRefusal(const Status& s, const std::set<std::string>& torn_logs,
-                                 HostedOptions* options, std::string* why) const = 0;
+  // power loss tore, RocksDB's absolute consistency refusing a torn log),
+  // with logs saying which logs crashes damaged, relaxes *options for the
+  // rest of the run, describes why in *why, and returns true.
+  virtual bool RelaxAfterRefusal(const Status& s, const CrashedLogs& logs, HostedOptions* options,
+                                 std::string* why) const = 0;
   // Whether each run needs a process of its own: true when the library
   // keeps process-wide state that a run would hand on to the next (a
   // campaign's worker then makes one run before it exits).
