@@ -65,9 +65,6 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "a hosted engine's Env acknowledges Sync without syncing (hosting layer)"},
       {kBugHostedRenameNotAtomic, "hosted_rename_not_atomic",
        "a hosted engine's Env renames over a file by deleting it first (hosting layer)"},
-      {kBugHostedFlushWalAsSyncWal, "hosted_flush_wal_as_sync_wal",
-       "a hosted engine's FlushWAL is SyncWAL, leaving RocksDB's log buffer unwritten (hosting "
-       "layer)"},
       {kBugSchedulerTwoTasksRun, "scheduler_two_tasks_run",
        "the simulator lets a yielding thread task run on beside the next one (hosting layer)"},
       {kBugWriteReturnsCorruption, "write_returns_corruption",
