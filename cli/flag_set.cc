@@ -145,6 +145,8 @@ bool FlagSet::Parse(std::span<const std::string> args, std::string* error) {
     if (flag == nullptr) {
       return Fail(error, "unknown flag --" + std::string(arg.substr(0, eq)) + see);
     }
+    if (flag->given) return Fail(error, "flag --" + flag->name + " given twice" + see);
+    flag->given = true;
     if (eq != std::string_view::npos) {
       if (!SetValue(flag, arg.substr(eq + 1), error)) return false;
     } else if (std::holds_alternative<bool*>(flag->target)) {

@@ -38,7 +38,8 @@ class FlagSet {
   void AddString(std::string name, std::string* target, std::string help);
 
   // Parses args (everything after the subcommand). On failure returns false
-  // with one line (no "shale:" prefix, no newline) in *error.
+  // with one line (no "shale:" prefix, no newline) in *error. A flag given
+  // twice is an error: a second value would silently replace the first.
   [[nodiscard]] bool Parse(std::span<const std::string> args, std::string* error);
 
   const std::vector<std::string>& positional() const { return positional_; }
@@ -65,6 +66,7 @@ class FlagSet {
     Target target;
     std::string help;
     std::string default_text;
+    bool given = false;  // set by Parse
   };
 
   Flag* Find(std::string_view name);

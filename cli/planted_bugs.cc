@@ -116,6 +116,9 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
        "pointer"},
       {kBugJournalCloseOmitsStatus, "journal_close_omits_status",
        "the real-backend child journals its clean Close without the status (a harness bug)"},
+      {kBugHostedFlushWalAsSyncWal, "hosted_flush_wal_as_sync_wal",
+       "a hosted engine's FlushWAL is SyncWAL, leaving RocksDB's log buffer unwritten (hosting "
+       "layer)"},
   };
   return kBugs;
 }

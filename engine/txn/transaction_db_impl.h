@@ -87,6 +87,7 @@ class TransactionDBImpl final : public TransactionDB, public TxnStateHooks {
     return db_->CompactRange(options, begin, end);
   }
   Status SyncWAL() override { return db_->SyncWAL(); }
+  Status FlushWAL(bool sync) override { return db_->FlushWAL(sync); }
   bool GetProperty(const Slice& property, std::string* value) override {
     return db_->GetProperty(property, value);
   }

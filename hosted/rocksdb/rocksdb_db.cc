@@ -114,6 +114,7 @@ Status RocksDbDb::Open(const RocksDbOptions& options, Env* env, const std::strin
   impl->env_ = std::make_unique<RocksDbEnv>(env, options.identity_seed);
   impl->env_->set_info_log_trace(options.info_log_trace);
   impl->env_->set_planted_bugs(options.planted_bugs);
+  impl->planted_bugs_ = options.planted_bugs;
   rocksdb::Options o = options.db;
   o.env = impl->env_.get();
   o.create_if_missing = true;
@@ -236,6 +237,12 @@ Status RocksDbDb::CompactRange(const CompactRangeOptions& options, const Slice* 
 Status RocksDbDb::SyncWAL() {
   if (db_ == nullptr) return Closed();
   return Proven(db_->SyncWAL());
+}
+
+Status RocksDbDb::FlushWAL(bool sync) {
+  if (db_ == nullptr) return Closed();
+  if ((planted_bugs_ & kBugHostedFlushWalAsSyncWal) != 0) return DB::FlushWAL(sync);
+  return Proven(db_->FlushWAL(sync));
 }
 
 bool RocksDbDb::GetProperty(const Slice& property, std::string* value) {

@@ -3,8 +3,8 @@
 // drive it as they drive Shale's engine. What it maps:
 //   * Put, Delete, Write (a WriteBatch, atomically; sync and disableWAL),
 //     Get, iterators in both directions (SeekForPrev is RocksDB's own),
-//     snapshots, Flush (waiting), SyncWAL, CompactRange over every level,
-//     named properties ("shale.num-files-at-level<N>", "shale.stats" and
+//     snapshots, Flush (waiting), SyncWAL, FlushWAL, CompactRange over
+//     every level, named properties ("shale.num-files-at-level<N>", "shale.stats" and
 //     "shale.compaction-pending" read RocksDB's "rocksdb." ones);
 //   * not yet: transactions, column families other than the default
 //     (engine counters: GetStats is all zero).
@@ -61,7 +61,9 @@ struct RocksDbOptions {
   // own, prepared then committed, one sequence per sub-batch).
   bool write_prepared = false;
   bool skip_concurrency_control = false;  // TransactionDBOptions' (WritePrepared only)
-  // The hosting layer's planted bugs (hosted/planted_hosting.h); 0 in real runs.
+  // The hosting layer's planted bugs (hosted/planted_hosting.h, and
+  // kBugHostedFlushWalAsSyncWal, which RocksDbDb::FlushWAL reads); 0 in
+  // real runs.
   uint64_t planted_bugs = 0;
 };
 
@@ -95,6 +97,7 @@ class RocksDbDb final : public DB {
   [[nodiscard]] Status CompactRange(const CompactRangeOptions& options, const Slice* begin,
                                     const Slice* end) override;
   [[nodiscard]] Status SyncWAL() override;
+  [[nodiscard]] Status FlushWAL(bool sync) override;
   bool GetProperty(const Slice& property, std::string* value) override;
   DBStats GetStats() override;
   uint64_t GetLatestSequenceNumber() const override;
@@ -108,6 +111,7 @@ class RocksDbDb final : public DB {
   std::unique_ptr<RocksDbEnv> env_;
   std::unique_ptr<rocksdb::DB> db_;  // a rocksdb::TransactionDB when write_prepared
   bool seq_per_batch_ = false;       // a write takes a sequence per sub-batch, not per key
+  uint64_t planted_bugs_ = 0;        // RocksDbOptions::planted_bugs
 };
 
 // RocksDB's status as Shale's: the same code, the message as RocksDB

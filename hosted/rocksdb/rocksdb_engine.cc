@@ -27,9 +27,9 @@ struct RefusedLogs {
     static constexpr char kDropping[] = ": dropping ";
     const size_t at = line.find(kDropping);
     if (at == std::string::npos || line.find("(ignoring error)") != std::string::npos) return;
-    const size_t start = line.rfind(' ', at);
-    const std::string path = line.substr(start == std::string::npos ? 0 : start + 1,
-                                         at - (start == std::string::npos ? 0 : start + 1));
+    const size_t space = line.rfind(' ', at);
+    const size_t start = space == std::string::npos ? 0 : space + 1;
+    const std::string path = line.substr(start, at - start);
     const bool is_log = path.size() > 4 && path.compare(path.size() - 4, 4, ".log") == 0;
     if (is_log && paths.size() < kMax) paths.insert(path);
   }
@@ -90,9 +90,13 @@ void DrawWritePath(sim::ChoiceTape* rng, rocksdb::Options* o) {
   o->enable_write_thread_adaptive_yield = !rng->OneIn(4);
   o->enable_pipelined_write = rng->OneIn(4);
   // Half the runs in RocksDB's default mode, a quarter each in the two
-  // that refuse what they find damaged.
-  const uint64_t mode = rng->Uniform(4);
-  o->wal_recovery_mode = kRecoveryModes[std::min<uint64_t>(mode, 2)].mode;
+  // that refuse what they find damaged; independently, half keep the log's
+  // records in RocksDB's buffer until FlushWAL (manual_wal_flush). One
+  // draw of eight values gives both (the mode is its top two bits), so a
+  // seed's recovery mode is what it was before manual_wal_flush was drawn.
+  const uint64_t mode_and_flush = rng->Uniform(8);
+  o->wal_recovery_mode = kRecoveryModes[std::min<uint64_t>(mode_and_flush >> 1, 2)].mode;
+  o->manual_wal_flush = (mode_and_flush & 1) != 0;
   // recycle_log_file_num stays 0: SanitizeOptions turns recycling off in
   // every recovery mode but skip-any (db_impl_open.cc), which is not drawn.
   o->recycle_log_file_num = 0;
@@ -162,6 +166,7 @@ void ApplyPins(const std::map<std::string, std::string>& pins, rocksdb::Options*
     }
     if (name == "rocksdb.enable_pipelined_write") o->enable_pipelined_write = value == "true";
     if (name == "rocksdb.paranoid_checks") o->paranoid_checks = value == "true";
+    if (name == "rocksdb.manual_wal_flush") o->manual_wal_flush = value == "true";
   }
 }
 
@@ -185,6 +190,7 @@ void DescribeDb(const rocksdb::Options& o, std::map<std::string, std::string>* d
       scenario::OptionText(o.track_and_verify_wals_in_manifest);
   m["rocksdb.avoid_flush_during_recovery"] = scenario::OptionText(o.avoid_flush_during_recovery);
   m["rocksdb.wal_recovery_mode"] = RecoveryModeName(o.wal_recovery_mode);
+  m["rocksdb.manual_wal_flush"] = scenario::OptionText(o.manual_wal_flush);
   m["rocksdb.use_fsync"] = scenario::OptionText(o.use_fsync);
   m["rocksdb.allow_fallocate"] = scenario::OptionText(o.allow_fallocate);
   m["rocksdb.bytes_per_sync"] = std::to_string(o.bytes_per_sync);
@@ -267,7 +273,8 @@ class RocksDbHostedEngine final : public scenario::HostedEngine {
             {"rocksdb.wal_compression", "none|zstd"},
             {"rocksdb.track_and_verify_wals_in_manifest", "true|false"},
             {"rocksdb.enable_pipelined_write", "true|false"},
-            {"rocksdb.paranoid_checks", "true|false"}};
+            {"rocksdb.paranoid_checks", "true|false"},
+            {"rocksdb.manual_wal_flush", "true|false"}};
   }
 
   std::unique_ptr<scenario::HostedOptions> Draw(
@@ -303,6 +310,15 @@ class RocksDbHostedEngine final : public scenario::HostedEngine {
 
   bool one_run_per_process() const override { return true; }
 
+  // options.h:1228-1231: with manual_wal_flush the log's records wait in
+  // RocksDB's buffer for FlushWAL; a sync write (FlushWAL(true),
+  // db_impl_write.cc), SyncWAL, a memtable switch and Close write it too.
+  scenario::WalWrites wal_writes(const scenario::HostedOptions& options) const override {
+    return static_cast<const DrawnRocksDb&>(options).options.db.manual_wal_flush
+               ? scenario::WalWrites::kByBarrier
+               : scenario::WalWrites::kAtAck;
+  }
+
   // The last mode through a TransactionDB with the WRITE_PREPARED policy
   // and two write queues, as options.h:1076-1078 pairs it with
   // unordered_write; its key locks stay on (skip_concurrency_control off).
@@ -332,11 +348,12 @@ class RocksDbHostedEngine final : public scenario::HostedEngine {
                          scenario::HostedOptions* options, std::string* why) const override {
     auto* drawn = static_cast<DrawnRocksDb*>(options);
     rocksdb::Options& o = drawn->options.db;
-    const std::set<std::string>& refusable =
-        o.wal_recovery_mode == rocksdb::WALRecoveryMode::kAbsoluteConsistency ? logs.torn
-        : o.wal_recovery_mode == rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords
-            ? logs.unclean
-            : std::set<std::string>{};
+    const bool absolute = o.wal_recovery_mode == rocksdb::WALRecoveryMode::kAbsoluteConsistency;
+    if (!absolute &&
+        o.wal_recovery_mode != rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords) {
+      return false;
+    }
+    const std::set<std::string>& refusable = absolute ? logs.torn : logs.unclean;
     const std::set<std::string>& refused = drawn->refused->paths;
     if (!s.IsCorruption() || refused.empty() || refusable.empty()) return false;
     for (const std::string& path : refused) {

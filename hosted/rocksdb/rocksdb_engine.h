@@ -8,8 +8,9 @@
 //   * memtables: write_buffer_size, max_write_buffer_number,
 //     min_write_buffer_number_to_merge, allow_concurrent_memtable_write,
 //     enable_write_thread_adaptive_yield, enable_pipelined_write;
-//   * the log: recycle_log_file_num, wal_compression, wal_bytes_per_sync,
-//     track_and_verify_wals_in_manifest, avoid_flush_during_recovery;
+//   * the log: wal_recovery_mode (point in time, absolute consistency or
+//     tolerate-tail), manual_wal_flush, wal_compression,
+//     wal_bytes_per_sync, track_and_verify_wals_in_manifest;
 //   * files and syncs: use_fsync, allow_fallocate, bytes_per_sync,
 //     max_manifest_file_size, max_open_files, max_file_opening_threads,
 //     paranoid_checks, paranoid_file_checks;
@@ -21,10 +22,13 @@
 //   * tables: block_size, block_restart_interval, format_version,
 //     checksum, index_type, cache_index_and_filter_blocks, a bloom filter,
 //     whole_key_filtering, the block cache's size.
-// Not yet drawn: the other WAL recovery modes (kPointInTimeRecovery, the
-// default, throughout), manual_wal_flush, unordered_write,
-// two_write_queues, inplace_update_support, atomic_flush (one column
-// family), direct I/O, and TransactionDB.
+// Set by the unordered-write scenario's write mode (SetWriteMode):
+// enable_pipelined_write, unordered_write, two_write_queues and a
+// WritePrepared TransactionDB.
+// Not yet drawn: kSkipAnyCorruptedRecords and recycle_log_file_num (which
+// SanitizeOptions keeps only in skip-any), avoid_flush_during_recovery,
+// inplace_update_support, atomic_flush (one column family), direct I/O,
+// and TransactionDB in crash-recovery.
 //
 // Thread safety: stateless; one static instance.
 #pragma once

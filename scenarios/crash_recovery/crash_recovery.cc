@@ -285,7 +285,9 @@ class CrashRecoveryRun {
       state_.fault_mark = [this] { return plan_->Mark(); };
       state_.prove_error = [this](const Status& s, uint64_t mark) { return plan_->Prove(s, mark); };
     }
-    history_ = std::make_unique<History>(State{}, drawn_.read_visibility);
+    const WalWrites wal_writes =
+        hosted_ == nullptr ? WalWrites::kAtAck : hosted_->wal_writes(*hosted_options_);
+    history_ = std::make_unique<History>(State{}, drawn_.read_visibility, wal_writes);
     if (!Open()) return;
     state_.history = history_.get();
     const int crashes = config_.crashes < 0 ? 3 : config_.crashes;

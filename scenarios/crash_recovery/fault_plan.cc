@@ -195,22 +195,22 @@ constexpr uint8_t kRocksDbSetCompressionType = 9;
 // contents, with a whole SetCompressionType record at its start read as a
 // padding fragment (which readers skip between records), so that the rest
 // reads as any log does.
-std::string WithCompressionRecordAsPadding(const std::string& contents) {
+Slice WithCompressionRecordAsPadding(const std::string& contents, std::string* padded) {
   if (contents.size() < log::kHeaderSize ||
       static_cast<uint8_t>(contents[6]) != kRocksDbSetCompressionType) {
-    return contents;
+    return Slice(contents);
   }
   const uint32_t length = static_cast<uint8_t>(contents[4]) |
                           (static_cast<uint32_t>(static_cast<uint8_t>(contents[5])) << 8);
   if (log::kHeaderSize + length > contents.size() ||
       crc32c::Unmask(DecodeFixed32(contents.data())) !=
           crc32c::Value(contents.data() + 6, 1 + length)) {
-    return contents;
+    return Slice(contents);
   }
-  std::string padded = contents;
-  padded[6] = static_cast<char>(log::kPaddingType);
-  EncodeFixed32(padded.data(), crc32c::Mask(crc32c::Value(padded.data() + 6, 1 + length)));
-  return padded;
+  *padded = contents;
+  (*padded)[6] = static_cast<char>(log::kPaddingType);
+  EncodeFixed32(padded->data(), crc32c::Mask(crc32c::Value(padded->data() + 6, 1 + length)));
+  return Slice(*padded);
 }
 
 }  // namespace
@@ -220,8 +220,9 @@ bool EndsInPartialRecord(const std::string& contents) {
   // unfinished last record; anything whole after it is damage in the
   // middle, which a kill does not leave.
   log::ReplayResult result;
+  std::string padded;  // Written only for a log that opens with that record.
   const Status s = log::ReplayLogWithDamagedTail(
-      WithCompressionRecordAsPadding(contents), /*log_number=*/0,
+      WithCompressionRecordAsPadding(contents, &padded), /*log_number=*/0,
       [](const Slice&) { return Status::OK(); }, &result);
   return s.ok() && result.stopped_at_damage;
 }

@@ -9,7 +9,7 @@ namespace {
 // Whether an acknowledged write had to survive the crash (as CheckRecovery
 // decides it).
 bool HadToSurvive(const WriteRecord& w, const CheckScope& scope) {
-  return scope.durability && (w.must_survive || (scope.process_crash && w.wal));
+  return scope.durability && MustSurvive(w, scope.process_crash);
 }
 
 // "Commit" or "Rollback" if t's end was acknowledged in the crashed phase
@@ -21,7 +21,8 @@ std::string LostEnd(const WorkloadState& state, const NamedTxn& t, const CheckSc
   }
   if (t.end == NamedTxn::End::kRolledBack) {
     // A rollback is a WAL write (never disable_wal), synced if its
-    // transaction's WriteOptions say so.
+    // transaction's WriteOptions say so; transactions run only where the
+    // log is written at acknowledgement (WalWrites::kAtAck).
     return scope.durability && (t.end_sync || scope.process_crash) ? "Rollback" : "";
   }
   return "";

@@ -561,18 +561,45 @@ class Client {
 
   void Barrier(bool flush) {
     if (flush && !o_.offers.flush) return CompactAll();
+    if (!flush) return WalBarrier();
     const uint64_t token = s_->history->DurabilityBarrierStart();
-    const Status st = flush                ? s_->db->Flush(FlushOptions())
-                      : o_.offers.sync_wal ? s_->db->SyncWAL()
-                                           : EmptySyncWrite();
+    const Status st = s_->db->Flush(FlushOptions());
     s_->engine_ops++;
     if (st.ok()) {
-      flush ? s_->history->FlushDone(token) : s_->history->SyncWalDone(token);
+      s_->history->FlushDone(token);
       s_->unsynced_finish_after_wal_switch = false;
     }
-    const char* what = flush ? "flush" : o_.offers.sync_wal ? "sync WAL" : "empty sync write";
-    if (telling()) Tell(std::string(what) + " -> " + st.ToString());
-    CheckStatus(st, flush ? "Flush" : o_.offers.sync_wal ? "SyncWAL" : "Write");
+    if (telling()) Tell("flush -> " + st.ToString());
+    CheckStatus(st, "Flush");
+  }
+
+  // SyncWAL, or a sync write of no keys where the engine has none. An
+  // engine that buffers its log draws among SyncWAL (which syncs only what
+  // is in the file), FlushWAL(false) (into the file, not synced) and
+  // FlushWAL(true) (both).
+  void WalBarrier() {
+    enum Kind : uint64_t { kSyncWal, kFlushWal, kFlushAndSyncWal, kEmptySyncWrite };
+    static const char* const kWhat[] = {"sync WAL", "flush WAL", "flush and sync WAL",
+                                        "empty sync write"};
+    static const char* const kCall[] = {"SyncWAL", "FlushWAL", "FlushWAL", "Write"};
+    const Kind kind = !o_.offers.sync_wal ? kEmptySyncWrite
+                      : s_->history->wal_writes() == WalWrites::kByBarrier
+                          ? static_cast<Kind>(rng_->Uniform(3))
+                          : kSyncWal;
+    const uint64_t token =
+        kind == kSyncWal ? s_->history->SyncWalStart() : s_->history->DurabilityBarrierStart();
+    const Status st = kind == kSyncWal          ? s_->db->SyncWAL()
+                      : kind == kEmptySyncWrite ? EmptySyncWrite()
+                                                : s_->db->FlushWAL(kind == kFlushAndSyncWal);
+    s_->engine_ops++;
+    if (st.ok() && kind == kFlushWal) {
+      s_->history->WalFlushDone(token);
+    } else if (st.ok()) {
+      s_->history->SyncWalDone(token);
+      s_->unsynced_finish_after_wal_switch = false;
+    }
+    if (telling()) Tell(std::string(kWhat[kind]) + " -> " + st.ToString());
+    CheckStatus(st, kCall[kind]);
   }
 
   // A sync write of no keys: the barrier of an engine without SyncWAL.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "scenarios/engine/promise_table.h"
+#include "scenarios/oracle/history.h"
 #include "shale/db.h"
 #include "shale/env.h"
 #include "shale/status.h"
@@ -113,6 +114,12 @@ class HostedEngine {
   // rest of the run, describes why in *why, and returns true.
   virtual bool RelaxAfterRefusal(const Status& s, const CrashedLogs& logs, HostedOptions* options,
                                  std::string* why) const = 0;
+  // When, with these options, an acknowledged WAL write reaches the log
+  // file (history.h).
+  virtual WalWrites wal_writes(const HostedOptions& options) const {
+    (void)options;
+    return WalWrites::kAtAck;
+  }
   // Whether each run needs a process of its own: true when the library
   // keeps process-wide state that a run would hand on to the next (a
   // campaign's worker then makes one run before it exits).

@@ -61,6 +61,7 @@ void History::EndWrite(uint64_t id, const Status& status, uint64_t sequence, uin
       visible_at == 0 && visibility_ == ReadVisibility::kWholeBatchPublishedLater;
   w.visible_sequence = published_later ? 0 : std::max(sequence, visible_at);
   w.must_survive = w.wal && w.sync;
+  w.written = w.wal && (wal_writes_ == WalWrites::kAtAck || w.sync);
   if (!w.ops.empty()) max_acked_sequence_ = std::max({max_acked_sequence_, sequence, visible_at});
   w.ack_index = ack_order_.size();
   ack_order_.push_back(id);
@@ -68,27 +69,41 @@ void History::EndWrite(uint64_t id, const Status& status, uint64_t sequence, uin
 }
 
 void History::SyncWalDone(uint64_t token) {
+  written_prefix_ = std::max(written_prefix_, std::min<uint64_t>(token, ack_order_.size()));
   if (observer_ != nullptr) observer_->BarrierDone(HistoryObserver::Barrier::kSyncWal, token);
   for (uint64_t i = 0; i < token && i < ack_order_.size(); i++) {
     WriteRecord& w = writes_[ack_order_[i]];
-    if (w.wal) w.must_survive = true;
+    if (w.wal) w.must_survive = w.written = true;
+  }
+}
+
+void History::WalFlushDone(uint64_t token) {
+  written_prefix_ = std::max(written_prefix_, std::min<uint64_t>(token, ack_order_.size()));
+  if (observer_ != nullptr) observer_->BarrierDone(HistoryObserver::Barrier::kWalFlush, token);
+  for (uint64_t i = 0; i < token && i < ack_order_.size(); i++) {
+    WriteRecord& w = writes_[ack_order_[i]];
+    if (w.wal) w.written = true;
   }
 }
 
 void History::FlushDone(uint64_t token) {
+  written_prefix_ = std::max(written_prefix_, std::min<uint64_t>(token, ack_order_.size()));
   if (observer_ != nullptr) observer_->BarrierDone(HistoryObserver::Barrier::kFlush, token);
   for (uint64_t i = 0; i < token && i < ack_order_.size(); i++) {
     WriteRecord& w = writes_[ack_order_[i]];
     w.must_survive = true;
     w.flushed = true;
+    if (w.wal) w.written = true;
   }
 }
 
 void History::CloseDone(uint64_t token) {
+  written_prefix_ = std::max(written_prefix_, std::min<uint64_t>(token, ack_order_.size()));
   if (observer_ != nullptr) observer_->BarrierDone(HistoryObserver::Barrier::kClose, token);
   for (uint64_t i = 0; i < token && i < ack_order_.size(); i++) {
     WriteRecord& w = writes_[ack_order_[i]];
     if (!w.wal) w.must_survive = true;
+    if (w.wal) w.written = true;
   }
 }
 
@@ -282,6 +297,7 @@ void History::Reset(State base, UnknownValues unknown) {
   ack_order_.clear();
   writes_by_key_.clear();
   acked_count_ = 0;
+  written_prefix_ = 0;
   max_acked_sequence_ = 0;
   events_ = 0;
 }

@@ -11,7 +11,11 @@
 //   * a successful SyncWAL() makes every WAL write acknowledged before the
 //     call durable; a successful Flush() does the same for every write
 //     acknowledged before the call, disable_wal ones included;
-//   * a process crash (not a power loss) keeps every acknowledged WAL write.
+//   * a process crash (not a power loss) keeps every acknowledged WAL write
+//     in the log file: all of them, unless the engine buffers its log in
+//     its own memory (WalWrites::kByBarrier); then those a sync write,
+//     FlushWAL, Flush or Close wrote out. There SyncWAL syncs only what is
+//     in the file (SyncWalStart).
 // Everything else may be lost, but only as a suffix of the acknowledged
 // WAL writes in sequence order (prefix recovery); disable_wal writes that
 // no flush covered may each be lost on their own.
@@ -70,6 +74,9 @@ struct WriteRecord {
   // or 0 where that is not known (ReadVisibility::kWholeBatchPublishedLater).
   uint64_t visible_sequence = 0;
   bool must_survive = false;  // durable (see the file comment)
+  // In the log file (WalWrites): a process crash, which keeps the page
+  // cache, keeps it.
+  bool written = false;
   // A Flush that began after it was acknowledged succeeded: it is in a
   // table, so no damage to a log can take it.
   bool flushed = false;
@@ -104,6 +111,17 @@ struct WriteRecord {
 //                (two write queues publish a plain write after logging it).
 enum class ReadVisibility : uint8_t { kWholeBatch, kPerKey, kWholeBatchPublishedLater };
 
+// When an acknowledged WAL write reaches the log file, where a process
+// crash cannot take it.
+//   kAtAck      before the write returns (every engine's default);
+//   kByBarrier  the engine keeps the log's records in its own buffer
+//               (RocksDB's manual_wal_flush) until a sync write, FlushWAL,
+//               SyncWAL, a Flush or Close writes the buffer out: a write
+//               is in the file once such a barrier that began after its
+//               acknowledgement has returned (a sync write's own
+//               durability orders the writes before it in).
+enum class WalWrites : uint8_t { kAtAck, kByBarrier };
+
 // When a read began (History::BeginRead): the count of acknowledged writes
 // and the history's event counter at that moment.
 struct ReadStart {
@@ -122,8 +140,8 @@ class HistoryObserver {
   virtual void BeganWrite(const std::vector<KeyOp>& ops, bool wal, bool sync) = 0;
   virtual void EndedWrite(uint64_t id, const Status& status, uint64_t sequence,
                           uint64_t visible_at) = 0;
-  // SyncWalDone, FlushDone or CloseDone with token.
-  enum class Barrier : uint8_t { kSyncWal, kFlush, kClose };
+  // SyncWalDone, FlushDone, CloseDone or WalFlushDone with token.
+  enum class Barrier : uint8_t { kSyncWal, kFlush, kClose, kWalFlush };
   virtual void BarrierDone(Barrier barrier, uint64_t token) = 0;
   virtual void BeganRead() = 0;
   virtual void Observed(const std::string& key, const ReadStart& start, const Value& observed) = 0;
@@ -132,8 +150,9 @@ class HistoryObserver {
 class History {
  public:
   // REQUIRES: base is the DB's exact state when recording starts.
-  explicit History(State base, ReadVisibility visibility = ReadVisibility::kWholeBatch)
-      : base_(std::move(base)), visibility_(visibility) {}
+  explicit History(State base, ReadVisibility visibility = ReadVisibility::kWholeBatch,
+                   WalWrites wal_writes = WalWrites::kAtAck)
+      : base_(std::move(base)), visibility_(visibility), wal_writes_(wal_writes) {}
 
   uint64_t BeginWrite(std::vector<KeyOp> ops, bool wal, bool sync);
   // sequence: see WriteRecord::sequence. visible_at: the sequence at which
@@ -145,11 +164,24 @@ class History {
   // Call when SyncWAL() / Flush() STARTS; pass the token to the matching
   // *Done when it returns OK (writes acked before the start become durable).
   uint64_t DurabilityBarrierStart() const { return acked_count_; }
+  // The token of a SyncWAL starting now: with a buffered log
+  // (WalWrites::kByBarrier) it syncs only the records already in the file
+  // (RocksDB's SyncWAL syncs without flushing the writer's buffer), those
+  // of the writes a completed barrier wrote out; else as above. A sync
+  // write, or FlushWAL(true), writes the buffer first: it takes
+  // DurabilityBarrierStart's token.
+  uint64_t SyncWalStart() const {
+    return wal_writes_ == WalWrites::kAtAck ? acked_count_ : written_prefix_;
+  }
   void SyncWalDone(uint64_t token);
   void FlushDone(uint64_t token);
+  // A FlushWAL(sync=false) that started at token returned OK: the WAL
+  // writes acknowledged before it are in the log file (WalWrites), and no
+  // more durable than that.
+  void WalFlushDone(uint64_t token);
   // A clean Close (started at token) flushed the writes that skipped the
-  // WAL, as RocksDB's does; the others stay as durable as the WAL made
-  // them (Close does not sync it).
+  // WAL, as RocksDB's does, and wrote out the log's buffer; the others stay
+  // as durable as the WAL made them (Close does not sync it).
   void CloseDone(uint64_t token);
 
   // The model's current state: base plus every acknowledged write in
@@ -204,6 +236,7 @@ class History {
   // The ids of the writes with an op on key, in issue order (none: empty).
   const std::vector<uint64_t>& WritesTo(const std::string& key) const;
   ReadVisibility visibility() const { return visibility_; }
+  WalWrites wal_writes() const { return wal_writes_; }
   // A crash cut the writes still pending short: they become indeterminate.
   void AbandonPending();
   // Starts a fresh history from a recovered state (after a crash check):
@@ -221,7 +254,9 @@ class History {
   bool WrittenInEarlierPhase(const std::string& key, const std::string& value) const;
   bool any_pending() const;
   // From now on, observer hears of every BeginWrite, EndWrite,
-  // SyncWalDone, FlushDone, BeginRead and Observe (nullptr: none).
+  // SyncWalDone, FlushDone, CloseDone, WalFlushDone, BeginRead and Observe
+  // (nullptr: none); not of the constructor's arguments, which the
+  // observer's own History must be given alike.
   // REQUIRES: observer outlives this History or is unset first.
   void set_observer(HistoryObserver* observer) { observer_ = observer; }
 
@@ -249,9 +284,13 @@ class History {
 
   State base_;
   ReadVisibility visibility_;
+  WalWrites wal_writes_;
   UnknownValues base_unknown_;
   std::vector<WriteRecord> writes_;  // in issue order; index == id
   uint64_t acked_count_ = 0;         // writes acked so far (any order)
+  // The acked writes ack_order_[0, written_prefix_) are written (a barrier
+  // that wrote the log out covered them); with WalWrites::kAtAck, unused.
+  uint64_t written_prefix_ = 0;
   uint64_t max_acked_sequence_ = 0;  // see max_acked_sequence()
   uint64_t events_ = 0;              // write begins and ends, read begins and observations
   uint64_t observed_writes_ = 0;     // see observed_writes()

@@ -27,9 +27,13 @@ Value ValueIn(const State& state, const std::string& key) {
   return it == state.end() ? Value() : Value(it->second);
 }
 
+}  // namespace
+
 bool MustSurvive(const WriteRecord& w, bool process_crash) {
-  return w.must_survive || (process_crash && w.wal);
+  return w.must_survive || (process_crash && w.written);
 }
+
+namespace {
 
 // An acknowledged write a crash may take on its own: a disable_wal one no
 // flush covered, or one skip-any recovery may have skipped (a WAL write is

@@ -5,7 +5,7 @@
 // acknowledged writes in sequence order (prefix recovery: no holes, no
 // reordering, no resurrected deletes), with k covering every write that
 // must survive (durability; for a process crash every acknowledged WAL
-// write). Within the cut, a disable_wal write that no flush covered may be
+// write in the log file). Within the cut, a disable_wal write that no flush covered may be
 // missing. A write that failed or was cut short (indeterminate) may be
 // present in a cut that holds every write that ended before it began, and
 // may sit anywhere after those, but before any write that began after it
@@ -86,6 +86,11 @@ inline RecoveryVerdict CheckRecovery(const History& history, bool process_crash,
                                      const State& recovered) {
   return CheckRecovery(history, CheckScope{process_crash, true, {}}, recovered);
 }
+
+// Whether an acknowledged write had to survive a crash with durability on:
+// it was durable, or the crash was a process crash and it was in the log
+// file (WriteRecord::written).
+bool MustSurvive(const WriteRecord& w, bool process_crash);
 
 // history's acknowledged writes in sequence order: the order a cut counts
 // them in (RecoveryVerdict::cut).

@@ -306,8 +306,8 @@ bool JournalReplica::Apply(Slice payload, std::string* error) {
     case kBarrier: {
       const uint64_t barrier = f.U64();
       const uint64_t token = f.U64();
-      if (!f.ok() || barrier > static_cast<uint64_t>(HistoryObserver::Barrier::kClose)) break;
-      static const char* const kNames[] = {"sync WAL", "flush", "close"};
+      if (!f.ok() || barrier > static_cast<uint64_t>(HistoryObserver::Barrier::kWalFlush)) break;
+      static const char* const kNames[] = {"sync WAL", "flush", "close", "WAL flush"};
       Note(absl::StrCat(kNames[barrier], " done (the first ", token, " acknowledged writes)"));
       switch (static_cast<HistoryObserver::Barrier>(barrier)) {
         case HistoryObserver::Barrier::kSyncWal:
@@ -318,6 +318,9 @@ bool JournalReplica::Apply(Slice payload, std::string* error) {
           break;
         case HistoryObserver::Barrier::kClose:
           history_->CloseDone(token);
+          break;
+        case HistoryObserver::Barrier::kWalFlush:
+          history_->WalFlushDone(token);
           break;
       }
       return true;

@@ -146,6 +146,10 @@ Status TurnTakingDB::SyncWAL() {
   return Unturned(turn_, [this] { return db_->SyncWAL(); });
 }
 
+Status TurnTakingDB::FlushWAL(bool sync) {
+  return Unturned(turn_, [this, sync] { return db_->FlushWAL(sync); });
+}
+
 bool TurnTakingDB::GetProperty(const Slice& property, std::string* value) {
   return Unturned(turn_, [&] { return db_->GetProperty(property, value); });
 }

@@ -51,6 +51,7 @@ class TurnTakingDB final : public TransactionDB {
   Status CompactRange(const CompactRangeOptions& options, const Slice* begin,
                       const Slice* end) override;
   Status SyncWAL() override;
+  Status FlushWAL(bool sync) override;
   bool GetProperty(const Slice& property, std::string* value) override;
   DBStats GetStats() override;
   uint64_t GetLatestSequenceNumber() const override;

@@ -73,6 +73,8 @@ constexpr const char* kLevelDbKillsOnly = "crash.power_loss=false,leveldb.reuse_
 // tells them apart), process crashes alone pass (CI's campaign).
 constexpr const char* kRocksDbPowerLoss = "crash.power_loss=true,disk.fsync_commits_metadata=true";
 constexpr const char* kRocksDbKillsOnly = "crash.power_loss=false";
+constexpr const char* kRocksDbBufferedKillsOnly =
+    "crash.power_loss=false,rocksdb.manual_wal_flush=true";
 // No I/O faults for a hosted row: they reach LevelDB's L5-L7.
 constexpr Shape kHostedNoFaults{0, 3, "off"};
 
@@ -124,6 +126,14 @@ const BugRow kRows[] = {
      kSeedLimit,
      "rocksdb",
      kRocksDbKillsOnly},
+    // Only RocksDB buffers its log (manual_wal_flush, pinned on).
+    {"hosted_flush_wal_as_sync_wal",
+     "crash-recovery",
+     {"durability"},
+     kHostedNoFaults,
+     kSeedLimit,
+     "rocksdb",
+     kRocksDbBufferedKillsOnly},
     {"ack_sync_write_before_wal_sync", "crash-recovery", {"durability"}},
     // Real files and threads (real_backend_rows.h): the durability bugs,
     // and the two that only a real process shows.

@@ -46,6 +46,12 @@ TEST_CASE("unknown flag exits 2 with one line", "[cli]") {
   RequireOneErrorLine(Run({"bench", "stray"}), "unexpected argument 'stray'");
 }
 
+// A second value would replace the first without a word.
+TEST_CASE("a flag given twice exits 2 with one line", "[cli]") {
+  RequireOneErrorLine(Run({"bench", "--num=1", "--num=2"}), "flag --num given twice");
+  RequireOneErrorLine(Run({"bench", "--num", "1", "--num", "1"}), "flag --num given twice");
+}
+
 TEST_CASE("malformed numbers exit 2 with one line", "[cli]") {
   for (const char* bad : {"--num=abc", "--num=12x", "--num=", "--num=-5", "--threads=0",
                           "--key_size=99999", "--num=99999999999999999999999",

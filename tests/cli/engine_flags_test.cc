@@ -58,6 +58,10 @@ TEST_CASE("run refuses unknown engines, unpinnable options and bad values", "[cl
   REQUIRE(ErrorOf(with("--pin=crash.power_loss=maybe")).find("takes true|false") !=
           std::string::npos);
   REQUIRE(ErrorOf(with("--pin=noequals")).find("bad --pin item") != std::string::npos);
+  // A second --pin would drop the first one's options.
+  std::vector<std::string> two_pins = with("--pin=crash.power_loss=false");
+  two_pins.push_back("--pin=fault.faults.eio_read=off");
+  REQUIRE(ErrorOf(two_pins).find("flag --pin given twice") != std::string::npos);
   for (const char* mix : {"write", "write:0", "write:1001", "write:x", "shuffle:1",
                           "get:1+compact:2", "write:1+", "write:1:2"}) {
     INFO(mix);

@@ -97,6 +97,29 @@ TEST_CASE("lock-order inversion deadlocks on some seeds and is described", "[sim
   }
 }
 
+// A default pthread mutex locked twice by its holder hangs that thread for
+// good; in the simulation the run fails at once, naming the task.
+TEST_CASE("a task that locks a mutex it holds is a deadlock naming the task", "[sim]") {
+  Simulation sim(SimulationOptions{});
+  Runtime* rt = sim.runtime();
+  int ran_on = 0;
+  Status status = sim.Run([&] {
+    auto mu = rt->NewMutex();
+    auto relocker = rt->StartThread("relocker", [&] {
+      mu->Lock();
+      mu->Lock();
+      ran_on++;
+    });
+    relocker->Join();
+  });
+  REQUIRE(status.IsAborted());
+  const std::string message = status.ToString();
+  INFO(message);
+  REQUIRE(Contains(message,
+                   "deadlock: task 1 'relocker' locks a non-recursive mutex it already holds"));
+  REQUIRE(ran_on == 0);
+}
+
 TEST_CASE("a wait nobody signals is a deadlock naming the condvar", "[sim]") {
   Simulation sim(SimulationOptions{});
   Runtime* rt = sim.runtime();

@@ -77,6 +77,11 @@ class DB {
                                             const Slice* end) = 0;
   // fdatasyncs the current WAL: all acknowledged WAL writes become durable.
   [[nodiscard]] virtual Status SyncWAL() = 0;
+  // Writes the log records the engine holds in its own memory to the log
+  // file, where a process crash cannot take them; then, if sync, SyncWAL().
+  // An engine that writes each record to the file as it logs it (this
+  // one) has nothing to write: FlushWAL(false) is OK at once.
+  [[nodiscard]] virtual Status FlushWAL(bool sync) { return sync ? SyncWAL() : Status::OK(); }
 
   // Named properties: "shale.stats", "shale.num-files-at-level<N>",
   // "shale.levelstats", "shale.sstables", "shale.num-immutable-mem-table",

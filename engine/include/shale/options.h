@@ -248,6 +248,11 @@ enum PlantedBug : uint64_t {
   // its clean Close without the Close's status, so the frame is not what
   // the parent's reader decodes (writer and reader out of step).
   kBugJournalCloseOmitsStatus = uint64_t{1} << 52,
+  // In the hosting layer: a hosted engine's DB adapter answers FlushWAL
+  // as shale::DB's default does (FlushWAL(false) is OK at once,
+  // FlushWAL(true) is SyncWAL), never asking the engine: RocksDB's log
+  // buffer (manual_wal_flush) stays unwritten.
+  kBugHostedFlushWalAsSyncWal = uint64_t{1} << 53,
 };
 
 struct Options {
