@@ -68,43 +68,42 @@ void History::EndWrite(uint64_t id, const Status& status, uint64_t sequence, uin
   acked_count_++;
 }
 
+template <typename MarkFn>
+void History::CoverAcked(HistoryObserver::Barrier barrier, uint64_t token, const MarkFn& mark) {
+  const uint64_t covered = std::min<uint64_t>(token, ack_order_.size());
+  written_prefix_ = std::max(written_prefix_, covered);
+  if (observer_ != nullptr) observer_->BarrierDone(barrier, token);
+  for (uint64_t i = 0; i < covered; i++) mark(writes_[ack_order_[i]]);
+}
+
 void History::SyncWalDone(uint64_t token) {
-  written_prefix_ = std::max(written_prefix_, std::min<uint64_t>(token, ack_order_.size()));
-  if (observer_ != nullptr) observer_->BarrierDone(HistoryObserver::Barrier::kSyncWal, token);
-  for (uint64_t i = 0; i < token && i < ack_order_.size(); i++) {
-    WriteRecord& w = writes_[ack_order_[i]];
+  CoverAcked(HistoryObserver::Barrier::kSyncWal, token, [](WriteRecord& w) {
     if (w.wal) w.must_survive = w.written = true;
-  }
+  });
 }
 
 void History::WalFlushDone(uint64_t token) {
-  written_prefix_ = std::max(written_prefix_, std::min<uint64_t>(token, ack_order_.size()));
-  if (observer_ != nullptr) observer_->BarrierDone(HistoryObserver::Barrier::kWalFlush, token);
-  for (uint64_t i = 0; i < token && i < ack_order_.size(); i++) {
-    WriteRecord& w = writes_[ack_order_[i]];
+  CoverAcked(HistoryObserver::Barrier::kWalFlush, token, [](WriteRecord& w) {
     if (w.wal) w.written = true;
-  }
+  });
 }
 
 void History::FlushDone(uint64_t token) {
-  written_prefix_ = std::max(written_prefix_, std::min<uint64_t>(token, ack_order_.size()));
-  if (observer_ != nullptr) observer_->BarrierDone(HistoryObserver::Barrier::kFlush, token);
-  for (uint64_t i = 0; i < token && i < ack_order_.size(); i++) {
-    WriteRecord& w = writes_[ack_order_[i]];
+  CoverAcked(HistoryObserver::Barrier::kFlush, token, [](WriteRecord& w) {
     w.must_survive = true;
     w.flushed = true;
     if (w.wal) w.written = true;
-  }
+  });
 }
 
 void History::CloseDone(uint64_t token) {
-  written_prefix_ = std::max(written_prefix_, std::min<uint64_t>(token, ack_order_.size()));
-  if (observer_ != nullptr) observer_->BarrierDone(HistoryObserver::Barrier::kClose, token);
-  for (uint64_t i = 0; i < token && i < ack_order_.size(); i++) {
-    WriteRecord& w = writes_[ack_order_[i]];
-    if (!w.wal) w.must_survive = true;
-    if (w.wal) w.written = true;
-  }
+  CoverAcked(HistoryObserver::Barrier::kClose, token, [](WriteRecord& w) {
+    if (w.wal) {
+      w.written = true;
+    } else {
+      w.must_survive = true;
+    }
+  });
 }
 
 const std::vector<uint64_t>& History::WritesTo(const std::string& key) const {

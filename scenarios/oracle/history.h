@@ -281,6 +281,11 @@ class History {
   template <typename LaterFn>
   Settled VisitPossible(const std::string& key, const ReadStart& start,
                         const LaterFn& on_later) const;
+  // A barrier that ended with token: tells the observer, extends
+  // written_prefix_, and calls mark(write) on each acked write it covers
+  // (ack_order_[0, token)).
+  template <typename MarkFn>
+  void CoverAcked(HistoryObserver::Barrier barrier, uint64_t token, const MarkFn& mark);
 
   State base_;
   ReadVisibility visibility_;
