@@ -12,6 +12,7 @@
 #include "db/write_batch_internal.h"
 #include "hosted/hosted_code.h"
 #include "hosted/rocksdb/rocksdb_open.h"
+#include "hosted/rocksdb/rocksdb_txn.h"
 
 namespace shale::hosted {
 
@@ -126,17 +127,23 @@ Status RocksDbDb::Open(const RocksDbOptions& options, Env* env, const std::strin
   }
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   rocksdb::TransactionDBOptions txn;
-  txn.write_policy = rocksdb::TxnDBWritePolicy::WRITE_PREPARED;
-  txn.skip_concurrency_control = options.skip_concurrency_control;
+  txn.write_policy = options.write_prepared ? rocksdb::TxnDBWritePolicy::WRITE_PREPARED
+                                            : rocksdb::TxnDBWritePolicy::WRITE_COMMITTED;
+  txn.skip_concurrency_control = options.skip_concurrency_control && options.write_prepared;
+  txn.transaction_lock_timeout = options.transaction_lock_timeout_ms;
+  txn.default_lock_timeout = options.default_lock_timeout_ms;
   impl->seq_per_batch_ = options.write_prepared;
+  const bool txn_db = options.write_prepared || options.write_committed;
   rocksdb::DB* raw = nullptr;
-  const rocksdb::Status s =
-      OpenRocksDb(o, path, impl->env_.get(), &raw, options.write_prepared ? &txn : nullptr);
+  const rocksdb::Status s = OpenRocksDb(o, path, impl->env_.get(), &raw, txn_db ? &txn : nullptr);
   if (!s.ok()) {
     impl->env_->Shutdown();
     return FromRocksDb(s);
   }
   impl->db_.reset(raw);
+  if (txn_db && !options.write_prepared) {
+    impl->write_committed_ = static_cast<rocksdb::TransactionDB*>(raw);
+  }
   *db = std::move(impl);
   return Status::OK();
 }
@@ -145,7 +152,9 @@ RocksDbDb::~RocksDbDb() { (void)Close(); }
 
 Status RocksDbDb::Close() {
   if (db_ == nullptr) return Status::OK();
+  recovered_.clear();  // RocksDB's Close leaves recovered transactions to their user
   const Status s = Proven(db_->Close());
+  write_committed_ = nullptr;
   db_.reset();  // waits for what Close left running, as RocksDB's destructor does
   env_->Shutdown();
   return s;
@@ -186,7 +195,7 @@ Status RocksDbDb::Proven(const rocksdb::Status& status) const {
   return WithWriterErrorCause(status, env_->first_write_error());
 }
 
-rocksdb::ReadOptions RocksDbDb::ToRocksDb(const ReadOptions& options) const {
+rocksdb::ReadOptions RocksDbReadOptions(const ReadOptions& options) {
   rocksdb::ReadOptions ro;
   ro.verify_checksums = options.verify_checksums;
   ro.fill_cache = options.fill_cache;
@@ -198,12 +207,12 @@ rocksdb::ReadOptions RocksDbDb::ToRocksDb(const ReadOptions& options) const {
 
 Status RocksDbDb::Get(const ReadOptions& options, const Slice& key, std::string* value) {
   if (db_ == nullptr) return Closed();
-  return FromRocksDb(db_->Get(ToRocksDb(options), RocksSlice(key), value));
+  return FromRocksDb(db_->Get(RocksDbReadOptions(options), RocksSlice(key), value));
 }
 
 Iterator* RocksDbDb::NewIterator(const ReadOptions& options) {
   if (db_ == nullptr) return NewErrorIterator(Closed());
-  return new RocksDbIterator(db_->NewIterator(ToRocksDb(options)));
+  return new RocksDbIterator(db_->NewIterator(RocksDbReadOptions(options)));
 }
 
 const Snapshot* RocksDbDb::GetSnapshot() { return new RocksDbSnapshot(db_->GetSnapshot()); }

@@ -6,8 +6,13 @@
 //     snapshots, Flush (waiting), SyncWAL, FlushWAL, CompactRange over
 //     every level, named properties ("shale.num-files-at-level<N>", "shale.stats" and
 //     "shale.compaction-pending" read RocksDB's "rocksdb." ones);
-//   * not yet: transactions, column families other than the default
-//     (engine counters: GetStats is all zero).
+//   * with RocksDbOptions::write_committed, a TransactionDB under the
+//     WRITE_COMMITTED policy: BeginTransaction gives a RocksDbTransaction
+//     (rocksdb_txn.h), GetTransactionByName finds a begun or a recovered
+//     one, and every DB call goes through the TransactionDB (a Write locks
+//     its keys);
+//   * not yet: column families other than the default (engine counters:
+//     GetStats is all zero).
 //
 // Sequence numbers: after DB::Write, RocksDB has written the sequence of
 // the batch's first record into the first eight bytes of the caller's
@@ -24,23 +29,33 @@
 // first error of this process's writable files appended (the evidence an
 // oracle needs to tie it to an injected fault). It stays an IOError.
 //
-// After Close, every call returns an error (GetProperty false), as Shale's
-// DB does; GetSnapshot REQUIRES an open DB.
-// Ownership: the DB owns its RocksDbEnv. Abandoning it (a simulated crash)
-// leaks both, as a killed process does. Thread safety: as shale::DB.
+// After Close, every call returns an error (GetProperty false,
+// BeginTransaction nullptr), as Shale's DB does; GetSnapshot REQUIRES an
+// open DB.
+// Ownership: the DB owns its RocksDbEnv and the wrappers of recovered
+// transactions GetTransactionByName handed out (deleted at Close, before
+// the DB). Abandoning it (a simulated crash) leaks all of them, as a killed
+// process does. Thread safety: as shale::DB; the map of begun transactions
+// is touched only between scheduling points (one simulated task runs at a
+// time, and no call on it reaches one).
 #pragma once
 
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
+#include <rocksdb/utilities/transaction_db.h>
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "hosted/rocksdb/rocksdb_env.h"
 #include "shale/db.h"
 #include "shale/env.h"
+#include "shale/transaction_db.h"
 
 namespace shale::hosted {
 
@@ -61,6 +76,12 @@ struct RocksDbOptions {
   // own, prepared then committed, one sequence per sub-batch).
   bool write_prepared = false;
   bool skip_concurrency_control = false;  // TransactionDBOptions' (WritePrepared only)
+  // Open a TransactionDB with the WRITE_COMMITTED policy (ignored with
+  // write_prepared), whose transactions BeginTransaction gives, with
+  // TransactionDBOptions' lock timeouts (milliseconds).
+  bool write_committed = false;
+  int64_t transaction_lock_timeout_ms = 1000;
+  int64_t default_lock_timeout_ms = 1000;
   // The hosting layer's planted bugs (hosted/planted_hosting.h, and
   // kBugHostedFlushWalAsSyncWal, which RocksDbDb::FlushWAL reads); 0 in
   // real runs.
@@ -76,7 +97,9 @@ std::string RocksDbVersion();
 // outside any simulation.
 [[nodiscard]] Status PrepareRocksDbHosting();
 
-class RocksDbDb final : public DB {
+class RocksDbTransaction;
+
+class RocksDbDb final : public TransactionDB {
  public:
   // Opens (recovering if needed) RocksDB at path on env's file system,
   // creating it if missing. NotSupported unless PrepareRocksDbHosting()
@@ -102,17 +125,36 @@ class RocksDbDb final : public DB {
   DBStats GetStats() override;
   uint64_t GetLatestSequenceNumber() const override;
 
+  // nullptr unless the DB is open with write_committed.
+  std::unique_ptr<Transaction> BeginTransaction(const WriteOptions& write_options,
+                                                const TransactionOptions& txn_options) override;
+  Transaction* GetTransactionByName(const std::string& name) override;
+  std::vector<std::string> GetPreparedTransactionNames() override;
+
  private:
   RocksDbDb() = default;
-  rocksdb::ReadOptions ToRocksDb(const ReadOptions& options) const;
+  // Wraps txn (owned) for Shale.
+  std::unique_ptr<RocksDbTransaction> Wrap(rocksdb::Transaction* txn,
+                                           std::function<void()> on_destroy) const;
   // FromRocksDb, with the evidence described above.
   Status Proven(const rocksdb::Status& status) const;
 
   std::unique_ptr<RocksDbEnv> env_;
   std::unique_ptr<rocksdb::DB> db_;  // a rocksdb::TransactionDB when write_prepared
-  bool seq_per_batch_ = false;       // a write takes a sequence per sub-batch, not per key
-  uint64_t planted_bugs_ = 0;        // RocksDbOptions::planted_bugs
+  // db_ as the TransactionDB it is with write_committed; else nullptr.
+  rocksdb::TransactionDB* write_committed_ = nullptr;
+  // The wrappers BeginTransaction handed out and not yet destroyed, by the
+  // RocksDB transaction each owns.
+  std::map<const rocksdb::Transaction*, RocksDbTransaction*> begun_;
+  // Wrappers of recovered transactions (their RocksDB transactions, which
+  // the user deletes), by name.
+  std::map<std::string, std::unique_ptr<RocksDbTransaction>> recovered_;
+  bool seq_per_batch_ = false;  // a write takes a sequence per sub-batch, not per key
+  uint64_t planted_bugs_ = 0;   // RocksDbOptions::planted_bugs
 };
+
+// Shale's read options as RocksDB's (a snapshot from RocksDbDb::GetSnapshot).
+rocksdb::ReadOptions RocksDbReadOptions(const ReadOptions& options);
 
 // RocksDB's status as Shale's: the same code, the message as RocksDB
 // renders it (file names included, so a damaged file stays named).

@@ -22,13 +22,16 @@
 //   * tables: block_size, block_restart_interval, format_version,
 //     checksum, index_type, cache_index_and_filter_blocks, a bloom filter,
 //     whole_key_filtering, the block cache's size.
+// Drawn for a scenario to take up: whether the run asks for transactions
+// (HostedOptions::transactions); crash-recovery then opens a TransactionDB
+// under WRITE_COMMITTED (UseTransactions).
 // Set by the unordered-write scenario's write mode (SetWriteMode):
 // enable_pipelined_write, unordered_write, two_write_queues and a
 // WritePrepared TransactionDB.
 // Not yet drawn: kSkipAnyCorruptedRecords and recycle_log_file_num (which
 // SanitizeOptions keeps only in skip-any), avoid_flush_during_recovery,
 // inplace_update_support, atomic_flush (one column family), direct I/O,
-// and TransactionDB in crash-recovery.
+// and WritePrepared in crash-recovery.
 //
 // Thread safety: stateless; one static instance.
 #pragma once

@@ -18,10 +18,17 @@
 // Errors keep RocksDB's code and text (lock waits: TimedOut; a deadlock
 // found: Busy), with the evidence of RocksDbDb's errors.
 //
+// A Prepare that failed leaves RocksDB's transaction awaiting prepare,
+// where RocksDB refuses Rollback; the way out RocksDB leaves its user is to
+// delete the transaction (its buffer and locks go, its name is
+// unregistered). Rollback does that, and the transaction is rolled back.
+// A Rollback RocksDB makes of a started transaction leaves it STARTED;
+// here it is kRolledBack, as Shale's.
+//
 // Ownership: the wrapper owns the RocksDB transaction and deletes it (which
-// unregisters its name; a prepared one stays prepared in the WAL).
-// REQUIRES: destroyed before its DB is closed. Thread safety: as
-// shale::Transaction, one thread at a time.
+// unregisters its name; a prepared one stays prepared in the WAL), then
+// calls on_destroy. REQUIRES: destroyed before its DB is closed. Thread
+// safety: as shale::Transaction, one thread at a time.
 #pragma once
 
 #include <rocksdb/utilities/transaction.h>
@@ -40,14 +47,17 @@ class RocksDbTransaction final : public Transaction {
  public:
   // How the DB turns a RocksDB status into Shale's, with its evidence.
   using Proven = std::function<Status(const rocksdb::Status&)>;
-  // txn: owned. latest: the DB's GetLatestSequenceNumber.
-  RocksDbTransaction(rocksdb::Transaction* txn, Proven proven,
-                     std::function<uint64_t()> latest);
-  ~RocksDbTransaction() override = default;
+  // txn: owned. latest: the DB's GetLatestSequenceNumber. on_destroy (may
+  // be empty) runs last in the destructor.
+  RocksDbTransaction(rocksdb::Transaction* txn, Proven proven, std::function<uint64_t()> latest,
+                     std::function<void()> on_destroy);
+  ~RocksDbTransaction() override;
+  RocksDbTransaction(const RocksDbTransaction&) = delete;
+  RocksDbTransaction& operator=(const RocksDbTransaction&) = delete;
 
   [[nodiscard]] Status SetName(const std::string& name) override;
   const std::string& GetName() const override { return name_; }
-  uint64_t GetId() const override { return txn_->GetID(); }
+  uint64_t GetId() const override { return id_; }
   State GetState() const override;
   uint64_t GetCommitSequence() const override { return commit_sequence_; }
   uint64_t GetLogSequence() const override { return commit_sequence_; }
@@ -66,11 +76,14 @@ class RocksDbTransaction final : public Transaction {
   // kStarted, or InvalidArgument naming what was asked.
   Status RequireStarted(const char* what) const;
 
-  std::unique_ptr<rocksdb::Transaction> txn_;
+  std::unique_ptr<rocksdb::Transaction> txn_;  // nullptr once dropped (see above)
   Proven proven_;
   std::function<uint64_t()> latest_;
+  std::function<void()> on_destroy_;
   std::string name_;
+  uint64_t id_ = 0;  // RocksDB's GetID
   uint64_t commit_sequence_ = 0;
+  bool rolled_back_ = false;  // by Rollback (RocksDB may still say STARTED)
 };
 
 }  // namespace shale::hosted

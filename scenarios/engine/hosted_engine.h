@@ -21,6 +21,7 @@
 #include "shale/db.h"
 #include "shale/env.h"
 #include "shale/status.h"
+#include "shale/transaction_db.h"
 #include "sim/choice_tape.h"
 
 namespace shale::scenario {
@@ -43,10 +44,12 @@ inline constexpr const char* kShaleEngine = "shale";
 // What an engine offers beyond writes (batches, sync), Get, iterators in
 // both directions, snapshots and CompactRange, which every engine has.
 struct EngineOffers {
-  bool flush = true;         // DB::Flush, durable on success
-  bool sync_wal = true;      // DB::SyncWAL
-  bool skip_wal = true;      // WriteOptions::disable_wal
-  bool transactions = true;  // TransactionDB
+  bool flush = true;     // DB::Flush, durable on success
+  bool sync_wal = true;  // DB::SyncWAL
+  bool skip_wal = true;  // WriteOptions::disable_wal
+  // TransactionDB (a hosted engine's: write-committed only, through
+  // HostedEngine::UseTransactions when HostedOptions::transactions says so)
+  bool transactions = true;
   // Whether a clean Close flushes every acknowledged write into tables
   // (else they stay as durable as the log made them).
   bool close_flushes = true;
@@ -77,6 +80,10 @@ class HostedOptions {
   // shale::PlantedBug bits of the hosting layer (RunConfig::planted_bugs),
   // set by the scenario after Draw.
   uint64_t planted_bugs = 0;
+  // Whether the run asks for transactions, drawn (or pinned) by the
+  // engine's Draw where offers().transactions; a scenario that runs them
+  // calls HostedEngine::UseTransactions, one that does not leaves it unused.
+  bool transactions = false;
   // Where the engine's own info log lines go too, when the run is traced
   // (shale replay --trace); empty otherwise. Trace only: never hashed.
   std::function<void(const std::string& line)> info_log_trace;
@@ -130,6 +137,13 @@ class HostedEngine {
   virtual bool SetWriteMode(WriteMode mode, HostedOptions* options,
                             std::map<std::string, std::string>* described) const {
     (void)mode, (void)options, (void)described;
+    return false;
+  }
+  // Sets *options so that Open gives a TransactionDB (the DB it returns is
+  // one) under txn's write policy and lock timeouts. False if the engine
+  // offers no such DB.
+  virtual bool UseTransactions(const TransactionDBOptions& txn, HostedOptions* options) const {
+    (void)txn, (void)options;
     return false;
   }
 };
