@@ -131,6 +131,10 @@ class CrashRecoveryRun {
     WatchDeviceRules();
     drawn_.workload.faults_enabled = plan_->enabled();
     SetLockTimeouts(plan_->enabled(), &drawn_.txn_options);
+    if (hosted_ != nullptr && drawn_.transactions &&
+        !hosted_->UseTransactions(drawn_.txn_options, hosted_options_.get())) {
+      std::abort();  // DrawHosted asks only where the engine offers them
+    }
     for (const auto& [k, v] : plan_->Describe()) result_->options_drawn[k] = v;
     for (const auto& [k, v] : config_.pins) result_->options_drawn["pinned " + k] = v;
     result_->options_drawn["faults"] = plan_->enabled() ? "on" : "off";
@@ -261,8 +265,9 @@ class CrashRecoveryRun {
 
   // A hosted engine's run: the workload's shape and the disk as drawn for
   // Shale's (DrawConfig), the engine's own options from its documented
-  // list, what it does not offer left out of the workload, no
-  // transactions. Values run larger, so LevelDB-sized buffers (64 KiB at
+  // list, what it does not offer left out of the workload, and
+  // write-committed transactions where the engine offers them and its draw
+  // asks for them. Values run larger, so LevelDB-sized buffers (64 KiB at
   // least) fill and flush within a run.
   void DrawHosted() {
     KeepDescribed({"key_space", "skewed_keys", "sync_one_in", "clients"}, &drawn_.described);
@@ -273,6 +278,9 @@ class CrashRecoveryRun {
     };
     drawn_.workload.value_bytes_max = 200 << sim_.rng()->Uniform(5);
     drawn_.described["value_bytes_max"] = std::to_string(drawn_.workload.value_bytes_max);
+    if (drawn_.workload.offers.transactions && hosted_options_->transactions) {
+      SetTransactions(true, TxnWritePolicy::kWriteCommitted, sim_.rng(), &drawn_);
+    }
   }
 
   void Main() {
@@ -431,7 +439,14 @@ class CrashRecoveryRun {
   // then the same object as *db).
   Status OpenDb(std::unique_ptr<DB>* db, TransactionDB** txn_db) {
     *txn_db = nullptr;
-    if (hosted_ != nullptr) return hosted_->Open(*hosted_options_, env_.get(), kDbPath, db);
+    if (hosted_ != nullptr) {
+      const Status s = hosted_->Open(*hosted_options_, env_.get(), kDbPath, db);
+      if (!s.ok() || !drawn_.transactions) return s;
+      *txn_db = dynamic_cast<TransactionDB*>(db->get());
+      if (*txn_db != nullptr) return s;
+      db->reset();
+      return Status::NotSupported("the hosted engine opened a DB without transactions");
+    }
     if (FlashUnderTest* flash = disk_->flash()) {
       const Status s = flash->Mount(sim_.runtime());
       if (!s.ok()) return s;
@@ -649,11 +664,15 @@ class CrashRecoveryRun {
     uint64_t hit = 1 + sim_.rng()->Uniform(3);
     const bool two_phase = drawn_.transactions && sim_.rng()->OneIn(2);
     if (two_phase) {
-      name = kAfterWalDelete;
+      // A hosted engine names no WAL deletion: its first file deletion
+      // meanwhile, once done (one point on).
+      name = hosted_ == nullptr ? kAfterWalDelete : "disk.delete";
       hit = 1;
     }
-    const uint64_t later = name == kAfterSetCurrent ? sim_.rng()->Uniform(9) : 0;
+    uint64_t later = name == kAfterSetCurrent ? sim_.rng()->Uniform(9) : 0;
+    if (two_phase && hosted_ != nullptr) later = 1;
     ArmCrash(name, hit, "crash_point." + name, later);
+    two_phase_armed_ = two_phase;
     if (two_phase) trigger_->set_gate([this] { return state_.unsynced_finish_after_wal_switch; });
   }
 
@@ -663,6 +682,7 @@ class CrashRecoveryRun {
                 uint64_t then_any = 0) {
     state_.crash_point_reached = false;
     armed_target_ = name;
+    two_phase_armed_ = false;
     sim_.TraceEvent("crash armed at " + (name.empty() ? std::string("any point") : name) +
                     ", hit " + std::to_string(hit));
     trigger_->Arm(
@@ -707,8 +727,8 @@ class CrashRecoveryRun {
     // deleted log held is at stake. Soon after any other Open it is either:
     // a process crash there (a crash loop) leaves two Opens' name changes
     // undurable, and the power loss soon after the next Open meets both.
-    const bool at_name_change = state_.crash_point_reached && (armed_target_ == kAfterSetCurrent ||
-                                                               armed_target_ == kAfterWalDelete);
+    const bool at_name_change =
+        state_.crash_point_reached && (armed_target_ == kAfterSetCurrent || two_phase_armed_);
     LearnLogsBeforeCrash();
     sim_.Crash();
     state_.crash_point_reached = false;
@@ -1057,6 +1077,7 @@ class CrashRecoveryRun {
   // The least DamagedLogFloor at a refusal since the last check.
   uint64_t waiver_floor_ = UINT64_MAX;
   std::string armed_target_;            // the point ArmCrash last armed ("" for any)
+  bool two_phase_armed_ = false;        // ArmAtNamedPoint armed it at a WAL (file) deletion
   bool after_process_crash_ = false;    // the last crash kept the page cache (see RunClients)
   bool crash_soon_after_open_ = false;  // the next crash was drawn so (see CrashOnce)
   std::set<std::string> torn_logs_;     // see NoteTornLogs

@@ -95,19 +95,26 @@ void DrawMemtablesAndValues(sim::ChoiceTape* rng, bool large_values_fit, Drawn* 
 }
 
 void DrawTransactions(sim::ChoiceTape* tape, Drawn* d) {
+  const bool on = tape->OneIn(2);
+  const bool write_prepared = tape->OneIn(2);
+  SetTransactions(on,
+                  write_prepared ? TxnWritePolicy::kWritePrepared : TxnWritePolicy::kWriteCommitted,
+                  tape, d);
+}
+
+void SetTransactions(bool on, TxnWritePolicy write_policy, sim::ChoiceTape* tape, Drawn* d) {
   sim::ChoiceTape& rng = *tape;
-  d->transactions = rng.OneIn(2);
-  const bool write_prepared = rng.OneIn(2);
-  d->txn_options.write_policy =
-      write_prepared ? TxnWritePolicy::kWritePrepared : TxnWritePolicy::kWriteCommitted;
-  d->workload.transactions = d->transactions;
-  if (d->transactions && rng.OneIn(2)) {
+  d->transactions = on;
+  d->txn_options.write_policy = write_policy;
+  d->workload.transactions = on;
+  if (on && rng.OneIn(2)) {
     d->workload.prepare_to_finish_us_max = uint64_t{250} << rng.Uniform(7);
     d->described["prepare_to_finish_us_max"] = std::to_string(d->workload.prepare_to_finish_us_max);
   }
-  d->described["transactions"] = !d->transactions ? "off"
-                                 : write_prepared ? "write-prepared"
-                                                  : "write-committed";
+  d->described["transactions"] = !on ? "off"
+                                 : write_policy == TxnWritePolicy::kWritePrepared
+                                     ? "write-prepared"
+                                     : "write-committed";
 }
 
 // Lock waits, in simulated time (a run may use one simulated hour). Nothing

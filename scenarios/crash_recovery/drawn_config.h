@@ -47,6 +47,11 @@ void DrawMemtablesAndValues(sim::ChoiceTape* rng, bool large_values_fit, Drawn* 
 // Transactions on or off (the default), and the write policy.
 void DrawTransactions(sim::ChoiceTape* tape, Drawn* d);
 
+// Sets d's transactions as given (a hosted engine's draw), under
+// write_policy, and draws what a run with them draws besides (how long a
+// prepared transaction may wait for its finish); describes them.
+void SetTransactions(bool on, TxnWritePolicy write_policy, sim::ChoiceTape* tape, Drawn* d);
+
 // The name reports give a recovery mode ("skip-any", ...).
 const char* RecoveryModeName(WALRecoveryMode mode);
 

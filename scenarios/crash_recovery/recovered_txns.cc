@@ -21,9 +21,14 @@ std::string LostEnd(const WorkloadState& state, const NamedTxn& t, const CheckSc
   }
   if (t.end == NamedTxn::End::kRolledBack) {
     // A rollback is a WAL write (never disable_wal), synced if its
-    // transaction's WriteOptions say so; transactions run only where the
-    // log is written at acknowledgement (WalWrites::kAtAck).
-    return scope.durability && (t.end_sync || scope.process_crash) ? "Rollback" : "";
+    // transaction's WriteOptions say so. Where the log is written at
+    // acknowledgement (WalWrites::kAtAck) a process crash keeps it too;
+    // where the engine buffers the log (kByBarrier), an unsynced rollback
+    // reaches the file only with a later barrier, which History does not
+    // tie to it: only a synced one is held to survive there.
+    const bool written_at_ack = state.history->wal_writes() == WalWrites::kAtAck;
+    const bool kept = t.end_sync || (scope.process_crash && written_at_ack);
+    return scope.durability && kept ? "Rollback" : "";
   }
   return "";
 }
