@@ -6,6 +6,11 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <functional>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "hosted/hosted_code.h"
 #include "shale/env.h"
@@ -62,6 +67,34 @@ void RequireRepeatsAndDependsOnSeed(Run (*run)(uint64_t), uint64_t seed, Same sa
   REQUIRE(a.foreign_calls == b.foreign_calls);
   REQUIRE(same(a, b));
   REQUIRE(a.hash != c.hash);
+}
+
+// Runs run() in a child process and returns what it returned; the child
+// exits at once after. A run that crashes a hosted engine needs this: the
+// crash leaves the engine's process-wide threads (RocksDB's timer) abandoned,
+// perhaps mid-task, and their destructors would wait for them at exit.
+// REQUIRES (checked): the child exits 0 having written all its output.
+inline std::string OutputOfChild(const std::function<std::string()>& run) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    close(fds[0]);
+    const std::string out = run();
+    const bool written = write(fds[1], out.data(), out.size()) == static_cast<ssize_t>(out.size());
+    _exit(written ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string out;
+  char buffer[512];
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof(buffer))) > 0;) out.append(buffer, n);
+  close(fds[0]);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  INFO(out);
+  REQUIRE((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  return out;
 }
 
 }  // namespace shale::hosted

@@ -10,9 +10,6 @@
 #include <memory>
 #include <string>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "hosted/hosted_rig.h"
 #include "hosted/rocksdb/rocksdb_db.h"
 #include "hosted/rocksdb/rocksdb_engine.h"
@@ -78,7 +75,7 @@ std::string WriteCrashReopenHere(const scenario::HostedEngine& engine,
 // page cache kept) and reports what the reopened DB holds. The run is made
 // in a child process, which exits at once: the crash leaves the library's
 // process-wide timer thread abandoned, perhaps mid-task, and its
-// destructor would wait for that task at exit.
+// destructor would wait for that task at exit (OutputOfChild).
 Recovered WriteCrashReopen(bool manual_wal_flush, Barrier barrier) {
   REQUIRE(PrepareRocksDbHosting().ok());
   const scenario::HostedEngine& engine = RocksDbEngine();
@@ -87,25 +84,8 @@ Recovered WriteCrashReopen(bool manual_wal_flush, Barrier barrier) {
   const std::unique_ptr<scenario::HostedOptions> options = engine.Draw(
       &tape, {{"rocksdb.manual_wal_flush", manual_wal_flush ? "true" : "false"}}, &described);
   REQUIRE(described["rocksdb.manual_wal_flush"] == (manual_wal_flush ? "true" : "false"));
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    close(fds[0]);
-    const std::string out = WriteCrashReopenHere(engine, *options, barrier);
-    const bool written = write(fds[1], out.data(), out.size()) == static_cast<ssize_t>(out.size());
-    _exit(written ? 0 : 1);
-  }
-  close(fds[1]);
-  std::string out;
-  char buffer[512];
-  for (ssize_t n; (n = read(fds[0], buffer, sizeof(buffer))) > 0;) out.append(buffer, n);
-  close(fds[0]);
-  int status = 0;
-  REQUIRE(waitpid(child, &status, 0) == child);
-  INFO(out);
-  REQUIRE((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  const std::string out =
+      OutputOfChild([&] { return WriteCrashReopenHere(engine, *options, barrier); });
   const size_t space = out.find(' ');
   REQUIRE(space != std::string::npos);
   Recovered r;
