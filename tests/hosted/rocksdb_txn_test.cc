@@ -102,17 +102,18 @@ std::string PrepareCrashResolve(bool commit) {
   return OutputOfChild([&] {
     HostedRig rig(23);
     std::string out;
-    const Status run = rig.sim.Run(
-        [&] { out = PrepareCrashResolveSteps(engine, *options, commit, &rig); });
+    const Status run =
+        rig.sim.Run([&] { out = PrepareCrashResolveSteps(engine, *options, commit, &rig); });
     return run.ok() ? out : "the run: " + run.ToString();
   });
 }
 
 }  // namespace
 
-TEST_CASE("RocksDB write-committed: a commit's sequence is its write's first; a prepared "
-          "transaction survives a process crash and commits after it",
-          "[hosted][rocksdb]") {
+TEST_CASE(
+    "RocksDB write-committed: a commit's sequence is its write's first; a prepared "
+    "transaction survives a process crash and commits after it",
+    "[hosted][rocksdb]") {
   CHECK(PrepareCrashResolve(/*commit=*/true) == "seq-ok t, absent 1 v");
 }
 
