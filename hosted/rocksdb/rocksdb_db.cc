@@ -166,10 +166,7 @@ Status RocksDbDb::Write(const WriteOptions& options, WriteBatch* batch) {
   Status s = batch->Iterate(&converted);
   if (!s.ok()) return s;
   if (!converted.status.ok()) return FromRocksDb(converted.status);
-  rocksdb::WriteOptions wo;
-  wo.sync = options.sync;
-  wo.disableWAL = options.disable_wal;
-  s = Proven(db_->Write(wo, &converted.batch));
+  s = Proven(db_->Write(RocksDbWriteOptions(options), &converted.batch));
   const uint32_t count = WriteBatchInternal::Count(batch);
   if (!s.ok() || count == 0) return s;
   const uint64_t sequence = SequenceOf(converted.batch);
@@ -193,6 +190,13 @@ Status WithWriterErrorCause(const rocksdb::Status& status, const std::string& fi
 
 Status RocksDbDb::Proven(const rocksdb::Status& status) const {
   return WithWriterErrorCause(status, env_->first_write_error());
+}
+
+rocksdb::WriteOptions RocksDbWriteOptions(const WriteOptions& options) {
+  rocksdb::WriteOptions wo;
+  wo.sync = options.sync;
+  wo.disableWAL = options.disable_wal;
+  return wo;
 }
 
 rocksdb::ReadOptions RocksDbReadOptions(const ReadOptions& options) {

@@ -155,6 +155,8 @@ class RocksDbDb final : public TransactionDB {
 
 // Shale's read options as RocksDB's (a snapshot from RocksDbDb::GetSnapshot).
 rocksdb::ReadOptions RocksDbReadOptions(const ReadOptions& options);
+// Shale's write options as RocksDB's (sync, disableWAL).
+rocksdb::WriteOptions RocksDbWriteOptions(const WriteOptions& options);
 
 // RocksDB's status as Shale's: the same code, the message as RocksDB
 // renders it (file names included, so a damaged file stays named).

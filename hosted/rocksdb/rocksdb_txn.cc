@@ -127,13 +127,11 @@ std::unique_ptr<RocksDbTransaction> RocksDbDb::Wrap(rocksdb::Transaction* txn,
 std::unique_ptr<Transaction> RocksDbDb::BeginTransaction(const WriteOptions& write_options,
                                                          const TransactionOptions& txn_options) {
   if (write_committed_ == nullptr) return nullptr;
-  rocksdb::WriteOptions wo;
-  wo.sync = write_options.sync;
-  wo.disableWAL = write_options.disable_wal;
   rocksdb::TransactionOptions to;
   to.deadlock_detect = txn_options.deadlock_detect;
   to.lock_timeout = txn_options.lock_timeout_ms;
-  rocksdb::Transaction* txn = write_committed_->BeginTransaction(wo, to);
+  rocksdb::Transaction* txn =
+      write_committed_->BeginTransaction(RocksDbWriteOptions(write_options), to);
   std::unique_ptr<RocksDbTransaction> wrapped = Wrap(txn, [this, txn] { begun_.erase(txn); });
   begun_[txn] = wrapped.get();
   return wrapped;
