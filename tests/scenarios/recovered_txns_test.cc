@@ -25,10 +25,11 @@ constexpr const char* kName = "t0.0.1";
 struct Fixture {
   shale_test::TempDir dir{shale_test::TempDir::InMemoryBase()};
   std::unique_ptr<TransactionDB> db;
-  History history{State{}};
+  History history;
   WorkloadState state;
 
-  explicit Fixture(bool prepare_in_db = false) {
+  explicit Fixture(bool prepare_in_db = false, WalWrites wal_writes = WalWrites::kAtAck)
+      : history(State{}, ReadVisibility::kWholeBatch, wal_writes) {
     Options options;
     options.create_if_missing = true;
     REQUIRE(TransactionDB::Open(options, TransactionDBOptions(), dir.Child("db"), &db).ok());
@@ -58,6 +59,14 @@ struct Fixture {
     t.commit_id = history.BeginWrite(t.ops, /*wal=*/true, /*sync=*/false);
     history.EndWrite(t.commit_id, Status::OK(), sequence);
     t.end = NamedTxn::End::kCommitted;
+    t.end_phase = 0;
+  }
+  // T's acknowledged Rollback, synced or not.
+  void Rollback(bool sync) {
+    NamedTxn& t = state.named_txns[kName];
+    t.end_attempt_phase = 0;
+    t.end = NamedTxn::End::kRolledBack;
+    t.end_sync = sync;
     t.end_phase = 0;
   }
   // A plain WAL write that began after everything so far ended.
@@ -136,5 +145,29 @@ TEST_CASE("a durable prepare that did not finish must come back prepared", "[ora
     Fixture f(/*prepare_in_db=*/true);
     f.Prepare(/*sync=*/true);
     REQUIRE(f.Check(/*page_cache_kept=*/false, /*cut=*/1));
+  }
+}
+
+TEST_CASE("an acknowledged rollback that had to survive must not come back prepared",
+          "[oracle][txn]") {
+  SECTION("unsynced, the log written at acknowledgement, a process crash: durability") {
+    Fixture f(/*prepare_in_db=*/true);
+    f.Prepare(/*sync=*/true);
+    f.Rollback(/*sync=*/false);
+    REQUIRE_FALSE(f.Check(/*page_cache_kept=*/true, /*cut=*/1));
+    REQUIRE(f.state.failure.property == "durability");
+  }
+  SECTION("synced, the log buffered by the engine, a power loss: durability") {
+    Fixture f(/*prepare_in_db=*/true, WalWrites::kByBarrier);
+    f.Prepare(/*sync=*/true);
+    f.Rollback(/*sync=*/true);
+    REQUIRE_FALSE(f.Check(/*page_cache_kept=*/false, /*cut=*/1));
+    REQUIRE(f.state.failure.property == "durability");
+  }
+  SECTION("unsynced, the log buffered by the engine: a process crash may lose it") {
+    Fixture f(/*prepare_in_db=*/true, WalWrites::kByBarrier);
+    f.Prepare(/*sync=*/true);
+    f.Rollback(/*sync=*/false);
+    REQUIRE(f.Check(/*page_cache_kept=*/true, /*cut=*/1));
   }
 }
