@@ -119,6 +119,8 @@ const std::vector<PlantedBugInfo>& AllPlantedBugs() {
       {kBugHostedFlushWalAsSyncWal, "hosted_flush_wal_as_sync_wal",
        "a hosted engine's FlushWAL is SyncWAL, leaving RocksDB's log buffer unwritten (hosting "
        "layer)"},
+      {kBugRollbackSkipsMarker, "rollback_skips_marker",
+       "a write-committed Rollback of a prepared transaction logs no rollback marker"},
   };
   return kBugs;
 }

@@ -390,7 +390,7 @@ Status TransactionDBImpl::RollbackTxn(TxnState* txn) {
     if (!planted_bug(kBugRollbackKeepsData)) s = BuildRestoreBatch(*txn, &restore);
     WriteBatchInternal::AppendMarker(&restore, WriteBatchInternal::kTagRollback, txn->name);
     if (s.ok()) s = WriteCommittedData(wo, &restore, txn->prepare_first, &outcome);
-  } else if (prepared) {
+  } else if (prepared && !planted_bug(kBugRollbackSkipsMarker)) {
     WriteBatch marker;
     WriteBatchInternal::AppendMarker(&marker, WriteBatchInternal::kTagRollback, txn->name);
     s = WriteMarkerBatch(wo, &marker, /*disable_memtable=*/true, &outcome);

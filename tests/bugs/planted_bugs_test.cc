@@ -291,6 +291,14 @@ const BugRow kRows[] = {
     {"unsynced_prepare_skips_wal",
      "crash-recovery",
      {"durability", "prefix recovery", "no phantoms"}},
+    // Found where a crash falls while the rolled-back transaction's
+    // section is still in a kept WAL: it comes back prepared (durability);
+    // recovery relocks its keys, so Open's own transactions time out on
+    // them (recovery, no spurious errors), or it is left prepared after
+    // the check resolved the ones it knew (transactions).
+    {"rollback_skips_marker",
+     "crash-recovery",
+     {"durability", "recovery", "no spurious errors", "transactions"}},
 };
 
 RunConfig CampaignConfig(const std::string& scenario, uint64_t seed, uint64_t bugs,
@@ -624,6 +632,17 @@ RunResult FirstCrashRecoveryFailure(uint64_t bugs, const std::string& needle) {
   return RunResult{};
 }
 
+// The first crash-recovery failure under bugs whose message holds needle
+// fails durability, and its seed passes without the bugs.
+void CheckDurabilityFailureSaying(uint64_t bugs, const std::string& needle) {
+  const RunResult found = FirstCrashRecoveryFailure(bugs, needle);
+  REQUIRE_FALSE(found.passed);
+  INFO("seed " << found.seed << ": " << shale::report::DescribeFailure(found.failure));
+  CHECK(found.failure.property == "durability");
+  CHECK(
+      FindScenario("crash-recovery")->Run(CampaignConfig("crash-recovery", found.seed, 0)).passed);
+}
+
 }  // namespace
 
 // The disk persists an in-order prefix of the unsynced name changes at a
@@ -651,13 +670,15 @@ TEST_CASE("the WAL deleted before the MANIFEST edit is also found after a power 
 // or not. An engine that keeps unsynced Prepares out of the WAL breaks
 // just that, and the failure names this reason.
 TEST_CASE("an unsynced Prepare lost under a later surviving write fails durability", "[bugs]") {
-  const RunResult found = FirstCrashRecoveryFailure(shale::kBugUnsyncedPrepareSkipsWal,
-                                                    "began after it was acknowledged");
-  REQUIRE_FALSE(found.passed);
-  INFO("seed " << found.seed << ": " << shale::report::DescribeFailure(found.failure));
-  CHECK(found.failure.property == "durability");
-  CHECK(
-      FindScenario("crash-recovery")->Run(CampaignConfig("crash-recovery", found.seed, 0)).passed);
+  CheckDurabilityFailureSaying(shale::kBugUnsyncedPrepareSkipsWal,
+                               "began after it was acknowledged");
+}
+
+// An acknowledged Rollback of a prepared transaction is held to survive
+// the crash as a commit is: an engine that logs no rollback marker brings
+// the transaction back prepared, and the failure says its Rollback was lost.
+TEST_CASE("a Rollback that logs no marker comes back prepared and fails durability", "[bugs]") {
+  CheckDurabilityFailureSaying(shale::kBugRollbackSkipsMarker, "Rollback had to survive the crash");
 }
 
 // Properties no planted bug pins alone yet, each with why. A property

@@ -253,6 +253,11 @@ enum PlantedBug : uint64_t {
   // FlushWAL(true) is SyncWAL), never asking the engine: RocksDB's log
   // buffer (manual_wal_flush) stays unwritten.
   kBugHostedFlushWalAsSyncWal = uint64_t{1} << 53,
+  // A write-committed Rollback of a prepared transaction is acknowledged
+  // without logging its rollback marker: a crash while the prepared
+  // section's WAL is still kept brings the transaction back prepared,
+  // though its Rollback was acknowledged.
+  kBugRollbackSkipsMarker = uint64_t{1} << 54,
 };
 
 struct Options {
