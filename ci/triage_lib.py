@@ -58,6 +58,7 @@ class Facts:
         self.reopened = set()  # logs and MANIFESTs reopened to append
         self.created_logs = set()
         self.power_loss = False  # a crash since the last passing check was one
+        self.checked_power_loss = False  # one was, before the last passing check
         self.dropped = []  # names those power losses took back
         self.lost_logs = []  # logs whose unsynced sectors they lost or tore
         self.paranoid_relaxed = False  # a refusal turned paranoid_checks off
@@ -65,6 +66,7 @@ class Facts:
             if line.startswith("  check: "):
                 if "FAILED" in line:
                     break
+                self.checked_power_loss = self.power_loss
                 self.power_loss, self.dropped, self.lost_logs = False, [], []
                 self.recent_faults = []
             if line == "  disk: power loss":
